@@ -1,0 +1,53 @@
+"""Player policies behind one interface (:class:`kbsim.bots.base.Bot`).
+
+``random``
+    Uniform random play; see :class:`kbsim.bots.random_bot.RandomBot`.
+``greedy``
+    A cheap heuristic; see :class:`kbsim.bots.greedy.GreedyBot`.
+"""
+
+from __future__ import annotations
+
+from kbsim.bots.base import BaseBot, Bot
+from kbsim.bots.greedy import GreedyBot
+from kbsim.bots.random_bot import RandomBot
+
+BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot}
+
+
+class UnknownBot(ValueError):
+    """A bot name that is not registered."""
+
+
+def make_bot(name: str) -> Bot:
+    """Create a fresh bot by name.
+
+    Raises:
+        UnknownBot: ``name`` is not one of :data:`BOTS`.
+    """
+    try:
+        return BOTS[name]()
+    except KeyError:
+        raise UnknownBot(f"unknown bot {name!r}; expected one of: {', '.join(sorted(BOTS))}") from None
+
+
+def parse_bots(spec: str, players: int) -> list[str]:
+    """Bot names per seat from ``greedy`` (all seats) or ``greedy,random,...`` (one per seat).
+
+    Raises:
+        UnknownBot: an unknown name, or a list whose length is not ``players``.
+    """
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    if not names:
+        raise UnknownBot("--bots is empty; expected a bot name or one name per seat")
+    for n in names:
+        if n not in BOTS:
+            raise UnknownBot(f"unknown bot {n!r}; expected one of: {', '.join(sorted(BOTS))}")
+    if len(names) == 1:
+        return names * players
+    if len(names) != players:
+        raise UnknownBot(f"--bots lists {len(names)} bots for {players} players; give one name or one per seat")
+    return names
+
+
+__all__ = ["BOTS", "BaseBot", "Bot", "GreedyBot", "RandomBot", "UnknownBot", "make_bot", "parse_bots"]

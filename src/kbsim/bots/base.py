@@ -1,0 +1,42 @@
+"""The bot interface shared by every player policy.
+
+A bot is told the rules and its seat once per game (:meth:`Bot.new_game`),
+then plays each of its turns through the :class:`~kbsim.engine.turn.Turn` it
+is handed: it reads the rows, its own hand and public counts, and acts only
+with legal moves (``turn.apply``/``turn.lay``/...). It never sees another
+seat's hand or the order of any draw pile. If ``play_turn`` returns with the
+turn unfinished, the engine ends it (which is refused if the turn has not yet
+laid its minimum of cards).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+from kbsim.engine.compiled import CompiledGame
+from kbsim.engine.turn import Turn
+
+
+class Bot(Protocol):
+    """A player policy. ``name`` is what records and reports show."""
+
+    name: str
+
+    def new_game(self, game: CompiledGame, seat: int, players: int, rng: random.Random) -> None:
+        """Start a game in ``seat`` of ``players``; ``rng`` is this seat's own random stream."""
+
+    def play_turn(self, turn: Turn) -> None:
+        """Play one whole turn through ``turn``."""
+
+
+class BaseBot:
+    """Keeps the per-game context every bot needs."""
+
+    name = "base"
+
+    def new_game(self, game: CompiledGame, seat: int, players: int, rng: random.Random) -> None:
+        self.game = game
+        self.seat = seat
+        self.players = players
+        self.rng = rng

@@ -1,0 +1,82 @@
+"""The ``random`` bot: uniform random play among legal moves.
+
+How "uniform" is defined (so that the huge number of possible exchanges does
+not swamp everything else):
+
+1. At the start of a turn it picks uniformly among the turn options open to it:
+   *lay out* (if a lay-out turn can meet its minimum), *exchange*, *pass*.
+2. In a lay-out turn it repeatedly picks uniformly among the kinds of move
+   available (lay, rebuild, end the turn), then uniformly among the legal
+   moves of that kind, until it ends the turn (at most ``max_steps`` moves, then
+   it ends as soon as it may). The walk is tried in a sandbox first; if it gets
+   stuck below the minimum of cards to lay, the bot takes another option.
+3. An exchange puts a uniformly chosen number of cards (from the minimum to the
+   whole hand) under the pile, the cards chosen uniformly.
+"""
+
+from __future__ import annotations
+
+from kbsim.bots.base import BaseBot
+from kbsim.engine.moves import END_TURN, Move
+from kbsim.engine.turn import DONE, Turn
+
+
+class RandomBot(BaseBot):
+    """Uniform random legal play (see the module docstring for the exact procedure)."""
+
+    name = "random"
+    max_steps = 40
+
+    def _walk(self, turn: Turn) -> list[Move] | None:
+        sb = turn.sandbox()
+        rng = self.rng
+        moves: list[Move] = []
+        for step in range(self.max_steps * 2):
+            kinds: list = []
+            lays = sb.lay_moves()
+            if lays:
+                kinds.append(lays)
+            if step < self.max_steps:
+                rebuilds = sb.rebuild_moves()
+                if rebuilds:
+                    kinds.append(rebuilds)
+            if sb.can_end():
+                if step >= self.max_steps:
+                    moves.append(END_TURN)
+                    return moves
+                kinds.append([END_TURN])
+            if not kinds:
+                return None
+            move = rng.choice(rng.choice(kinds))
+            sb.apply(move)
+            moves.append(move)
+            if sb.phase == DONE:
+                return moves
+        return None
+
+    def play_turn(self, turn: Turn) -> None:
+        rng = self.rng
+        g = turn.g
+        options = []
+        if turn.lay_moves() or turn.needed == 0 or g.rebuild_allowed:
+            options.append("lay_out")
+        if g.exchange_allowed and turn.hand and not (g.exchange_requires_pile and not turn.pile_size) \
+                and len(turn.hand) >= g.exchange_min:
+            options.append("exchange")
+        if turn.can_pass():
+            options.append("pass")
+        rng.shuffle(options)
+        for opt in options:
+            if opt == "lay_out":
+                moves = self._walk(turn)
+                if moves is None:
+                    continue
+                for m in moves:
+                    turn.apply(m)
+                return
+            if opt == "exchange":
+                k = rng.randint(g.exchange_min, len(turn.hand))
+                turn.exchange(tuple(rng.sample(turn.hand, k)))
+                return
+            turn.pass_turn()
+            return

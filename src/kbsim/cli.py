@@ -1,0 +1,395 @@
+"""The ``kbsim`` command line (typer). Thin: parse, validate, call the library, print.
+
+Every user error is one line on stderr starting with ``kbsim: error:`` and
+exit code 2, never a traceback; a failed run leaves existing files untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from kbsim import __version__
+
+app = typer.Typer(
+    name="kbsim",
+    help="Simulate shared-tableau card games (Kingsbridge first) from rule files, and check those rule files.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+rules_app = typer.Typer(help="Check, show, test and describe rule files.", no_args_is_help=True,
+                        rich_markup_mode=None)
+app.add_typer(rules_app, name="rules")
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+class UserError(Exception):
+    """A problem with the user's input: printed as one line, exit code 2."""
+
+
+def fail(message: str) -> None:
+    raise UserError(message)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"kbsim {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="Print the version and exit.")] = False) -> None:
+    """kbsim: rules-driven simulation and reference toolkit for shared-tableau card games."""
+
+
+# ------------------------------------------------------------------ helpers
+def _parse_options(pairs: list[str]) -> dict:
+    from kbsim.rules.loader import parse_option_value
+
+    opts = {}
+    for p in pairs:
+        if "=" not in p:
+            fail(f"--option {p!r}: expected KEY=VALUE, e.g. --option hand_size=7")
+        k, v = p.split("=", 1)
+        opts[k.strip()] = parse_option_value(v.strip())
+    return opts
+
+
+def _load(game: str, variants: list[str], options: list[str]):
+    from kbsim.engine.compiled import compile_rules
+    from kbsim.rules.loader import RulesError, load_rules
+
+    try:
+        loaded = load_rules(game, variants, _parse_options(options))
+    except RulesError as e:
+        fail(str(e).replace("\n", "; "))
+    return loaded, compile_rules(loaded)
+
+
+def _check_players(game, players: int) -> None:
+    if not game.min_players <= players <= game.max_players:
+        fail(f"--players {players}: {game.game} is played by {game.min_players} to {game.max_players} players")
+
+
+GameOpt = Annotated[str, typer.Option("--game", "-g", help="Shipped game name or path to a rule file.")]
+VariantOpt = Annotated[list[str], typer.Option(
+    "--variant", "-v", help="Variant declared in the rule file (repeatable, applied in order).")]
+OptionOpt = Annotated[list[str], typer.Option(
+    "--option", "-o", metavar="KEY=VALUE", help="Set a named rule option, e.g. rebuild_segments=either (repeatable).")]
+BotsOpt = Annotated[str, typer.Option("--bots", "-b", help="One bot for all seats (greedy) or one per seat "
+                                      "(greedy,random,greedy,greedy). Bots: random, greedy.")]
+
+
+# ------------------------------------------------------------------ run
+@app.command()
+def run(
+    players: Annotated[int, typer.Option("--players", "-p", help="Seats per game (Kingsbridge: 2-5).")] = 4,
+    games: Annotated[int, typer.Option("--games", "-n", help="Number of games to play.")] = 1000,
+    game: GameOpt = "kingsbridge",
+    variant: VariantOpt = [],  # noqa: B006 - typer reads the default
+    option: OptionOpt = [],  # noqa: B006
+    seed: Annotated[Optional[int], typer.Option(help="Run seed (>= 0); without it one is picked and printed.")] = None,
+    bots: BotsOpt = "greedy",
+    workers: Annotated[Optional[int], typer.Option(help="Worker processes (default: all cores).")] = None,
+    backend: Annotated[str, typer.Option(help="Where games run: processes (default) or serial.")] = "processes",
+    chunk_size: Annotated[Optional[int], typer.Option(help="Games per chunk (default: about 8 chunks per worker).")]
+    = None,
+    out_path: Annotated[Optional[Path], typer.Option("--out", help="Parquet file for the records (default: "
+                                                     "runs/GAME-VARIANT-Pp-seedS.parquet).")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
+    check: Annotated[bool, typer.Option(help="Check invariants (cards conserved, rows legal) after every move.")]
+    = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar (on a terminal).")] = True,
+) -> None:
+    """Play many seeded games and write one record per game to Parquet, then print a summary.
+
+    Example: kbsim run --players 4 --games 10000
+    """
+    from kbsim.analysis.summary import summarize
+    from kbsim.bots import UnknownBot, parse_bots
+    from kbsim.sim.records import to_table, write_parquet
+    from kbsim.sim.runner import BACKENDS, RunSpec, default_workers, run_games
+    from kbsim.sim.seeding import MAX_SEED, new_run_seed
+
+    if games < 1:
+        fail(f"--games {games}: expected a number of games >= 1")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        fail(f"--seed {seed}: expected an integer from 0 to {MAX_SEED}")
+    if workers is not None and workers < 1:
+        fail(f"--workers {workers}: expected at least 1")
+    if chunk_size is not None and chunk_size < 1:
+        fail(f"--chunk-size {chunk_size}: expected at least 1")
+    if backend not in BACKENDS:
+        fail(f"--backend {backend!r}: expected one of: {', '.join(BACKENDS)}")
+    loaded, g = _load(game, variant, option)
+    _check_players(g, players)
+    try:
+        bot_names = parse_bots(bots, players)
+    except UnknownBot as e:
+        fail(f"--bots: {e}")
+    if seed is None:
+        seed = new_run_seed()
+        err.print(f"kbsim: no --seed given; using --seed {seed}")
+    if out_path is None:
+        out_path = Path("runs") / f"{g.game}-{g.variant}-{players}p-seed{seed}.parquet"
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+    if not out_path.parent.is_dir():
+        fail(f"--out {out_path}: folder {out_path.parent} does not exist")
+    if out_path.is_dir():
+        fail(f"--out {out_path}: is a folder; expected a .parquet file path")
+    n_workers = workers or default_workers()
+    spec = RunSpec(game=g, players=players, bots=tuple(bot_names), games=games, seed=seed,
+                   run_id=uuid.uuid4().hex[:12], check=check)
+    be = BACKENDS[backend](workers=n_workers if backend != "serial" else 1)
+    t0 = time.perf_counter()
+    show = progress and err.is_terminal
+    if show:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        with Progress(TextColumn("[bold]playing"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
+                      TimeRemainingColumn(), console=err, transient=True) as bar:
+            task = bar.add_task("games", total=games)
+            cols = run_games(spec, be, chunk_size, progress=lambda k: bar.advance(task, k))
+    else:
+        cols = run_games(spec, be, chunk_size)
+    seconds = time.perf_counter() - t0
+    meta = {"version": __version__, "run": spec.parameters() | {"source": str(loaded.source)}}
+    write_parquet(to_table(cols, meta), out_path)
+    summary = summarize(cols, seconds)
+    summary.update({"game": g.game, "variant": g.variant, "options": loaded.changed, "bots": bot_names,
+                    "seed": seed, "out": str(out_path), "workers": be.workers, "seconds": seconds})
+    if json_out:
+        print(json.dumps(summary, indent=2))
+    else:
+        _print_summary(summary)
+
+
+def _print_summary(s: dict) -> None:
+    opts = ", ".join(f"{k}={v}" for k, v in s["options"].items()) or "defaults"
+    out.print(f"[bold]{s['game']}[/] variant {s['variant']} ({opts}), {s['players']} players, "
+              f"bots {','.join(s['bots'])}, seed {s['seed']}")
+    t = Table(title=f"{s['games']} games")
+    for c in ("seat", "sole wins", "win rate", "95% interval", "shared wins"):
+        t.add_column(c, justify="right")
+    for seat in s["seats"]:
+        lo, hi = seat["win_ci95"]
+        t.add_row(str(seat["seat"]), str(seat["wins"]), f"{seat['win_rate']:.1%}", f"{lo:.1%} - {hi:.1%}",
+                  str(seat["shared_wins"]))
+    out.print(t)
+    r = s["end_reasons"]
+    out.print(f"ended by a win {r['won']['rate']:.1%}, stalemate {r['stalemate']['rate']:.1%} "
+              f"({r['stalemate']['ci95'][0]:.1%} - {r['stalemate']['ci95'][1]:.1%}), turn limit "
+              f"{r['turn_limit']['rate']:.1%}; shared-win games {s['shared_win_games']}")
+    tu = s["turns"]
+    out.print(f"turns per game: mean {tu['mean']:.1f}, median {tu['median']:.0f}, 95th percentile {tu['p95']:.0f}")
+    out.print(f"{s['games_per_second']:.0f} games/s on {s['workers']} worker(s), {s['seconds']:.2f} s; "
+              f"records: {s['out']}")
+
+
+# ------------------------------------------------------------------ replay
+@app.command()
+def replay(
+    seed: Annotated[int, typer.Option(help="The run seed of the run the game belongs to.")],
+    game_index: Annotated[int, typer.Option("--game-index", "-i", help="Index of the game in that run.")],
+    players: Annotated[int, typer.Option("--players", "-p", help="Seats.")] = 4,
+    game: GameOpt = "kingsbridge",
+    variant: VariantOpt = [],  # noqa: B006
+    option: OptionOpt = [],  # noqa: B006
+    bots: BotsOpt = "greedy",
+    json_out: Annotated[bool, typer.Option("--json", help="Print the log as JSON.")] = False,
+) -> None:
+    """Replay one game of a run (same seed, index, players, variant, bots) and print its move log."""
+    from kbsim.bots import UnknownBot, make_bot, parse_bots
+    from kbsim.engine.game import deal, play_game
+    from kbsim.engine.notation import format_cards, format_move
+    from kbsim.sim.seeding import game_seed
+
+    if game_index < 0:
+        fail(f"--game-index {game_index}: expected an index >= 0")
+    if seed < 0:
+        fail(f"--seed {seed}: expected an integer >= 0")
+    _, g = _load(game, variant, option)
+    _check_players(g, players)
+    try:
+        names = parse_bots(bots, players)
+    except UnknownBot as e:
+        fail(f"--bots: {e}")
+    gs = game_seed(seed, game_index)
+    import random
+
+    start = deal(g, players, random.Random(gs))
+    res = play_game(g, [make_bot(n) for n in names], gs, check=True, log=True)
+    # render moves against a replayed board so rebuilds show their first card
+    from kbsim.engine.turn import Turn
+
+    st = start
+    lines = []
+    for turn_no, (seat, moves) in enumerate(res.log, start=1):
+        t = Turn(g, st.rows, st.hands[seat], st.piles[seat], st.discard)
+        texts = []
+        for m in moves:
+            texts.append(format_move(m, t.rows))
+            t.apply(m)
+        lines.append({"turn": turn_no, "seat": seat, "moves": texts,
+                      "rows": [format_cards(r) for r in st.rows]})
+    if json_out:
+        print(json.dumps({"seed": gs, "winners": list(res.winners), "end_reason": res.end_reason,
+                          "turns": res.turns, "log": lines}, indent=2))
+        return
+    out.print(f"game {game_index} of run seed {seed}: game seed {gs}, {players} players, bots {','.join(names)}")
+    for ln in lines:
+        out.print(f"{ln['turn']:>4} seat {ln['seat']}: {'; '.join(ln['moves'])}   rows: {' | '.join(ln['rows'])}",
+                  highlight=False)
+    out.print(f"end: {res.end_reason}, winners {list(res.winners)}, cards left {res.cards_left}")
+
+
+# ------------------------------------------------------------------ rules
+@rules_app.command("check")
+def rules_check(files: Annotated[Optional[list[str]], typer.Argument(help="Rule files or game names "
+                                                                      "(default: every shipped rule file).")]
+                = None) -> None:
+    """Validate rule files; print every problem with its field path."""
+    from kbsim.rules.loader import RulesError, load_rules, shipped_games
+
+    targets = files or shipped_games()
+    bad = 0
+    for f in targets:
+        try:
+            loaded = load_rules(f)
+            for v in loaded.model.variants:
+                load_rules(f, [v])
+        except RulesError as e:
+            bad += 1
+            for line in e.lines:
+                err.print(f"kbsim: error: {line}", highlight=False, markup=False)
+            continue
+        out.print(f"ok: {loaded.source} ({loaded.model.title}, {len(loaded.model.options)} options, "
+                  f"{len(loaded.model.variants)} variants, {len(loaded.model.examples)} examples)", highlight=False)
+    if bad:
+        raise typer.Exit(2)
+
+
+@rules_app.command("show")
+def rules_show(game: Annotated[str, typer.Argument(help="Game name or rule file.")] = "kingsbridge",
+               variant: VariantOpt = [],  # noqa: B006
+               option: OptionOpt = [],  # noqa: B006
+               json_out: Annotated[bool, typer.Option("--json", help="Print the validated rules as JSON.")] = False
+               ) -> None:
+    """Print a readable summary of a game's rules, options and variants."""
+    loaded, g = _load(game, variant, option)
+    m = loaded.model
+    if json_out:
+        print(m.model_dump_json(indent=2, by_alias=True))
+        return
+    out.print(f"[bold]{m.title}[/] ({m.game}), {m.players.min}-{m.players.max} players — {loaded.source}")
+    out.print(m.summary, highlight=False)
+    sections = [("Cards", m.cards.summary), ("Rows", m.table.rows.summary), ("Completion",
+                m.table.rows.completion.summary), ("Setup", m.setup.summary), ("Turn", m.turn.summary),
+                ("Lay out", m.turn.lay_out.summary), ("Rebuild", m.turn.lay_out.rebuild.summary),
+                ("Exchange", m.turn.exchange.summary), ("Pass", m.turn.pass_.summary),
+                ("Refill", m.turn.refill.summary), ("Win", m.end.win.summary),
+                ("Stalemate", m.end.stalemate.summary), ("Turn limit", m.end.turn_limit.summary)]
+    for title, text in sections:
+        out.print(f"\n[bold]{title}[/]\n{text}", highlight=False)
+    t = Table(title="Options (value in force; * = changed from the file's default)")
+    for c in ("option", "value", "confidence", "meaning"):
+        t.add_column(c)
+    for name, opt in m.options.items():
+        mark = "*" if name in loaded.changed else ""
+        t.add_row(name, f"{loaded.options[name]}{mark}", opt.confidence, opt.summary)
+    out.print(t)
+    t = Table(title="Variants (--variant NAME)")
+    t.add_column("variant")
+    t.add_column("sets")
+    t.add_column("meaning")
+    for name, v in m.variants.items():
+        t.add_row(name, ", ".join(f"{k}={val}" for k, val in v.options.items()) or "overlay", v.summary)
+    out.print(t)
+
+
+@rules_app.command("schema")
+def rules_schema() -> None:
+    """Print the JSON Schema of rule files (for editors and validators)."""
+    from kbsim.rules.schema import RuleFile
+
+    print(json.dumps(RuleFile.model_json_schema(by_alias=True), indent=2))
+
+
+@rules_app.command("test")
+def rules_test(files: Annotated[Optional[list[str]], typer.Argument(
+        help="Rule files / game names to run the examples of, or extra example files "
+             "(a YAML file with `rules:` and `examples:`). Default: every shipped rule file.")] = None) -> None:
+    """Run the executable examples; print each failure; exit 1 if any fails."""
+    from kbsim.engine.examples import load_example_file, run_example, run_examples
+    from kbsim.rules.loader import RulesError, find_rule_file, read_document, shipped_games
+
+    targets = files or shipped_games()
+    results = []
+    for f in targets:
+        try:
+            p = find_rule_file(f)
+            doc = read_document(p)
+            if "examples" in doc and "game" not in doc:
+                exf = load_example_file(p)
+                base = find_rule_file(exf.rules)
+                results.extend(run_example(base, ex) for ex in exf.examples)
+            else:
+                results.extend(run_examples(p))
+        except RulesError as e:
+            fail(str(e).replace("\n", "; "))
+    failed = [r for r in results if not r.ok]
+    for r in failed:
+        err.print(f"FAIL {r.source} :: {r.name}: {r.message}", highlight=False, markup=False)
+    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    if failed:
+        raise typer.Exit(1)
+
+
+def main() -> None:
+    """Console-script entry point: run the app, turning every user error into one line and exit 2."""
+    try:
+        rc = app(standalone_mode=False)
+        if isinstance(rc, int) and rc:
+            sys.exit(rc)
+    except UserError as e:
+        print(f"kbsim: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except typer.Exit as e:
+        sys.exit(e.exit_code)
+    except typer.Abort:
+        print("kbsim: interrupted", file=sys.stderr)
+        sys.exit(130)
+    except Exception as e:  # click/typer usage errors (exit code 2), whichever click typer bundles
+        if getattr(e, "exit_code", None) == 2 and hasattr(e, "format_message"):
+            ctx = getattr(e, "ctx", None)
+            where = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+            print(f"kbsim: error: {e.format_message()}{where}", file=sys.stderr)
+            sys.exit(2)
+        if type(e).__name__ == "Abort":
+            print("kbsim: interrupted", file=sys.stderr)
+            sys.exit(130)
+        if type(e).__name__ == "Exit":
+            sys.exit(getattr(e, "exit_code", 0))
+        raise
+    except KeyboardInterrupt:
+        print("kbsim: interrupted; nothing was written", file=sys.stderr)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

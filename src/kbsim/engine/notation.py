@@ -1,0 +1,118 @@
+"""The compact text notation for boards, hands and moves.
+
+Used by rule-file examples, ``kbsim replay`` output and ``kbsim solve``.
+
+Cards and rows
+    A list of values separated by spaces; ``a-b`` is the run from a to b
+    (``3-5`` = ``3 4 5``). An empty row is ``_`` or the empty string. Rows
+    are numbered from 1, left to right.
+
+Moves (one per string)
+    ``lay C on R``              lay hand card C on row R
+    ``rebuild R from V on S``   move row R's cards from its card V to its end onto row S
+    ``rebuild R last K on S``   move the last K cards of row R onto row S
+    ``rebuild R first K on S``  move the first K cards of row R onto row S (start segments)
+    ``exchange C C ...``        put these hand cards under the draw pile, in this order
+    ``pass``                    pass the turn
+    ``end``                     end a lay-out turn
+"""
+
+from __future__ import annotations
+
+from kbsim.engine.moves import END_TURN, PASS, Exchange, Lay, Move, Rebuild
+
+
+class NotationError(ValueError):
+    """Text that is not valid notation; the message quotes it and says what was expected."""
+
+
+def parse_cards(text: str) -> list[int]:
+    """Parse ``"3 4 5"``, ``"3-5"`` or ``"_"`` into a list of card values."""
+    out: list[int] = []
+    for tok in text.replace(",", " ").split():
+        if tok == "_":
+            continue
+        try:
+            if "-" in tok[1:]:
+                a, b = tok.split("-", 1) if not tok.startswith("-") else (None, None)
+                lo, hi = int(a), int(b)
+                step = 1 if hi >= lo else -1
+                out.extend(range(lo, hi + step, step))
+            else:
+                out.append(int(tok))
+        except (TypeError, ValueError):
+            raise NotationError(f"{tok!r} in {text!r}: expected a card value like 7 or a run like 3-5") from None
+    return out
+
+
+def format_cards(cards: list[int] | tuple[int, ...]) -> str:
+    """Inverse of :func:`parse_cards` for ascending runs: ``[3, 4, 5, 9]`` -> ``"3-5 9"``; empty -> ``"_"``."""
+    if not cards:
+        return "_"
+    parts = []
+    i = 0
+    while i < len(cards):
+        j = i
+        while j + 1 < len(cards) and cards[j + 1] == cards[j] + 1:
+            j += 1
+        parts.append(str(cards[i]) if j - i < 1 else f"{cards[i]}-{cards[j]}")
+        i = j + 1
+    return " ".join(parts)
+
+
+def parse_move(text: str, rows: list[list[int]] | None = None) -> Move:
+    """Parse one move. ``rows`` (0-based lists) is needed for ``rebuild R from V``.
+
+    Raises:
+        NotationError: the text is not a move, or ``from V`` names a value not in row R.
+    """
+    words = text.split()
+    if not words:
+        raise NotationError("empty move")
+    head = words[0].lower()
+    try:
+        if head == "lay" and len(words) == 4 and words[2] == "on":
+            return Lay(int(words[1]), int(words[3]) - 1)
+        if head == "rebuild" and len(words) == 6 and words[4] == "on":
+            src, how, n, dst = int(words[1]) - 1, words[2], int(words[3]), int(words[5]) - 1
+            if how == "last":
+                return Rebuild(src, n, dst)
+            if how == "first":
+                return Rebuild(src, n, dst, True)
+            if how == "from":
+                if rows is None or not 0 <= src < len(rows) or n not in rows[src]:
+                    raise NotationError(f"{text!r}: row {src + 1} holds no card {n}")
+                row = rows[src]
+                idx = len(row) - 1 - row[::-1].index(n)
+                return Rebuild(src, len(row) - idx, dst)
+        if head == "exchange" and len(words) >= 2:
+            return Exchange(tuple(parse_cards(" ".join(words[1:]))))
+        if head == "pass" and len(words) == 1:
+            return PASS
+        if head == "end" and len(words) == 1:
+            return END_TURN
+    except ValueError as e:
+        if isinstance(e, NotationError):
+            raise
+        raise NotationError(f"{text!r}: expected numbers where the notation has them") from None
+    raise NotationError(f"{text!r}: expected 'lay C on R', 'rebuild R from V|last K|first K on S', "
+                        f"'exchange C ...', 'pass' or 'end'")
+
+
+def format_move(move: Move, rows_before: list[list[int]] | None = None) -> str:
+    """Render a move in the notation (rows 1-based)."""
+    t = type(move)
+    if t is Lay:
+        return f"lay {move.card} on {move.row + 1}"
+    if t is Rebuild:
+        if move.from_start:
+            return f"rebuild {move.src + 1} first {move.count} on {move.dst + 1}"
+        if rows_before is not None:
+            row = rows_before[move.src]
+            return f"rebuild {move.src + 1} from {row[-move.count]} on {move.dst + 1}"
+        return f"rebuild {move.src + 1} last {move.count} on {move.dst + 1}"
+    if t is Exchange:
+        return "exchange " + " ".join(str(c) for c in move.cards)
+    if move == PASS:
+        return "pass"
+    return "end"

@@ -1,0 +1,283 @@
+"""The rules language: pydantic v2 models for a rule file.
+
+A rule file (YAML) is validated against :class:`RuleFile`. Every model forbids
+unknown keys, so a misspelt field is an error that names its path. The JSON
+Schema of these models is what ``kbsim rules schema`` prints.
+
+The models only *describe* a game; :mod:`kbsim.engine.compiled` turns a
+validated :class:`RuleFile` into plain Python objects for the game loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Strict(BaseModel):
+    """Base for every rule-file model: unknown keys are rejected."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+Summary = Field(description="A short description in the project's own words, rendered in the reference.")
+
+
+class Players(Strict):
+    """Player counts the game supports (competitive play)."""
+
+    min: int = Field(ge=1, le=8, description="Fewest players.")
+    max: int = Field(ge=1, le=8, description="Most players.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Players:
+        if self.min > self.max:
+            raise ValueError(f"min ({self.min}) must not exceed max ({self.max})")
+        return self
+
+
+class ValueRange(Strict):
+    """An inclusive range of card values."""
+
+    min: int = Field(ge=0, le=63)
+    max: int = Field(ge=0, le=63)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ValueRange:
+        if self.min > self.max:
+            raise ValueError(f"min ({self.min}) must not exceed max ({self.max})")
+        return self
+
+
+class Cards(Strict):
+    """The deck: every value of ``values`` in ``copies`` interchangeable copies."""
+
+    summary: str = Summary
+    values: ValueRange
+    copies: int = Field(ge=1, le=64, description="Copies of each value.")
+
+
+class Sequence(Strict):
+    """The sequence constraint every row must satisfy after each step of a turn."""
+
+    step: int = Field(description="Difference from one card to the next along a row (+1 ascending, -1 descending).")
+    repeats: bool = Field(False, description="Whether a card may equal the card before it.")
+    open_with: Literal["any"] | list[int] = Field(
+        "any", description="Which values may open an empty row: `any` or a list of values."
+    )
+
+
+class Completion(Strict):
+    """When a row is complete and where its cards go."""
+
+    summary: str = Summary
+    holds_all_values: bool = Field(
+        True, description="A row holding every value of the deck's range is complete."
+    )
+    to: Literal["discard"] = Field("discard", description="Where a complete row's cards go.")
+
+
+class Rows(Strict):
+    """The shared rows (row cards) on the table."""
+
+    summary: str = Summary
+    count: int = Field(ge=1, le=16, description="Number of row cards.")
+    sequence: Sequence
+    completion: Completion
+
+
+class Table(Strict):
+    summary: str = ""
+    rows: Rows
+
+
+class Deal(Strict):
+    """How the cards left after the row starts are dealt."""
+
+    cards: Literal["rest"] | int = Field(
+        "rest", description="`rest` deals every remaining card; an int deals that many to each seat."
+    )
+    first_seat: int = Field(0, ge=0, description="Seat that receives the first card (the dealer).")
+    one_at_a_time: bool = Field(True, description="Deal one card per seat in turn order (else in blocks).")
+
+
+class Setup(Strict):
+    summary: str = Summary
+    row_starts: int = Field(ge=0, le=1, description="Cards turned face up on each row card at the start (0 or 1).")
+    deal: Deal
+    hand_size: int = Field(ge=1, le=30, description="Hand cards drawn at the start and after each refill.")
+
+
+class Rebuild(Strict):
+    """Moving cards from one row onto another (rulebook: rebuild)."""
+
+    summary: str = Summary
+    allowed: bool = True
+    segments: Literal["end", "either"] = Field(
+        "end", description="`end`: only a row's last cards move; `either`: its first cards may move too."
+    )
+    into_empty_row: bool = Field(False, description="Whether a segment may be put on an empty row card.")
+    max_per_turn: int = Field(200, ge=0, description="Guard against endless rebuild loops within one turn.")
+
+
+class LayOut(Strict):
+    """Turn option A: lay hand cards on rows, rebuilding as wanted."""
+
+    summary: str = Summary
+    min_hand_cards: int = Field(1, ge=0, description="Hand cards a lay-out turn must lay at least.")
+    min_only_while_draw_pile: bool = Field(
+        True, description="The minimum applies only while the player's draw pile holds cards."
+    )
+    rebuild: Rebuild
+
+
+class Exchange(Strict):
+    """Turn option B: cards under the draw pile, then refill; ends the turn."""
+
+    summary: str = Summary
+    allowed: bool = True
+    min_cards: int = Field(1, ge=1, description="Fewest cards an exchange puts under the pile.")
+    requires_draw_pile: bool = Field(True, description="Only a player whose draw pile holds cards may exchange.")
+
+
+class Pass(Strict):
+    summary: str = Summary
+    allowed: bool = True
+    requires_empty_draw_pile: bool = Field(True, description="Only a player with an empty draw pile may pass.")
+
+
+class Refill(Strict):
+    """Drawing at the end of a turn."""
+
+    summary: str = Summary
+    up_to_hand_size: bool = Field(True, description="Draw until the hand holds `hand_size` cards.")
+    draw: int = Field(0, ge=0, description="Otherwise draw this many cards.")
+
+
+class Turn(Strict):
+    summary: str = Summary
+    lay_out: LayOut
+    exchange: Exchange
+    pass_: Pass = Field(alias="pass")
+    refill: Refill
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Win(Strict):
+    summary: str = Summary
+    when_hand_and_draw_pile_empty: bool = True
+
+
+class Stalemate(Strict):
+    summary: str = Summary
+    test: Literal["idle_turns", "exact"] = Field(
+        "idle_turns",
+        description="`idle_turns`: every seat has had ceil(cards/hand_size) + extra turns since the last lay; "
+        "`exact`: after a full round without a lay, no held card fits any board reachable by rebuilds.",
+    )
+    idle_extra_turns: int = Field(1, ge=0, description="The `+ extra` of the idle-turns test.")
+    exact_search_limit: int = Field(
+        5000, ge=1, description="Most boards the exact test explores before it assumes progress is possible."
+    )
+    winners: Literal["fewest_cards", "none"] = Field(
+        "fewest_cards", description="Who wins a stalemate: the fewest cards held (ties shared), or nobody."
+    )
+
+
+class TurnLimit(Strict):
+    summary: str = Summary
+    turns: int = Field(ge=1, description="Turns (all seats together) after which a game is stopped.")
+
+
+class End(Strict):
+    win: Win
+    stalemate: Stalemate
+    turn_limit: TurnLimit
+
+
+class Option(Strict):
+    """A named switch: sets the rule-file field at ``path``; its default is that field's value."""
+
+    path: str = Field(description="Dotted path of the field this option sets, e.g. `setup.hand_size`.")
+    summary: str = Summary
+    choices: list[Any] | None = Field(None, description="Allowed values, when the field is a choice.")
+    confidence: Literal["R", "I", "?"] = Field(
+        "I", description="R: stated by the rulebook; I: inferred; ?: a guess, so the option matters."
+    )
+
+
+class Variant(Strict):
+    """A named overlay: option values and/or a partial document merged over the base."""
+
+    summary: str = Summary
+    options: dict[str, Any] = Field(default_factory=dict)
+    overlay: dict[str, Any] = Field(default_factory=dict, description="Partial rule document merged over the base.")
+
+
+class Clarification(Strict):
+    topic: str
+    reading: str
+    option: str | None = None
+    confidence: Literal["R", "I", "?"] = "I"
+
+
+class ExampleExpect(Strict):
+    """What an example must produce; fields left out are not checked."""
+
+    illegal: int | None = Field(None, ge=1, description="1-based index of the first move that must be refused.")
+    rows: list[str] | None = None
+    hand: str | None = None
+    draw_pile: str | None = None
+    discard: int | None = Field(None, ge=0, description="Cards in the discard pile.")
+    completed: int | None = Field(None, ge=0, description="Rows completed during the moves.")
+    laid: int | None = Field(None, ge=0, description="Hand cards laid during the moves.")
+    won: bool | None = None
+
+
+class Example(Strict):
+    """An executable example: a board, a hand, moves in the example notation, the expected result."""
+
+    name: str
+    summary: str = Summary
+    options: dict[str, Any] = Field(default_factory=dict)
+    rows: list[str]
+    hand: str = ""
+    draw_pile: str = Field("", description="Cards of the player's draw pile, top first.")
+    moves: list[str]
+    expect: ExampleExpect
+
+
+class RuleFile(Strict):
+    """A whole rule file: one game, its options, variants, clarifications and examples."""
+
+    schema_version: Literal[1] = 1
+    game: str = Field(pattern=r"^[a-z][a-z0-9-]*$", description="The game's identifier, e.g. `kingsbridge`.")
+    title: str
+    summary: str = Summary
+    players: Players
+    cards: Cards
+    table: Table
+    setup: Setup
+    turn: Turn
+    end: End
+    options: dict[str, Option] = Field(default_factory=dict)
+    variants: dict[str, Variant] = Field(default_factory=dict)
+    clarifications: list[Clarification] = Field(default_factory=list)
+    examples: list[Example] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> RuleFile:
+        for name, variant in self.variants.items():
+            for key in variant.options:
+                if key not in self.options:
+                    raise ValueError(f"variants.{name}.options: unknown option {key!r}")
+        for i, clar in enumerate(self.clarifications):
+            if clar.option is not None and clar.option not in self.options:
+                raise ValueError(f"clarifications.{i}.option: unknown option {clar.option!r}")
+        total = (self.cards.values.max - self.cards.values.min + 1) * self.cards.copies
+        starts = self.table.rows.count * self.setup.row_starts
+        if starts > total:
+            raise ValueError(f"setup.row_starts: {starts} row-start cards but the deck holds only {total}")
+        return self

@@ -23,20 +23,28 @@ class Bot(Protocol):
 
     name: str
 
-    def new_game(self, game: CompiledGame, seat: int, players: int, rng: random.Random) -> None:
-        """Start a game in ``seat`` of ``players``; ``rng`` is this seat's own random stream."""
+    def new_game(self, game: CompiledGame, seat: int, players: int, seed: int) -> None:
+        """Start a game in ``seat`` of ``players``; ``seed`` seeds this seat's own random stream."""
 
     def play_turn(self, turn: Turn) -> None:
         """Play one whole turn through ``turn``."""
 
 
 class BaseBot:
-    """Keeps the per-game context every bot needs."""
+    """Keeps the per-game context every bot needs; ``self.rng`` is created on first use."""
 
     name = "base"
 
-    def new_game(self, game: CompiledGame, seat: int, players: int, rng: random.Random) -> None:
+    def new_game(self, game: CompiledGame, seat: int, players: int, seed: int) -> None:
         self.game = game
         self.seat = seat
         self.players = players
-        self.rng = rng
+        self._seed = seed
+        self._rng: random.Random | None = None
+
+    @property
+    def rng(self) -> random.Random:
+        """This seat's random stream for the current game (independent of the deal's)."""
+        if self._rng is None:
+            self._rng = random.Random(self._seed)
+        return self._rng

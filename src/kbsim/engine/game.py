@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 
 from kbsim.engine.compiled import CompiledGame
 from kbsim.engine.moves import Move, Rebuild
@@ -174,9 +175,14 @@ class GameResult:
     log: list[tuple[int, list[Move]]] | None = None
 
 
-def bot_rng(seed: int, seat: int) -> random.Random:
-    """The random stream of the bot in ``seat`` for the game with ``seed`` (independent of the deal's)."""
-    return random.Random((seed << 4) | (seat + 1))
+def _counts_after(hands: list[list[int]], piles: list[list[int]], seat: int) -> tuple[int, ...]:
+    n = len(hands)
+    return tuple(len(hands[(seat + k) % n]) + len(piles[(seat + k) % n]) for k in range(1, n))
+
+
+def bot_seed(seed: int, seat: int) -> int:
+    """The seed of the random stream of the bot in ``seat`` for the game with ``seed`` (not the deal's)."""
+    return (seed << 4) | (seat + 1)
 
 
 def play_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
@@ -203,7 +209,7 @@ def play_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
         raise ValueError(f"{game.game} is played by {game.min_players}-{game.max_players} players, not {n}")
     state = deal(game, n, random.Random(seed))
     for s, bot in enumerate(bots):
-        bot.new_game(game, s, n, bot_rng(seed, s))
+        bot.new_game(game, s, n, bot_seed(seed, s))
     expected = state.all_cards() if check else None
     laid = [0] * n
     exchanges = [0] * n
@@ -221,8 +227,7 @@ def play_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
     hand_size = game.hand_size
     while turns < game.turn_limit:
         turns += 1
-        opponents = tuple(len(hands[(seat + k) % n]) + len(piles[(seat + k) % n]) for k in range(1, n))
-        turn = Turn(game, rows, hands[seat], piles[seat], discard, opponents)
+        turn = Turn(game, rows, hands[seat], piles[seat], discard, partial(_counts_after, hands, piles, seat))
         if log:
             turn.log = []
         if check:

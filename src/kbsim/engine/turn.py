@@ -33,24 +33,25 @@ class Turn:
         hand: the seat's hand cards (mutated).
         pile: the seat's draw pile, top card last (mutated; hidden from bots, who see ``pile_size``).
         discard: the discard pile (mutated).
-        opponents: public card counts of the other seats (hand + pile), in seat order after this one.
+        opponents: public card counts of the other seats (hand + pile), in seat order after this one;
+            a tuple, or a zero-argument callable returning it (computed only when asked for).
 
     Attributes (read-only for bots): ``rows``, ``hand``, ``pile_size``,
     ``discard_size``, ``laid``, ``rebuilds``, ``completed``, ``phase``,
     ``won``, ``exchanged``, ``passed``.
     """
 
-    __slots__ = ("g", "rows", "hand", "_pile", "discard", "opponents", "phase", "laid", "rebuilds",
+    __slots__ = ("g", "rows", "hand", "_pile", "discard", "_opponents", "phase", "laid", "rebuilds",
                  "completed", "won", "exchanged", "passed", "log", "on_move")
 
     def __init__(self, game: CompiledGame, rows: list[list[int]], hand: list[int], pile: list[int],
-                 discard: list[int], opponents: tuple[int, ...] = ()):
+                 discard: list[int], opponents=()):
         self.g = game
         self.rows = rows
         self.hand = hand
         self._pile = pile
         self.discard = discard
-        self.opponents = opponents
+        self._opponents = opponents
         self.phase = START
         self.laid = 0
         self.rebuilds = 0
@@ -62,6 +63,12 @@ class Turn:
         self.on_move = None  # optional callable(turn) run after each applied move (invariant checks)
 
     # ----------------------------------------------------------------- reading
+    @property
+    def opponents(self) -> tuple[int, ...]:
+        """Cards held (hand + draw pile) by each other seat, in turn order after this seat."""
+        o = self._opponents
+        return o() if callable(o) else o
+
     @property
     def pile_size(self) -> int:
         """Cards in this seat's draw pile."""
@@ -150,21 +157,29 @@ class Turn:
             raise IllegalMove("the turn is over")
         if not 0 <= r < len(self.rows):
             raise IllegalMove(f"no row {r + 1}")
-        if card not in self.hand:
+        hand = self.hand
+        if card not in hand:
             raise IllegalMove(f"card {card} is not in hand")
-        if not self.can_lay(card, r):
-            row = self.rows[r]
-            raise IllegalMove(f"{card} does not continue row {r + 1} (ends {row[-1]})" if row
-                              else f"{card} may not open an empty row")
-        self.hand.remove(card)
-        self.rows[r].append(card)
+        g = self.g
+        row = self.rows[r]
+        if row:
+            if card - row[-1] not in g.steps:
+                raise IllegalMove(f"{card} does not continue row {r + 1} (ends {row[-1]})")
+        elif not g.may_open(card):
+            raise IllegalMove(f"{card} may not open an empty row")
+        hand.remove(card)
+        row.append(card)
         self.laid += 1
         self.phase = LAYING
-        self._complete(r)
-        if self.g.win_on_empty and not self.hand and not self._pile:
+        if len(row) >= g.full_length and g.is_complete(row):
+            self.discard.extend(row)
+            row.clear()
+            self.completed += 1
+        if not hand and g.win_on_empty and not self._pile:
             self.won = True
             self.phase = DONE
-        self._after(Lay(card, r))
+        if self.log is not None or self.on_move is not None:
+            self._after(Lay(card, r))
 
     def rebuild(self, src: int, count: int, dst: int, from_start: bool = False) -> None:
         """Move ``count`` cards from row ``src`` onto row ``dst`` (see :class:`~kbsim.engine.moves.Rebuild`)."""
@@ -181,7 +196,8 @@ class Turn:
         self.rebuilds += 1
         self.phase = LAYING
         self._complete(dst)
-        self._after(Rebuild(src, count, dst, from_start))
+        if self.log is not None or self.on_move is not None:
+            self._after(Rebuild(src, count, dst, from_start))
 
     def _refill(self) -> None:
         g = self.g
@@ -195,11 +211,13 @@ class Turn:
         """End a lay-out turn and refill the hand."""
         if self.phase == DONE:
             raise IllegalMove("the turn is over")
-        if self.needed:
-            raise IllegalMove(f"a lay-out turn must lay at least {self.g.min_lay} hand card(s)")
+        g = self.g
+        if self.laid < g.min_lay and (self._pile or not g.min_only_while_pile):
+            raise IllegalMove(f"a lay-out turn must lay at least {g.min_lay} hand card(s)")
         self._refill()
         self.phase = DONE
-        self._after(END_TURN)
+        if self.log is not None or self.on_move is not None:
+            self._after(END_TURN)
 
     def exchange(self, cards: tuple[int, ...] | list[int]) -> None:
         """Put ``cards`` under the draw pile in the order given, refill; the turn ends."""

@@ -1,0 +1,29 @@
+"""Developer sessions: tests, lint, docs, bench (``nox -s NAME``)."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["lint", "tests"]
+nox.options.reuse_existing_virtualenvs = True
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the test suite (the same command as the README and CI)."""
+    session.install("-e", ".[dev]")
+    session.run("pytest", "-n", "2", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Ruff lint of the package, tests and this file."""
+    session.install("ruff")
+    session.run("ruff", "check", "src", "tests", "noxfile.py", "benchmarks")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Games per second, single process, per bot and player count (see benchmarks/bench.py)."""
+    session.install("-e", ".")
+    session.run("python", "benchmarks/bench.py", *session.posargs)

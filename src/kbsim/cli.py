@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-import uuid
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -104,24 +103,42 @@ def run(
     seed: Annotated[Optional[int], typer.Option(help="Run seed (>= 0); without it one is picked and printed.")] = None,
     bots: BotsOpt = "greedy",
     workers: Annotated[Optional[int], typer.Option(help="Worker processes (default: all cores).")] = None,
-    backend: Annotated[str, typer.Option(help="Where games run: processes (default) or serial.")] = "processes",
-    chunk_size: Annotated[Optional[int], typer.Option(help="Games per chunk (default: about 8 chunks per worker).")]
+    backend: Annotated[str, typer.Option(help="Where games run: processes (default), serial, or dask.")]
+    = "processes",
+    scheduler: Annotated[Optional[str], typer.Option(
+        help="Dask scheduler address (tcp://HOST:8786) for --backend dask; without it a LocalCluster starts.")]
     = None,
+    chunk_size: Annotated[Optional[int], typer.Option(help="Games per chunk (default: about 8 chunks per worker, "
+                                                      "at most 500).")] = None,
     out_path: Annotated[Optional[Path], typer.Option("--out", help="Parquet file for the records (default: "
-                                                     "runs/GAME-VARIANT-Pp-seedS.parquet).")] = None,
+                                                     "runs/GAME-VARIANT-Pp-seedS-nN.parquet).")] = None,
+    resume: Annotated[bool, typer.Option(help="Complete an interrupted run with the same arguments: only the "
+                                         "missing chunks are played.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
     check: Annotated[bool, typer.Option(help="Check invariants (cards conserved, rows legal) after every move.")]
     = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar (on a terminal).")] = True,
 ) -> None:
-    """Play many seeded games and write one record per game to Parquet, then print a summary.
+    """Play many seeded games, write one record per game to Parquet, print a summary.
 
-    Example: kbsim run --players 4 --games 10000
+    Finished chunks are saved as they arrive (OUT.parts/); an interrupted run is
+    completed with the same command plus --resume. Example: kbsim run --players 4 --games 10000
     """
-    from kbsim.analysis.summary import summarize
+    import signal
+
+    from kbsim.analysis.summary import Summary
     from kbsim.bots import UnknownBot, parse_bots
-    from kbsim.sim.records import to_table, write_parquet
-    from kbsim.sim.runner import BACKENDS, RunSpec, default_workers, run_games
+    from kbsim.sim.output import OutputError, RunOutput
+    from kbsim.sim.runner import (
+        BACKENDS,
+        BackendError,
+        DaskBackend,
+        RunSpec,
+        default_chunk_size,
+        default_workers,
+        plan_chunks,
+        run_chunks,
+    )
     from kbsim.sim.seeding import MAX_SEED, new_run_seed
 
     if games < 1:
@@ -134,6 +151,8 @@ def run(
         fail(f"--chunk-size {chunk_size}: expected at least 1")
     if backend not in BACKENDS:
         fail(f"--backend {backend!r}: expected one of: {', '.join(BACKENDS)}")
+    if scheduler and backend != "dask":
+        fail("--scheduler needs --backend dask")
     loaded, g = _load(game, variant, option)
     _check_players(g, players)
     try:
@@ -141,40 +160,87 @@ def run(
     except UnknownBot as e:
         fail(f"--bots: {e}")
     if seed is None:
+        if resume:
+            fail("--resume needs the --seed of the interrupted run")
         seed = new_run_seed()
         err.print(f"kbsim: no --seed given; using --seed {seed}")
     if out_path is None:
-        out_path = Path("runs") / f"{g.game}-{g.variant}-{players}p-seed{seed}.parquet"
+        out_path = Path("runs") / f"{g.game}-{g.variant}-{players}p-seed{seed}-n{games}.parquet"
         out_path.parent.mkdir(parents=True, exist_ok=True)
-    if not out_path.parent.is_dir():
-        fail(f"--out {out_path}: folder {out_path.parent} does not exist")
-    if out_path.is_dir():
-        fail(f"--out {out_path}: is a folder; expected a .parquet file path")
     n_workers = workers or default_workers()
-    spec = RunSpec(game=g, players=players, bots=tuple(bot_names), games=games, seed=seed,
-                   run_id=uuid.uuid4().hex[:12], check=check)
-    be = BACKENDS[backend](workers=n_workers if backend != "serial" else 1)
-    t0 = time.perf_counter()
-    show = progress and err.is_terminal
-    if show:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    spec = RunSpec(game=g, players=players, bots=tuple(bot_names), games=games, seed=seed, check=check)
+    stored = RunOutput.stored_parameters(out_path) if resume else None
+    if chunk_size is None and stored and "chunk_size" in stored:
+        chunk_size = stored["chunk_size"]  # a resume keeps the chunks of the interrupted run
+    size = chunk_size or default_chunk_size(games, n_workers)
+    params = spec.parameters() | {"chunk_size": size}
+    try:
+        output = RunOutput(out_path, params, __version__, resume=resume)
+    except OutputError as e:
+        fail(str(e))
+    if backend == "dask":
+        be = DaskBackend(workers=n_workers, scheduler=scheduler)
+    else:
+        be = BACKENDS[backend](workers=n_workers if backend != "serial" else 1)
+    done = output.done_chunks()
+    todo = [c for c in plan_chunks(games, size) if (c.start, c.stop) not in done] if not output.complete else []
+    summary = Summary()
 
-        with Progress(TextColumn("[bold]playing"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
-                      TimeRemainingColumn(), console=err, transient=True) as bar:
-            task = bar.add_task("games", total=games)
-            cols = run_games(spec, be, chunk_size, progress=lambda k: bar.advance(task, k))
-    else:
-        cols = run_games(spec, be, chunk_size)
-    seconds = time.perf_counter() - t0
-    meta = {"version": __version__, "run": spec.parameters() | {"source": str(loaded.source)}}
-    write_parquet(to_table(cols, meta), out_path)
-    summary = summarize(cols, seconds)
-    summary.update({"game": g.game, "variant": g.variant, "options": loaded.changed, "bots": bot_names,
-                    "seed": seed, "out": str(out_path), "workers": be.workers, "seconds": seconds})
+    def on_sigterm(signum, frame):  # turn SIGTERM into the same clean stop as Ctrl-C
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    t0 = time.perf_counter()
+    try:
+        if todo:
+            show = progress and err.is_terminal
+            if show:
+                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+                with Progress(TextColumn("[bold]playing"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
+                              TimeRemainingColumn(), console=err, transient=True) as bar:
+                    task = bar.add_task("games", total=games, completed=games - sum(len(c) for c in todo))
+
+                    def on_chunk(chunk, cols):
+                        output.write_chunk(chunk, cols)
+                        bar.advance(task, len(chunk))
+
+                    run_chunks(spec, be, todo, on_chunk)
+            else:
+                run_chunks(spec, be, todo, output.write_chunk)
+        seconds = time.perf_counter() - t0
+        output.finalize()
+    except KeyboardInterrupt:
+        safe = output.games_safe()
+        print(f"kbsim: interrupted; {safe} of {games} games are safe in {output.parts}; "
+              f"run the same command with --resume to complete it", file=sys.stderr)
+        sys.exit(130)
+    except BackendError as e:
+        fail(str(e))
+    except Exception as e:  # a worker died, a disk filled up...
+        if isinstance(e, (UserError, SystemExit)):
+            raise
+        safe = output.games_safe()
+        print(f"kbsim: error: the run failed ({type(e).__name__}: {e}); {safe} of {games} games are safe in "
+              f"{output.parts}; run the same command with --resume to complete it", file=sys.stderr)
+        sys.exit(1)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    # the summary is computed from the file, chunk by chunk (flat memory)
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(out_path)
+    for i in range(pf.num_row_groups):
+        summary.add(pf.read_row_group(i, columns=["game_index", "players", "winners", "end_reason",
+                                                    "turns"]).to_pydict())
+    result = summary.result(seconds if todo else None)
+    result.update({"game": g.game, "variant": g.variant, "options": loaded.changed, "bots": bot_names,
+                   "seed": seed, "out": str(out_path), "workers": be.workers, "backend": be.name,
+                   "seconds": seconds, "games_played_now": sum(len(c) for c in todo)})
     if json_out:
-        print(json.dumps(summary, indent=2))
+        print(json.dumps(result, indent=2))
     else:
-        _print_summary(summary)
+        _print_summary(result)
 
 
 def _print_summary(s: dict) -> None:
@@ -195,8 +261,9 @@ def _print_summary(s: dict) -> None:
               f"{r['turn_limit']['rate']:.1%}; shared-win games {s['shared_win_games']}")
     tu = s["turns"]
     out.print(f"turns per game: mean {tu['mean']:.1f}, median {tu['median']:.0f}, 95th percentile {tu['p95']:.0f}")
-    out.print(f"{s['games_per_second']:.0f} games/s on {s['workers']} worker(s), {s['seconds']:.2f} s; "
-              f"records: {s['out']}")
+    speed = (f"{s['games_per_second']:.0f} games/s on {s['workers']} worker(s) ({s['backend']}), "
+             f"{s['seconds']:.2f} s" if s["games_per_second"] else "nothing left to play")
+    out.print(f"{speed}; records: {s['out']}", highlight=False)
 
 
 # ------------------------------------------------------------------ replay

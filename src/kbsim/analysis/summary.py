@@ -1,60 +1,97 @@
 """The run summary: win rates by seat with intervals, end reasons, game length.
 
-Works on record columns (see :mod:`kbsim.sim.records`). A shared win is
-counted apart and is never a win of any one seat.
+Built incrementally from record chunks (see :mod:`kbsim.sim.records`), so a
+run of any size is summarised in constant memory: turns are kept as a
+histogram, which gives exact percentiles. A shared win is counted apart and is
+never a win of any one seat.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from kbsim.analysis.stats import percentile, wilson_interval
+from kbsim.analysis.stats import wilson_interval
+
+END_REASONS = ("won", "stalemate", "turn_limit")
+
+
+class Summary:
+    """Accumulates records chunk by chunk; :meth:`result` gives the summary dict."""
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.players = 0
+        self.sole: Counter = Counter()
+        self.shared: Counter = Counter()
+        self.shared_games = 0
+        self.reasons: Counter = Counter()
+        self.turns: Counter = Counter()
+
+    def add(self, cols: dict[str, list]) -> None:
+        """Add a chunk of record columns (dict of lists)."""
+        self.games += len(cols["game_index"])
+        if cols["players"]:
+            self.players = max(self.players, max(cols["players"]))
+        for w in cols["winners"]:
+            if len(w) == 1:
+                self.sole[w[0]] += 1
+            elif len(w) > 1:
+                self.shared_games += 1
+                for s in w:
+                    self.shared[s] += 1
+        self.reasons.update(cols["end_reason"])
+        self.turns.update(cols["turns"])
+
+    def _order_statistic(self, k: int) -> int:
+        """The k-th smallest (0-based) number of turns."""
+        seen = 0
+        for v in sorted(self.turns):
+            seen += self.turns[v]
+            if seen > k:
+                return v
+        raise IndexError(k)
+
+    def _percentile(self, q: float) -> float:
+        """Exact q-th percentile of turns, interpolated like NumPy's default."""
+        n = self.games
+        if not n:
+            return float("nan")
+        pos = (n - 1) * q / 100
+        lo = int(pos)
+        a, b = self._order_statistic(lo), self._order_statistic(min(lo + 1, n - 1))
+        return a + (b - a) * (pos - lo)
+
+    def result(self, seconds: float | None = None) -> dict:
+        """The summary: ``games``, ``players``, ``seats`` (per seat ``wins``, ``win_rate``,
+        ``win_ci95`` [low, high], ``shared_wins``), ``shared_win_games``, ``end_reasons``
+        (per reason ``count``, ``rate``, ``ci95``), ``turns`` (``mean``, ``median``, ``p95``)
+        and ``games_per_second`` (when ``seconds`` is given)."""
+        n = self.games
+        seats = []
+        for s in range(self.players):
+            lo, hi = wilson_interval(self.sole[s], n)
+            seats.append({"seat": s, "wins": self.sole[s], "win_rate": self.sole[s] / n if n else 0.0,
+                          "win_ci95": [lo, hi], "shared_wins": self.shared[s]})
+        reasons = {}
+        for reason in END_REASONS:
+            k = self.reasons.get(reason, 0)
+            lo, hi = wilson_interval(k, n)
+            reasons[reason] = {"count": k, "rate": k / n if n else 0.0, "ci95": [lo, hi]}
+        total_turns = sum(v * c for v, c in self.turns.items())
+        return {
+            "games": n,
+            "players": self.players,
+            "seats": seats,
+            "shared_win_games": self.shared_games,
+            "end_reasons": reasons,
+            "turns": {"mean": total_turns / n if n else float("nan"), "median": self._percentile(50),
+                      "p95": self._percentile(95)},
+            "games_per_second": (n / seconds) if seconds else None,
+        }
 
 
 def summarize(cols: dict[str, list], seconds: float | None = None) -> dict:
-    """Summarise records.
-
-    Args:
-        cols: record columns of one run (all games with the same player count).
-        seconds: wall time of the run, for games per second.
-
-    Returns:
-        A JSON-able dict: ``games``, ``players``, ``seats`` (per seat: ``wins``,
-        ``win_rate``, ``win_ci95`` [low, high], ``shared_wins``), ``shared_win_games``,
-        ``end_reasons`` (count and rate with ``ci95`` per reason), ``turns``
-        (mean, median, p95), ``games_per_second``.
-    """
-    n = len(cols["game_index"])
-    players = max(cols["players"]) if n else 0
-    sole = Counter()
-    shared = Counter()
-    shared_games = 0
-    for w in cols["winners"]:
-        if len(w) == 1:
-            sole[w[0]] += 1
-        elif len(w) > 1:
-            shared_games += 1
-            for s in w:
-                shared[s] += 1
-    seats = []
-    for s in range(players):
-        lo, hi = wilson_interval(sole[s], n)
-        seats.append({"seat": s, "wins": sole[s], "win_rate": sole[s] / n if n else 0.0,
-                      "win_ci95": [lo, hi], "shared_wins": shared[s]})
-    reasons = {}
-    counts = Counter(cols["end_reason"])
-    for reason in ("won", "stalemate", "turn_limit"):
-        k = counts.get(reason, 0)
-        lo, hi = wilson_interval(k, n)
-        reasons[reason] = {"count": k, "rate": k / n if n else 0.0, "ci95": [lo, hi]}
-    turns = sorted(cols["turns"])
-    return {
-        "games": n,
-        "players": players,
-        "seats": seats,
-        "shared_win_games": shared_games,
-        "end_reasons": reasons,
-        "turns": {"mean": sum(turns) / n if n else float("nan"), "median": percentile(turns, 50),
-                  "p95": percentile(turns, 95)},
-        "games_per_second": (n / seconds) if seconds else None,
-    }
+    """Summarise one batch of record columns; see :meth:`Summary.result`."""
+    s = Summary()
+    s.add(cols)
+    return s.result(seconds)

@@ -4,15 +4,18 @@
     Uniform random play; see :class:`kbsim.bots.random_bot.RandomBot`.
 ``greedy``
     A cheap heuristic; see :class:`kbsim.bots.greedy.GreedyBot`.
+``planner``
+    Searches each turn for the most cards laid; see :class:`kbsim.bots.planner.PlannerBot`.
 """
 
 from __future__ import annotations
 
 from kbsim.bots.base import BaseBot, Bot
 from kbsim.bots.greedy import GreedyBot
+from kbsim.bots.planner import PlannerBot
 from kbsim.bots.random_bot import RandomBot
 
-BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot}
+BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "planner": PlannerBot}
 
 
 class UnknownBot(ValueError):
@@ -50,4 +53,4 @@ def parse_bots(spec: str, players: int) -> list[str]:
     return names
 
 
-__all__ = ["BOTS", "BaseBot", "Bot", "GreedyBot", "RandomBot", "UnknownBot", "make_bot", "parse_bots"]
+__all__ = ["BOTS", "BaseBot", "Bot", "GreedyBot", "PlannerBot", "RandomBot", "UnknownBot", "make_bot", "parse_bots"]

@@ -12,13 +12,15 @@ from collections import Counter
 
 from kbsim.analysis.stats import wilson_interval
 
-END_REASONS = ("won", "stalemate", "turn_limit")
+END_REASONS = ("won", "stalemate", "turn_limit", "all_out")
 
 
 class Summary:
     """Accumulates records chunk by chunk; :meth:`result` gives the summary dict."""
 
-    def __init__(self) -> None:
+    def __init__(self, win_at: int = 1, expert_at: int = 12) -> None:
+        self.win_at, self.expert_at = win_at, expert_at
+        self.scores: Counter = Counter()
         self.games = 0
         self.players = 0
         self.sole: Counter = Counter()
@@ -41,6 +43,7 @@ class Summary:
                     self.shared[s] += 1
         self.reasons.update(cols["end_reason"])
         self.turns.update(cols["turns"])
+        self.scores.update(v for v in cols.get("score", ()) if v is not None)
 
     def _order_statistic(self, k: int) -> int:
         """The k-th smallest (0-based) number of turns."""
@@ -78,6 +81,18 @@ class Summary:
             lo, hi = wilson_interval(k, n)
             reasons[reason] = {"count": k, "rate": k / n if n else 0.0, "ci95": [lo, hi]}
         total_turns = sum(v * c for v, c in self.turns.items())
+        scored = sum(self.scores.values())
+        score = None
+        if scored:
+            won = sum(c for v, c in self.scores.items() if v >= self.win_at)
+            expert = sum(c for v, c in self.scores.items() if v >= self.expert_at)
+            score = {"games": scored, "mean": sum(v * c for v, c in self.scores.items()) / scored,
+                     "min": min(self.scores), "max": max(self.scores),
+                     "distribution": {str(v): self.scores[v] for v in sorted(self.scores)},
+                     "won": {"count": won, "rate": won / scored, "ci95": list(wilson_interval(won, scored)),
+                             "threshold": self.win_at},
+                     "expert": {"count": expert, "rate": expert / scored,
+                                "ci95": list(wilson_interval(expert, scored)), "threshold": self.expert_at}}
         return {
             "games": n,
             "players": self.players,
@@ -87,6 +102,7 @@ class Summary:
             "turns": {"mean": total_turns / n if n else float("nan"), "median": self._percentile(50),
                       "p95": self._percentile(95)},
             "games_per_second": (n / seconds) if seconds else None,
+            "score": score,
         }
 
 

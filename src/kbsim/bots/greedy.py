@@ -3,7 +3,10 @@
 Each turn it repeats, until nothing changes:
 
 1. **Lay on row ends**: every hand card that continues a row's end goes there
-   (rows scanned left to right, repeatedly, so runs from hand chain on).
+   (rows scanned left to right, repeatedly, so runs from hand chain on). With
+   characters in play it also fills gaps with the exact card, swaps the joker
+   back with the exact card, lays parked cards, and uses any active modifier
+   (equal values, a skipped value, laying before a row's start).
 2. **Rebuilds that empty or complete a row**: move a whole row onto the end of
    another row it continues (emptying a row card), or move the tail of a row
    onto another row when the result completes it. Taken only when an emptied
@@ -16,19 +19,36 @@ Each turn it repeats, until nothing changes:
 If it laid its minimum it ends the turn. Otherwise it exchanges the cards it
 cannot use: those not within two steps of any row end (if every card is that
 close, it exchanges its single highest card). With an empty draw pile it
-passes.
+passes; where the rules have a minus pile instead (solo), it puts its highest
+card there.
+
+**Characters.** At the start of its turn, if it may play a character, it
+tries each legal way to play it (at most ``max_candidates`` per character, in a
+sandbox) followed by steps 1-3, and scores the outcome as cards laid, plus half
+a card per card handed to an opponent in a race. It plays the best one if that
+beats not playing; in solo/cooperative play (where every unplayed character is
+worth a point) only when it would otherwise have to use the minus pile.
 """
 
 from __future__ import annotations
 
 from kbsim.bots.base import BaseBot
-from kbsim.engine.turn import DONE, Turn
+from kbsim.engine.turn import DONE, Turn, progress_path
 
 
 class GreedyBot(BaseBot):
     """Lay what fits, rebuild to empty or complete rows, open rows with long runs, exchange the rest."""
 
     name = "greedy"
+    max_candidates = 24
+
+    def new_game(self, game, seat, players, seed) -> None:
+        super().new_game(game, seat, players, seed)
+        g = game
+        # differences a card may have from the row end it continues, the regular step first
+        self._steps = (g.step,) + tuple(sorted(d for d in g.steps if d != g.step))
+        self._consts = (g.may_open, g.open_any, g.rebuild_allowed, g.complete_when_all,
+                        g.value_min, g.value_max, g.step, g.full_length)
 
     def _longest_run(self, hand: list[int]) -> list[int]:
         """The longest chain of hand cards, each continuing the one before; ties: the lowest start."""
@@ -49,26 +69,63 @@ class GreedyBot(BaseBot):
             return openers[:1]
         return list(range(best_start, best_start + best_len * step, step))
 
-    def new_game(self, game, seat, players, seed) -> None:
-        super().new_game(game, seat, players, seed)
-        g = game
-        # differences a card may have from the row end it continues, the regular step first
-        self._steps = (g.step,) + tuple(sorted(d for d in g.steps if d != g.step))
-        self._consts = (g.may_open, g.open_any, g.rebuild_allowed, g.complete_when_all,
-                        g.value_min, g.value_max, g.step, g.full_length)
+    def _special_lays(self, turn: Turn) -> bool:
+        """Lays that need characters' marks or modifiers; True if any was made."""
+        hand = turn.hand
+        rows = turn.rows
+        done = False
+        if turn.state.joker is not None:
+            for row in rows:
+                for c in row:
+                    if c < 0 and -c in hand:
+                        turn.swap(-c)
+                        done = True
+                        break
+        for r in range(len(rows)):
+            if r < len(rows):
+                for v in turn.gaps(r):
+                    if v in hand and turn.phase != DONE:
+                        turn.fill_gap(v, r)
+                        done = True
+                        break
+        if turn.m_equal or turn.skips or turn.m_start:
+            progress = True
+            while progress and hand and turn.phase != DONE:
+                progress = False
+                for c in sorted(set(hand)):
+                    for r in range(len(rows)):
+                        if rows[r] and turn.can_lay(c, r):
+                            turn.lay(c, r)
+                            progress = done = True
+                            break
+                        if turn.m_start and rows[r] and turn._start_fits(rows[r][0], c):
+                            turn.lay_start(c, r)
+                            progress = done = True
+                            break
+                    if progress or turn.phase == DONE:
+                        break
+        for c in turn.parked:
+            for r in range(len(rows)):
+                if turn.phase != DONE and (turn.can_lay(c, r) if rows[r] else False):
+                    turn.lay_parked(c, r)
+                    done = True
+                    break
+        return done
 
-    def play_turn(self, turn: Turn) -> None:
-        g = self.game
+    def _lay_phase(self, turn: Turn) -> None:
+        """Steps 1-3 of the heuristic, repeated until nothing changes."""
         rows = turn.rows
         hand = turn.hand
         steps = self._steps
-        n_rows = len(rows)
         lay = turn.lay
         may_open, open_any, rebuild_ok, completable, vmin, vmax, step, full = self._consts
+        special = self.game.chars_enabled
         while True:
             changed = False  # set by steps 2 and 3 only: step 1's lays are already seen by step 2
             # 1. lay on row ends
-            for r in range(n_rows):
+            for r in range(len(rows)):
+                if r >= len(rows):
+                    break
                 row = rows[r]
                 while row and hand:
                     end = row[-1]
@@ -83,6 +140,10 @@ class GreedyBot(BaseBot):
                             break
                     if turn.phase == DONE:
                         return
+            if special and self._special_lays(turn):
+                changed = True
+                if turn.phase == DONE:
+                    return
             # 2. rebuilds that empty or complete a row (only if an emptied row can be used)
             if rebuild_ok and (open_any and hand or turn.needed == 0 or any(may_open(c) for c in hand)):
                 moved = True
@@ -90,6 +151,7 @@ class GreedyBot(BaseBot):
                     moved = False
                     ends = {}
                     low = []  # rows starting with the lowest value: the only ones a rebuild can complete
+                    n_rows = len(rows)
                     for r in range(n_rows):
                         row = rows[r]
                         if row:
@@ -115,7 +177,12 @@ class GreedyBot(BaseBot):
                                 if dst == src:
                                     continue
                                 k = len(s) - (dr[-1] + step - first) // step
-                                if 0 < k < len(s) and len(dr) + k >= full and turn.can_rebuild(src, k, dst):
+                                if special:  # rows may hold gaps, duplicates or a joker: find the card
+                                    want = abs(dr[-1]) + step
+                                    idx = next((j for j in range(len(s) - 1, -1, -1) if abs(s[j]) == want), -1)
+                                    k = len(s) - idx if idx >= 0 else 0
+                                if 0 < k < len(s) and len(dr) + k >= full and turn.can_rebuild(src, k, dst) \
+                                        and (not special or self.game.is_complete(dr + s[-k:])):
                                     turn.rebuild(src, k, dst)
                                     moved = changed = True
                                     break
@@ -123,8 +190,8 @@ class GreedyBot(BaseBot):
                                 break
             # 3. open empty rows with the longest run held
             if hand:
-                for r in range(n_rows):
-                    if not rows[r] and hand:
+                for r in range(len(rows)):
+                    if r < len(rows) and not rows[r] and hand:
                         run = self._longest_run(hand)
                         if not run:
                             break
@@ -135,17 +202,76 @@ class GreedyBot(BaseBot):
                         changed = True
             if not changed:
                 break
+
+    def _unlock(self, turn: Turn) -> list:
+        """Rebuilds after which a hand or parked card can be laid (the engine's exact search)."""
+        hand = set(turn.hand)
+        found, path = progress_path(self.game, turn.rows, hand | set(turn.parked), hand)
+        return path if found else []
+
+    def _value(self, sb: Turn, opponents_given: int) -> float:
+        return sb.laid + (0.5 * opponents_given if not self.game.all_out else 0.0)
+
+    def _choose_character(self, turn: Turn):
+        """The character play (a :class:`~kbsim.engine.moves.Play`) worth making, or None."""
+        base = turn.sandbox()
+        self._lay_phase(base)
+        base_value = self._value(base, 0)
+        if self.game.all_out and (base.laid > 0 or base.won):
+            return None  # an unplayed character is worth a point: keep it unless the minus pile looms
+        best, best_value = None, base_value
+        per_key: dict[str, int] = {}
+        for mv in turn.play_moves(limit=self.max_candidates * 8):
+            per_key[mv.key] = per_key.get(mv.key, 0) + 1
+            if per_key[mv.key] > self.max_candidates:
+                continue
+            if True:
+                sb = turn.sandbox()
+                before = sum(len(p) for p in sb.state.piles) - len(sb.state.piles[sb.seat])
+                sb.play(mv.key, mv.args)
+                given = sum(len(p) for p in sb.state.piles) - len(sb.state.piles[sb.seat]) - before
+                self._lay_phase(sb)
+                v = self._value(sb, given)
+                if v > best_value:
+                    best, best_value = mv, v
+        return best
+
+    def play_turn(self, turn: Turn) -> None:
+        g = self.game
+        if g.chars_enabled and turn.available_characters():
+            mv = self._choose_character(turn)
+            if mv is not None:
+                turn.play(mv.key, mv.args)
+        self._lay_phase(turn)
+        if turn.phase == DONE:
+            return
+        if turn.laid and turn.needed == 0:
+            turn.end()
+            return
+        if g.minus_allowed and turn.phase == 0:
+            minus = turn.minus_moves()
+            if minus:
+                turn.apply(minus[-1])  # the highest cards
+                return
+            for mv in self._unlock(turn):  # a card can be laid after some rebuilds: find them
+                turn.apply(mv)
+            self._lay_phase(turn)
+            if turn.phase == DONE:
+                return
         if turn.needed == 0:
             turn.end()
             return
         if turn.can_pass() and not (g.exchange_allowed and turn.pile_size):
             turn.pass_turn()
             return
+        rows = turn.rows
+        hand = turn.hand
+        step = g.step
         near = set()
         for row in rows:
             if row:
-                near.add(row[-1] + step)
-                near.add(row[-1] + 2 * step)
+                near.add(abs(row[-1]) + step)
+                near.add(abs(row[-1]) + 2 * step)
         useless = [c for c in hand if c not in near]
         if len(useless) < g.exchange_min:
             useless = sorted(hand)[-g.exchange_min:]

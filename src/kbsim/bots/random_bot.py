@@ -4,14 +4,19 @@ How "uniform" is defined (so that the huge number of possible exchanges does
 not swamp everything else):
 
 1. At the start of a turn it picks uniformly among the turn options open to it:
-   *lay out* (if a lay-out turn can meet its minimum), *exchange*, *pass*.
+   *lay out* (if a lay-out turn can meet its minimum), *exchange*, *pass*,
+   *minus pile*.
 2. In a lay-out turn it repeatedly picks uniformly among the kinds of move
-   available (lay, rebuild, end the turn), then uniformly among the legal
-   moves of that kind, until it ends the turn (at most ``max_steps`` moves, then
-   it ends as soon as it may). The walk is tried in a sandbox first; if it gets
-   stuck below the minimum of cards to lay, the bot takes another option.
+   available (lay — including gap fills, joker swaps, parked cards —, rebuild,
+   play a character, end the turn), then uniformly among the legal moves of
+   that kind, until it ends the turn (at most ``max_steps`` moves, then it ends
+   as soon as it may). The walk is tried in a sandbox first; if it gets stuck
+   below the minimum of cards to lay, it tries again (``tries`` walks), then
+   takes another option; when no option is left (solo, where the minus pile
+   is refused because a card can be laid) it plays that turn as ``greedy``.
 3. An exchange puts a uniformly chosen number of cards (from the minimum to the
-   whole hand) under the pile, the cards chosen uniformly.
+   whole hand) under the pile, the cards chosen uniformly; a minus-pile move is
+   chosen uniformly among the legal ones.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ class RandomBot(BaseBot):
 
     name = "random"
     max_steps = 40
+    tries = 5
 
     def _walk(self, turn: Turn) -> list[Move] | None:
         sb = turn.sandbox()
@@ -40,6 +46,10 @@ class RandomBot(BaseBot):
                 rebuilds = sb.rebuild_moves()
                 if rebuilds:
                     kinds.append(rebuilds)
+                if sb.available_characters():
+                    plays = sb.play_moves(limit=60)
+                    if plays:
+                        kinds.append(plays)
             if sb.can_end():
                 if step >= self.max_steps:
                     moves.append(END_TURN)
@@ -58,25 +68,37 @@ class RandomBot(BaseBot):
         rng = self.rng
         g = turn.g
         options = []
-        if turn.lay_moves() or turn.needed == 0 or g.rebuild_allowed:
+        if turn.lay_moves() or turn.needed == 0 or g.rebuild_allowed or turn.available_characters():
             options.append("lay_out")
         if g.exchange_allowed and turn.hand and not (g.exchange_requires_pile and not turn.pile_size) \
                 and len(turn.hand) >= g.exchange_min:
             options.append("exchange")
         if turn.can_pass():
             options.append("pass")
+        minus = turn.minus_moves() if g.minus_allowed else []
+        if minus:
+            options.append("minus")
         rng.shuffle(options)
         for opt in options:
             if opt == "lay_out":
-                moves = self._walk(turn)
-                if moves is None:
-                    continue
-                for m in moves:
-                    turn.apply(m)
-                return
+                for _ in range(self.tries):
+                    moves = self._walk(turn)
+                    if moves is not None:
+                        for m in moves:
+                            turn.apply(m)
+                        return
+                continue
             if opt == "exchange":
                 k = rng.randint(g.exchange_min, len(turn.hand))
                 turn.exchange(tuple(rng.sample(turn.hand, k)))
                 return
+            if opt == "minus":
+                turn.apply(rng.choice(minus))
+                return
             turn.pass_turn()
             return
+        from kbsim.bots.greedy import GreedyBot
+
+        fallback = GreedyBot()
+        fallback.new_game(g, self.seat, self.players, self._seed)
+        fallback.play_turn(turn)

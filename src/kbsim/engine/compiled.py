@@ -68,6 +68,23 @@ class CompiledGame:
     exact_search_limit: int
     stalemate_fewest_wins: bool
     turn_limit: int
+    # solo / cooperative
+    all_out: bool = False                # seats that are out are skipped; the game ends when all are out
+    parked_count: bool = True            # parked (Wilwulf) cards must be laid before a seat is out
+    minus_allowed: bool = False
+    minus_cards: int = 1
+    minus_only_when_stuck: bool = True
+    score: tuple[int, int, int, int, int] | None = None  # per character, per empty row, per minus, win, expert
+    # characters
+    chars_enabled: bool = False
+    chars_display_mode: bool = False
+    chars_deal: tuple[tuple[int, int], ...] = ()       # (players, per player)
+    chars_display: int = 3
+    chars_per_turn: int = 1
+    chars_any_turn: bool = True
+    roster: tuple = ()                   # CompiledCharacter per character, in rule-file order
+    row_diffs: frozenset[int] = frozenset()  # differences an existing row may hold (steps + marks of powers)
+    complete_by_set: bool = False        # completion counts distinct values (rows may hold duplicates/gaps)
 
     def fits(self, prev: int, card: int) -> bool:
         """True if ``card`` may follow ``prev`` along a row (sequence constraint)."""
@@ -78,18 +95,41 @@ class CompiledGame:
         return self.open_any or card in self.open_values
 
     def is_complete(self, row: list[int]) -> bool:
-        """True if ``row`` holds every value of the deck's range (completion rule)."""
+        """True if ``row`` holds every value of the deck's range (completion rule).
+
+        A joker counts as the value it stands for; duplicates count once; an
+        open gap means a value is missing, so the row is not complete.
+        """
         if not self.complete_when_all or len(row) < self.full_length:
             return False
-        return len(row) == self.full_length if self.steps == {self.step} else len(set(row)) == self.full_length
+        if not self.complete_by_set:
+            return len(row) == self.full_length
+        return len({abs(c) for c in row}) == self.full_length
+
+    def character(self, key: str):
+        """The compiled character ``key`` (rule-file key, e.g. ``ragna``).
+
+        Raises:
+            KeyError: no such character in these rules.
+        """
+        for c in self.roster:
+            if c.key == key:
+                return c
+        raise KeyError(key)
 
     def row_is_legal(self, row: list[int]) -> bool:
-        """True if ``row`` satisfies the sequence constraint (an empty row is legal)."""
+        """True if ``row`` satisfies the sequence constraint (an empty row is legal).
+
+        Jokers (negative: ``-v`` stands for value ``v``) count as their value;
+        duplicates and single-value gaps are legal only where a power can make them.
+        """
         if not row:
             return True
-        if not (self.value_min <= row[0] <= self.value_max and self.value_min <= row[-1] <= self.value_max):
+        vals = [abs(c) for c in row]
+        if min(vals) < self.value_min or max(vals) > self.value_max:
             return False
-        return all(b - a in self.steps for a, b in pairwise(row))
+        diffs = self.row_diffs or self.steps
+        return all(b - a in diffs for a, b in pairwise(vals))
 
 
 def compile_rules(loaded: LoadedRules) -> CompiledGame:
@@ -101,11 +141,19 @@ def compile_rules(loaded: LoadedRules) -> CompiledGame:
     Returns:
         The compiled game (immutable, picklable, cheap to share with workers).
     """
+    from kbsim.engine.powers import compile_character
+
     m = loaded.model
     vals = range(m.cards.values.min, m.cards.values.max + 1)
     seq = m.table.rows.sequence
     steps = {seq.step} | ({0} if seq.repeats else set())
     lay = m.turn.lay_out
+    ch = m.characters if (m.characters and m.characters.enabled) else None
+    roster = tuple(compile_character(key, c, m) for key, c in m.characters.roster.items()) if ch else ()
+    row_diffs = set(steps)
+    for c in roster:
+        row_diffs |= c.row_diffs
+    sc = m.end.score
     return CompiledGame(
         game=m.game,
         title=m.title,
@@ -149,4 +197,20 @@ def compile_rules(loaded: LoadedRules) -> CompiledGame:
         exact_search_limit=m.end.stalemate.exact_search_limit,
         stalemate_fewest_wins=m.end.stalemate.winners == "fewest_cards",
         turn_limit=m.end.turn_limit.turns,
+        all_out=m.end.win.mode == "all_out",
+        parked_count=m.end.win.parked_cards_count,
+        minus_allowed=m.turn.minus.allowed,
+        minus_cards=m.turn.minus.cards,
+        minus_only_when_stuck=m.turn.minus.only_when_stuck,
+        score=(sc.per_unplayed_character, sc.per_empty_row_card, sc.per_minus_card, sc.win_at, sc.expert_at)
+        if sc else None,
+        chars_enabled=ch is not None,
+        chars_display_mode=bool(ch and ch.mode == "display"),
+        chars_deal=tuple(sorted(ch.deal.items())) if ch else (),
+        chars_display=ch.display if ch else 3,
+        chars_per_turn=ch.per_turn if ch else 0,
+        chars_any_turn=ch.on_any_turn if ch else True,
+        roster=roster,
+        row_diffs=frozenset(row_diffs),
+        complete_by_set=bool(roster) or seq.repeats,
     )

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from kbsim.engine.compiled import compile_rules
 from kbsim.engine.moves import IllegalMove
 from kbsim.engine.notation import NotationError, format_cards, parse_cards, parse_move
+from kbsim.engine.state import GameState
 from kbsim.engine.turn import Turn
 from kbsim.rules.loader import RulesError, format_validation, load_rules, read_document
 from kbsim.rules.schema import Example, Strict
@@ -32,36 +33,70 @@ class ExampleResult:
     message: str = ""
 
 
-def run_example(rule_file: Path | str, ex: Example, variants: tuple[str, ...] = ()) -> ExampleResult:
-    """Run one example against the rules in ``rule_file`` (with ``variants`` and the example's options)."""
+def run_example(rule_file: Path | str, ex: Example, variants: tuple[str, ...] = (),
+                characters: bool = False) -> ExampleResult:
+    """Run one example against the rules in ``rule_file`` (with ``variants`` and the example's options).
+
+    Args:
+        rule_file: the rule file (or shipped game name).
+        ex: the example.
+        variants: variants applied first.
+        characters: switch the rule file's characters on (for the examples of a character).
+    """
     src = str(rule_file)
+    name = ex.name
     try:
         loaded = load_rules(str(rule_file), variants, ex.options)
+        if characters or (ex.setup is not None and loaded.model.characters is not None):
+            loaded = load_rules(str(rule_file), variants, ex.options, overlay={"characters": {"enabled": True}})
     except RulesError as e:
-        return ExampleResult(src, ex.name, False, f"options: {e}")
+        return ExampleResult(src, name, False, f"options: {e}")
     g = compile_rules(loaded)
+    setup = ex.setup
     try:
         rows = [parse_cards(r) for r in ex.rows]
         hand = parse_cards(ex.hand)
         pile = parse_cards(ex.draw_pile)[::-1]
+        discard = parse_cards(setup.discard) if setup else []
+        parked = parse_cards(setup.parked) if setup else []
     except NotationError as e:
-        return ExampleResult(src, ex.name, False, f"board: {e}")
+        return ExampleResult(src, name, False, f"board: {e}")
     if len(rows) != g.n_rows:
-        return ExampleResult(src, ex.name, False, f"board: {len(rows)} rows given, the rules have {g.n_rows}")
+        return ExampleResult(src, name, False, f"board: {len(rows)} rows given, the rules have {g.n_rows}")
     for i, row in enumerate(rows):
         if not g.row_is_legal(row):
-            return ExampleResult(src, ex.name, False, f"board: row {i + 1} {format_cards(row)} is not a legal row")
-    over = {v: c for v, c in Counter(v for zone in (*rows, hand, pile) for v in zone).items() if c > g.copies}
+            return ExampleResult(src, name, False, f"board: row {i + 1} {format_cards(row)} is not a legal row")
+    zones = (*rows, hand, pile, discard, parked)
+    over = {v: c for v, c in Counter(abs(v) for zone in zones for v in zone if v > 0).items() if c > g.copies}
     if over:
-        return ExampleResult(src, ex.name, False, f"board: more copies than the deck holds: {over}")
-    turn = Turn(g, rows, hand, pile, [])
+        return ExampleResult(src, name, False, f"board: more copies than the deck holds: {over}")
+    opponents = setup.opponents if setup else 0
+    state = GameState(rows=rows, hands=[hand] + [[] for _ in range(opponents)],
+                      piles=[pile] + [[] for _ in range(opponents)], discard=discard, n_fixed=g.n_rows)
+    state.turn_no = 1
+    state.parked[0] = [(c, 0) for c in parked]
+    jokers = [c for c in g.roster if c.is_joker]
+    if any(v < 0 for row in rows for v in row):
+        if not jokers:
+            return ExampleResult(src, name, False, "board: a joker (E) in a row, but no character is a joker")
+        state.joker = jokers[0].key
+    if setup and setup.character:
+        try:
+            g.character(setup.character)
+        except KeyError:
+            return ExampleResult(src, name, False, f"setup: unknown character {setup.character!r}")
+        if g.chars_display_mode:
+            state.display = [setup.character]
+        else:
+            state.char_piles[0] = [setup.character]
+    turn = Turn.for_seat(g, state, 0)
     illegal = None
     for i, text in enumerate(ex.moves, start=1):
         try:
-            move = parse_move(text, turn.rows)
+            move = parse_move(text, turn.rows, g)
             turn.apply(move)
         except NotationError as e:
-            return ExampleResult(src, ex.name, False, f"move {i}: {e}")
+            return ExampleResult(src, name, False, f"move {i}: {e}")
         except IllegalMove as e:
             illegal = (i, str(e))
             break
@@ -90,7 +125,21 @@ def run_example(rule_file: Path | str, ex: Example, variants: tuple[str, ...] = 
         problems.append(f"{turn.laid} hand cards laid, expected {want.laid}")
     if want.won is not None and turn.won != want.won:
         problems.append(f"won is {turn.won}, expected {want.won}")
-    return ExampleResult(src, ex.name, not problems, "; ".join(problems))
+    if want.parked is not None:
+        got = sorted(c for c, _ in state.parked[0])
+        if got != sorted(parse_cards(want.parked)):
+            problems.append(f"parked {got} != expected {sorted(parse_cards(want.parked))}")
+    if want.opponent_piles is not None:
+        got = [p[::-1] for p in state.piles[1:]]
+        exp = [parse_cards(p) for p in want.opponent_piles]
+        if got != exp:
+            problems.append(f"opponents' draw piles (top first) {got} != expected {exp}")
+    if want.joker_held is not None:
+        held = bool(jokers) and (jokers[0].key in state.char_piles[0] or
+                                 (g.chars_display_mode and jokers[0].key in state.char_deck))
+        if held != want.joker_held:
+            problems.append(f"joker back in the player's pile is {held}, expected {want.joker_held}")
+    return ExampleResult(src, name, not problems, "; ".join(problems))
 
 
 class ExampleFile(Strict):
@@ -120,5 +169,11 @@ def run_examples(rule_file: Path | str, examples: list[Example] | None = None) -
         RulesError: the rule file itself cannot be loaded.
     """
     loaded = load_rules(str(rule_file))
-    exs = loaded.model.examples if examples is None else examples
-    return [run_example(loaded.source, ex) for ex in exs]
+    if examples is not None:
+        return [run_example(loaded.source, ex) for ex in examples]
+    out = [run_example(loaded.source, ex) for ex in loaded.model.examples]
+    if loaded.model.characters is not None:
+        for key, ch in loaded.model.characters.roster.items():
+            out.extend(run_example(loaded.source, ex.model_copy(update={"name": f"{key}/{ex.name}"}), characters=True)
+                       for ex in ch.examples)
+    return out

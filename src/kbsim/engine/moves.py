@@ -20,13 +20,16 @@ class Rebuild(NamedTuple):
     """Move ``count`` cards of row ``src`` onto the end of row ``dst``.
 
     The moved cards are the last ``count`` of ``src`` or, with ``from_start``,
-    its first ``count`` (only where the rules allow start segments).
+    its first ``count`` (only where the rules allow start segments). With
+    ``to_start`` they go before the first card of ``dst`` (only while a
+    start-laying modifier that applies to rebuilds is active).
     """
 
     src: int
     count: int
     dst: int
     from_start: bool = False
+    to_start: bool = False
 
 
 class Exchange(NamedTuple):
@@ -43,10 +46,50 @@ class EndTurn(NamedTuple):
     """End a lay-out turn: refill the hand and hand over to the next seat."""
 
 
-Move = Lay | Rebuild | Exchange | Pass | EndTurn
-END_TURN = EndTurn()
-PASS = Pass()
-
-
 class IllegalMove(Exception):
     """A move the rules do not allow in the current position; the message says why."""
+
+
+class LayStart(NamedTuple):
+    """Lay hand card ``card`` before the first card of row ``row`` (only while a power allows it)."""
+
+    card: int
+    row: int
+
+
+class FillGap(NamedTuple):
+    """Insert hand card ``card`` into the gap of row ``row`` it exactly fills."""
+
+    card: int
+    row: int
+
+
+class Swap(NamedTuple):
+    """Swap hand card ``card`` for the joker standing for that value; the joker goes under your character pile."""
+
+    card: int
+
+
+class LayParked(NamedTuple):
+    """Lay a card parked in front of you in an earlier turn on the end of row ``row``."""
+
+    card: int
+    row: int
+
+
+class Minus(NamedTuple):
+    """Put hand cards on your minus pile instead of laying (solo/cooperative); ends the turn."""
+
+    cards: tuple[int, ...]
+
+
+class Play(NamedTuple):
+    """Play character ``key`` with one argument tuple per step of its power (see :mod:`kbsim.engine.powers`)."""
+
+    key: str
+    args: tuple = ()
+
+
+Move = Lay | Rebuild | Exchange | Pass | EndTurn | LayStart | FillGap | Swap | LayParked | Minus | Play
+END_TURN = EndTurn()
+PASS = Pass()

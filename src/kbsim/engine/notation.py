@@ -5,7 +5,9 @@ Used by rule-file examples, ``kbsim replay`` output and ``kbsim solve``.
 Cards and rows
     A list of values separated by spaces; ``a-b`` is the run from a to b
     (``3-5`` = ``3 4 5``). An empty row is ``_`` or the empty string. Rows
-    are numbered from 1, left to right.
+    are numbered from 1, left to right. In a row, ``E7`` is the joker (Edgar)
+    standing for 7; a gap left by a skipped value shows as a jump
+    (``3 5 6``: the 4 is missing) and a duplicate as a repeat (``2-4 4``).
 
 Moves (one per string)
     ``lay C on R``              lay hand card C on row R
@@ -15,11 +17,30 @@ Moves (one per string)
     ``exchange C C ...``        put these hand cards under the draw pile, in this order
     ``pass``                    pass the turn
     ``end``                     end a lay-out turn
+    ``lay C at start of R``     lay hand card C before the first card of row R (start-laying power)
+    ``fill C in R``             put hand card C into the gap of row R it fills
+    ``swap C``                  reclaim the joker with the exact hand card C
+    ``lay parked C on R``       lay a parked card C on row R
+    ``minus C``                 put hand card C on the minus pile (solo/cooperative)
+    ``play KEY ARGS``           play character KEY; ARGS per :mod:`kbsim.engine.powers`
 """
 
 from __future__ import annotations
 
-from kbsim.engine.moves import END_TURN, PASS, Exchange, Lay, Move, Rebuild
+from kbsim.engine.moves import (
+    END_TURN,
+    PASS,
+    Exchange,
+    FillGap,
+    Lay,
+    LayParked,
+    LayStart,
+    Minus,
+    Move,
+    Play,
+    Rebuild,
+    Swap,
+)
 
 
 class NotationError(ValueError):
@@ -31,6 +52,9 @@ def parse_cards(text: str) -> list[int]:
     out: list[int] = []
     for tok in text.replace(",", " ").split():
         if tok == "_":
+            continue
+        if tok[:1] in ("E", "e") and tok[1:].isdigit():
+            out.append(-int(tok[1:]))
             continue
         try:
             if "-" in tok[1:]:
@@ -46,31 +70,60 @@ def parse_cards(text: str) -> list[int]:
 
 
 def format_cards(cards: list[int] | tuple[int, ...]) -> str:
-    """Inverse of :func:`parse_cards` for ascending runs: ``[3, 4, 5, 9]`` -> ``"3-5 9"``; empty -> ``"_"``."""
+    """Inverse of :func:`parse_cards`: ``[3, 4, 5, 9]`` -> ``"3-5 9"``; a joker ``-7`` -> ``"E7"``; empty -> ``"_"``."""
     if not cards:
         return "_"
     parts = []
     i = 0
     while i < len(cards):
+        if cards[i] < 0:
+            parts.append(f"E{-cards[i]}")
+            i += 1
+            continue
         j = i
-        while j + 1 < len(cards) and cards[j + 1] == cards[j] + 1:
+        while j + 1 < len(cards) and cards[j + 1] > 0 and cards[j + 1] == cards[j] + 1:
             j += 1
-        parts.append(str(cards[i]) if j - i < 1 else f"{cards[i]}-{cards[j]}")
+        parts.append(str(cards[i]) if j == i else f"{cards[i]}-{cards[j]}")
         i = j + 1
     return " ".join(parts)
 
 
-def parse_move(text: str, rows: list[list[int]] | None = None) -> Move:
-    """Parse one move. ``rows`` (0-based lists) is needed for ``rebuild R from V``.
+def parse_move(text: str, rows: list[list[int]] | None = None, game=None) -> Move:
+    """Parse one move. ``rows`` (0-based lists) is needed for ``rebuild R from V``; ``game``
+    (a :class:`~kbsim.engine.compiled.CompiledGame`) for ``play KEY ARGS``.
 
     Raises:
-        NotationError: the text is not a move, or ``from V`` names a value not in row R.
+        NotationError: the text is not a move, ``from V`` names a value not in row R, or a
+            character is unknown or its arguments do not parse.
     """
     words = text.split()
     if not words:
         raise NotationError("empty move")
     head = words[0].lower()
     try:
+        if head == "lay" and len(words) == 6 and words[2:5] == ["at", "start", "of"]:
+            return LayStart(int(words[1]), int(words[5]) - 1)
+        if head == "lay" and len(words) == 5 and words[1] == "parked" and words[3] == "on":
+            return LayParked(int(words[2]), int(words[4]) - 1)
+        if head == "fill" and len(words) == 4 and words[2] == "in":
+            return FillGap(int(words[1]), int(words[3]) - 1)
+        if head == "swap" and len(words) == 2:
+            return Swap(int(words[1]))
+        if head == "minus" and len(words) >= 2:
+            return Minus(tuple(parse_cards(" ".join(words[1:]))))
+        if head == "play" and len(words) >= 2:
+            key = words[1]
+            if game is None:
+                raise NotationError(f"{text!r}: character moves need the rules")
+            try:
+                ch = game.character(key)
+            except KeyError:
+                known = ", ".join(c.key for c in game.roster) or "none (characters are off)"
+                raise NotationError(f"{text!r}: unknown character {key!r}; expected one of: {known}") from None
+            try:
+                return Play(key, ch.parse_args(" ".join(words[2:])))
+            except ValueError as e:
+                raise NotationError(f"{text!r}: {e}") from None
         if head == "lay" and len(words) == 4 and words[2] == "on":
             return Lay(int(words[1]), int(words[3]) - 1)
         if head == "rebuild" and len(words) == 6 and words[4] == "on":
@@ -96,12 +149,26 @@ def parse_move(text: str, rows: list[list[int]] | None = None) -> Move:
             raise
         raise NotationError(f"{text!r}: expected numbers where the notation has them") from None
     raise NotationError(f"{text!r}: expected 'lay C on R', 'rebuild R from V|last K|first K on S', "
-                        f"'exchange C ...', 'pass' or 'end'")
+                        f"'exchange C ...', 'pass', 'end', 'lay C at start of R', 'fill C in R', 'swap C', "
+                        f"'lay parked C on R', 'minus C' or 'play KEY ARGS'")
 
 
-def format_move(move: Move, rows_before: list[list[int]] | None = None) -> str:
-    """Render a move in the notation (rows 1-based)."""
+def format_move(move: Move, rows_before: list[list[int]] | None = None, game=None) -> str:
+    """Render a move in the notation (rows 1-based); ``game`` renders character arguments."""
     t = type(move)
+    if t is LayStart:
+        return f"lay {move.card} at start of {move.row + 1}"
+    if t is FillGap:
+        return f"fill {move.card} in {move.row + 1}"
+    if t is Swap:
+        return f"swap {move.card}"
+    if t is LayParked:
+        return f"lay parked {move.card} on {move.row + 1}"
+    if t is Minus:
+        return "minus " + " ".join(str(c) for c in move.cards)
+    if t is Play:
+        args = game.character(move.key).format_args(move.args) if game is not None else repr(move.args)
+        return f"play {move.key} {args}".rstrip()
     if t is Lay:
         return f"lay {move.card} on {move.row + 1}"
     if t is Rebuild:
@@ -109,7 +176,7 @@ def format_move(move: Move, rows_before: list[list[int]] | None = None) -> str:
             return f"rebuild {move.src + 1} first {move.count} on {move.dst + 1}"
         if rows_before is not None:
             row = rows_before[move.src]
-            return f"rebuild {move.src + 1} from {row[-move.count]} on {move.dst + 1}"
+            return f"rebuild {move.src + 1} from {format_cards([row[-move.count]])} on {move.dst + 1}"
         return f"rebuild {move.src + 1} last {move.count} on {move.dst + 1}"
     if t is Exchange:
         return "exchange " + " ".join(str(c) for c in move.cards)

@@ -1,16 +1,19 @@
 """One seat's turn: the legality of each move and its effect on the table.
 
 A :class:`Turn` works on the live zones of a game (rows, the seat's hand and
-draw pile, the discard pile) and is the only code that changes them during
-play. Bots receive it as their view of the game: they read the rows, their own
-hand and public counts, ask for :meth:`Turn.legal_moves`, and act through
-:meth:`Turn.apply`. :meth:`Turn.sandbox` gives an independent copy (with the
-draw pile's cards hidden) for look-ahead.
+draw pile, the discard pile, and in the complete game the character piles and
+parked cards) and is the only code that changes them during play. Bots
+receive it as their view of the game: they read the rows, their own hand and
+public counts, ask for :meth:`Turn.legal_moves`, and act through
+:meth:`Turn.apply`. :meth:`Turn.sandbox` gives an independent copy (hidden
+cards replaced by ``HIDDEN``) for look-ahead.
 
-Rules implemented (rulebook, "Turn Sequence"; see ``rules/kingsbridge.yaml``):
-lay-out turns (lay at row ends, open empty rows, rebuild end segments,
-completion to the discard pile, minimum cards laid), exchange (cards under the
-pile, then refill; ends the turn), pass, refill, and the immediate win.
+Rules implemented (rulebook, "Turn Sequence" and "Complete Game"; see
+``rules/kingsbridge.yaml``): lay-out turns (lay at row ends, open empty rows,
+rebuild end segments, completion to the discard pile, minimum cards laid),
+exchange, pass, the minus pile (solo), refill, running out of cards; and the
+generic hooks of character powers (:mod:`kbsim.engine.powers`): turn
+modifiers, gap filling, the joker swap, parked cards, extra rows.
 """
 
 from __future__ import annotations
@@ -18,10 +21,28 @@ from __future__ import annotations
 from itertools import combinations
 
 from kbsim.engine.compiled import CompiledGame
-from kbsim.engine.moves import END_TURN, PASS, EndTurn, Exchange, IllegalMove, Lay, Move, Pass, Rebuild
+from kbsim.engine.moves import (
+    END_TURN,
+    PASS,
+    EndTurn,
+    Exchange,
+    FillGap,
+    IllegalMove,
+    Lay,
+    LayParked,
+    LayStart,
+    Minus,
+    Move,
+    Pass,
+    Play,
+    Rebuild,
+    Swap,
+)
+from kbsim.engine.state import GameState
 
 START, LAYING, DONE = 0, 1, 2
-HIDDEN = 0  # stands for a draw-pile card a player may not see
+HIDDEN = 0  # stands for a card a player may not see
+HIDDEN_CHARACTER = "?"  # stands for a face-down character card
 
 
 class Turn:
@@ -35,17 +56,23 @@ class Turn:
         discard: the discard pile (mutated).
         opponents: public card counts of the other seats (hand + pile), in seat order after this one;
             a tuple, or a zero-argument callable returning it (computed only when asked for).
+        state: the whole :class:`~kbsim.engine.state.GameState` (needed by character powers); when
+            omitted a one-seat state is built around the zones given.
+        seat: this turn's seat in ``state``.
 
     Attributes (read-only for bots): ``rows``, ``hand``, ``pile_size``,
     ``discard_size``, ``laid``, ``rebuilds``, ``completed``, ``phase``,
-    ``won``, ``exchanged``, ``passed``.
+    ``won`` (the seat ran out of cards), ``exchanged``, ``passed``, ``minus_cards``,
+    ``chars_played``.
     """
 
     __slots__ = ("g", "rows", "hand", "_pile", "discard", "_opponents", "phase", "laid", "rebuilds",
-                 "completed", "won", "exchanged", "passed", "log", "on_move")
+                 "completed", "won", "exchanged", "passed", "log", "on_move", "state", "seat",
+                 "m_start", "m_start_rb", "m_equal", "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi",
+                 "chars_played", "minus_cards")
 
     def __init__(self, game: CompiledGame, rows: list[list[int]], hand: list[int], pile: list[int],
-                 discard: list[int], opponents=()):
+                 discard: list[int], opponents=(), *, state: GameState | None = None, seat: int = 0):
         self.g = game
         self.rows = rows
         self.hand = hand
@@ -61,6 +88,19 @@ class Turn:
         self.passed = False
         self.log: list[Move] | None = None
         self.on_move = None  # optional callable(turn) run after each applied move (invariant checks)
+        self.state = state if state is not None else GameState(rows=rows, hands=[hand], piles=[pile],
+                                                               discard=discard, n_fixed=game.n_rows)
+        self.seat = seat
+        self.m_start = self.m_start_rb = self.m_equal = self.m_equal_rb = self.m_skip_rb = False
+        self.skips = self.skip_lo = self.skip_hi = 0
+        self.chars_played = 0
+        self.minus_cards = 0
+
+    @classmethod
+    def for_seat(cls, game: CompiledGame, state: GameState, seat: int, opponents=()) -> Turn:
+        """The turn of ``seat`` on the live zones of ``state``."""
+        return cls(game, state.rows, state.hands[seat], state.piles[seat], state.discard, opponents,
+                   state=state, seat=seat)
 
     # ----------------------------------------------------------------- reading
     @property
@@ -80,6 +120,12 @@ class Turn:
         return len(self.discard)
 
     @property
+    def parked(self) -> list[int]:
+        """Cards this seat parked in an earlier turn (usable now)."""
+        now = self.state.turn_no
+        return [c for c, t in self.state.parked[self.seat] if t < now]
+
+    @property
     def needed(self) -> int:
         """Hand cards this lay-out turn must still lay before it may end."""
         g = self.g
@@ -87,17 +133,58 @@ class Turn:
             return 0
         return max(0, g.min_lay - self.laid)
 
+    def available_characters(self) -> list[str]:
+        """Keys of the characters this seat may play now (top of its pile, or the shared display)."""
+        g = self.g
+        if not g.chars_enabled or self.chars_played >= g.chars_per_turn or self.phase == DONE:
+            return []
+        st = self.state
+        if g.chars_display_mode:
+            return [k for k in st.display if k != HIDDEN_CHARACTER]
+        pile = st.char_piles[self.seat]
+        return [pile[0]] if pile else []
+
+    def _end_fits(self, end: int, card: int, rebuild: bool = False) -> int:
+        """How ``card`` may follow row end ``end``: 0 no, 1 normally or as an equal value, 2 by a skip."""
+        end = abs(end)
+        d = card - end
+        if d in self.g.steps:
+            return 1
+        if self.m_equal and d == 0 and (self.m_equal_rb or not rebuild):
+            return 1
+        if self.skips and d == 2 * self.g.step and self.skip_lo <= end + self.g.step <= self.skip_hi \
+                and (self.m_skip_rb or not rebuild):
+            return 2
+        return 0
+
+    def _start_fits(self, first: int, card: int, rebuild: bool = False) -> int:
+        """How ``card`` may go before row start ``first`` (only with a start-laying modifier)."""
+        if not self.m_start or (rebuild and not self.m_start_rb):
+            return 0
+        first = abs(first)
+        d = first - card
+        if d in self.g.steps:
+            return 1
+        if self.m_equal and d == 0 and (self.m_equal_rb or not rebuild):
+            return 1
+        if self.skips and d == 2 * self.g.step and self.skip_lo <= card + self.g.step <= self.skip_hi \
+                and (self.m_skip_rb or not rebuild):
+            return 2
+        return 0
+
     def can_lay(self, card: int, r: int) -> bool:
-        """True if hand card ``card`` may go on row ``r`` now (the card must be in hand)."""
+        """True if ``card`` may go on the end of row ``r`` now (the card must be in hand)."""
         if self.phase == DONE:
             return False
         row = self.rows[r]
         if row:
-            return card - row[-1] in self.g.steps
+            return card - row[-1] in self.g.steps or self._end_fits(row[-1], card) > 0
         return self.g.may_open(card)
 
-    def can_rebuild(self, src: int, count: int, dst: int, from_start: bool = False) -> bool:
-        """True if the rebuild ``Rebuild(src, count, dst, from_start)`` is legal now."""
+    can_place = can_lay
+
+    def can_rebuild(self, src: int, count: int, dst: int, from_start: bool = False, to_start: bool = False) -> bool:
+        """True if ``Rebuild(src, count, dst, from_start, to_start)`` is legal now."""
         g = self.g
         if self.phase == DONE or not g.rebuild_allowed or self.rebuilds >= g.max_rebuilds or src == dst:
             return False
@@ -110,12 +197,29 @@ class Turn:
             return False
         if from_start and not g.rebuild_from_start:
             return False
-        first = s[0] if from_start else s[n - count]
         d = rows[dst]
+        if to_start:
+            if not d:
+                return False
+            last = s[count - 1] if from_start else s[-1]
+            return self._start_fits(d[0], abs(last), rebuild=True) > 0
+        first = s[0] if from_start else s[n - count]
         if d:
-            return first - d[-1] in g.steps
+            if first - d[-1] in g.steps:
+                return True
+            return self._end_fits(d[-1], abs(first), rebuild=True) > 0
         # onto an empty row card: only a split (never the whole row, which would change nothing)
-        return g.rebuild_into_empty and count < n and g.may_open(first)
+        return g.rebuild_into_empty and count < n and g.may_open(abs(first))
+
+    def gaps(self, r: int) -> list[int]:
+        """Values missing inside row ``r`` (one per gap left by a skip)."""
+        row = self.rows[r]
+        step = self.g.step
+        out = []
+        for a, b in zip(row, row[1:], strict=False):
+            if abs(b) - abs(a) == 2 * step:
+                out.append(abs(a) + step)
+        return out
 
     # ----------------------------------------------------------------- acting
     def apply(self, move: Move) -> None:
@@ -128,13 +232,25 @@ class Turn:
         if t is Lay:
             self.lay(move.card, move.row)
         elif t is Rebuild:
-            self.rebuild(move.src, move.count, move.dst, move.from_start)
+            self.rebuild(move.src, move.count, move.dst, move.from_start, move.to_start)
         elif t is EndTurn:
             self.end()
         elif t is Exchange:
             self.exchange(move.cards)
         elif t is Pass:
             self.pass_turn()
+        elif t is Play:
+            self.play(move.key, move.args)
+        elif t is LayStart:
+            self.lay_start(move.card, move.row)
+        elif t is FillGap:
+            self.fill_gap(move.card, move.row)
+        elif t is Swap:
+            self.swap(move.card)
+        elif t is LayParked:
+            self.lay_parked(move.card, move.row)
+        elif t is Minus:
+            self.minus(move.cards)
         else:
             raise IllegalMove(f"not a move: {move!r}")
 
@@ -144,15 +260,37 @@ class Turn:
         if self.on_move is not None:
             self.on_move(self)
 
+    def _check_layable(self) -> None:
+        if self.phase == DONE:
+            raise IllegalMove("the turn is over")
+
+    def _out_check(self) -> None:
+        """Mark the seat as out of cards (the race is won, or the seat is out in solo/cooperative)."""
+        g = self.g
+        parked = g.parked_count and self.state.parked[self.seat]
+        if not self.hand and not self._pile and g.win_on_empty and not parked:
+            self.won = True
+            self.phase = DONE
+
     def _complete(self, r: int) -> None:
         row = self.rows[r]
-        if self.g.is_complete(row):
-            self.discard.extend(row)
+        if len(row) >= self.g.full_length and self.g.is_complete(row):
+            if self.state.joker is not None and any(c < 0 for c in row):
+                self._joker_to(self.seat)
+            self.discard.extend(c for c in row if c > 0)
             row.clear()
             self.completed += 1
+            self._prune()
+
+    def _prune(self) -> None:
+        """Remove empty extra rows (beyond the row cards)."""
+        rows = self.rows
+        n = self.state.n_fixed
+        if len(rows) > n:
+            rows[n:] = [row for row in rows[n:] if row]
 
     def lay(self, card: int, r: int) -> None:
-        """Lay hand card ``card`` on row ``r`` (see :class:`~kbsim.engine.moves.Lay`)."""
+        """Lay hand card ``card`` on the end of row ``r`` (see :class:`~kbsim.engine.moves.Lay`)."""
         if self.phase == DONE:
             raise IllegalMove("the turn is over")
         if not 0 <= r < len(self.rows):
@@ -164,40 +302,140 @@ class Turn:
         row = self.rows[r]
         if row:
             if card - row[-1] not in g.steps:
-                raise IllegalMove(f"{card} does not continue row {r + 1} (ends {row[-1]})")
+                how = self._end_fits(row[-1], card)
+                if not how:
+                    raise IllegalMove(f"{card} does not continue row {r + 1} (ends {abs(row[-1])})")
+                if how == 2:
+                    self.skips -= 1
         elif not g.may_open(card):
             raise IllegalMove(f"{card} may not open an empty row")
         hand.remove(card)
         row.append(card)
         self.laid += 1
         self.phase = LAYING
-        if len(row) >= g.full_length and g.is_complete(row):
-            self.discard.extend(row)
-            row.clear()
-            self.completed += 1
-        if not hand and g.win_on_empty and not self._pile:
-            self.won = True
-            self.phase = DONE
+        if len(row) >= g.full_length:
+            self._complete(r)
+        if not hand and not self._pile:
+            self._out_check()
         if self.log is not None or self.on_move is not None:
             self._after(Lay(card, r))
 
-    def rebuild(self, src: int, count: int, dst: int, from_start: bool = False) -> None:
+    def lay_start(self, card: int, r: int) -> None:
+        """Lay hand card ``card`` before the first card of row ``r`` (start-laying modifier)."""
+        self._check_layable()
+        if not 0 <= r < len(self.rows) or not self.rows[r]:
+            raise IllegalMove(f"row {r + 1} has no first card to lay before")
+        if card not in self.hand:
+            raise IllegalMove(f"card {card} is not in hand")
+        how = self._start_fits(self.rows[r][0], card)
+        if not how:
+            raise IllegalMove(f"{card} may not go before the start of row {r + 1}")
+        if how == 2:
+            self.skips -= 1
+        self.hand.remove(card)
+        self.rows[r].insert(0, card)
+        self.laid += 1
+        self.phase = LAYING
+        self._complete(r)
+        self._out_check()
+        self._after(LayStart(card, r))
+
+    def fill_gap(self, card: int, r: int) -> None:
+        """Insert hand card ``card`` into a gap of row ``r`` that it exactly fills."""
+        self._check_layable()
+        if not 0 <= r < len(self.rows):
+            raise IllegalMove(f"no row {r + 1}")
+        if card not in self.hand:
+            raise IllegalMove(f"card {card} is not in hand")
+        row = self.rows[r]
+        step = self.g.step
+        for i in range(1, len(row)):
+            if abs(row[i]) - abs(row[i - 1]) == 2 * step and abs(row[i - 1]) + step == card:
+                break
+        else:
+            raise IllegalMove(f"row {r + 1} has no gap that {card} fills")
+        self.hand.remove(card)
+        row.insert(i, card)
+        self.laid += 1
+        self.phase = LAYING
+        self._complete(r)
+        self._out_check()
+        self._after(FillGap(card, r))
+
+    def swap(self, card: int) -> None:
+        """Reclaim the joker with the exact hand card it stands for; it goes under this seat's character pile."""
+        self._check_layable()
+        if self.state.joker is None:
+            raise IllegalMove("no joker lies in a row")
+        if card not in self.hand:
+            raise IllegalMove(f"card {card} is not in hand")
+        for row in self.rows:
+            if -card in row:
+                row[row.index(-card)] = card
+                break
+        else:
+            raise IllegalMove(f"the joker does not stand for {card}")
+        self.hand.remove(card)
+        self._joker_to(self.seat)
+        self.laid += 1
+        self.phase = LAYING
+        self._out_check()
+        self._after(Swap(card))
+
+    def lay_parked(self, card: int, r: int) -> None:
+        """Lay a card parked in an earlier turn on the end of row ``r`` (never into a gap or for the joker)."""
+        self._check_layable()
+        park = self.state.parked[self.seat]
+        now = self.state.turn_no
+        i = next((k for k, (c, t) in enumerate(park) if c == card and t < now), None)
+        if i is None:
+            raise IllegalMove(f"no parked {card} usable this turn")
+        if not 0 <= r < len(self.rows):
+            raise IllegalMove(f"no row {r + 1}")
+        row = self.rows[r]
+        how = self._end_fits(row[-1], card) if row else (1 if self.g.may_open(card) else 0)
+        if not how:
+            raise IllegalMove(f"parked {card} does not fit row {r + 1}")
+        if how == 2:
+            self.skips -= 1
+        del park[i]
+        row.append(card)
+        self.laid += 1
+        self.phase = LAYING
+        self._complete(r)
+        self._out_check()
+        self._after(LayParked(card, r))
+
+    def rebuild(self, src: int, count: int, dst: int, from_start: bool = False, to_start: bool = False) -> None:
         """Move ``count`` cards from row ``src`` onto row ``dst`` (see :class:`~kbsim.engine.moves.Rebuild`)."""
-        if not self.can_rebuild(src, count, dst, from_start):
+        if not self.can_rebuild(src, count, dst, from_start, to_start):
             raise IllegalMove(f"rebuild of {count} card(s) from row {src + 1} onto row {dst + 1} is not allowed")
-        s = self.rows[src]
+        rows = self.rows
+        s = rows[src]
+        d = rows[dst]
+        if to_start:
+            if self._start_fits(d[0], abs(s[count - 1] if from_start else s[-1]), rebuild=True) == 2:
+                self.skips -= 1
+        elif d and s[0 if from_start else len(s) - count] - d[-1] not in self.g.steps:
+            if self._end_fits(d[-1], abs(s[0 if from_start else len(s) - count]), rebuild=True) == 2:
+                self.skips -= 1
         if from_start:
             seg = s[:count]
             del s[:count]
         else:
             seg = s[-count:]
             del s[-count:]
-        self.rows[dst].extend(seg)
+        if to_start:
+            d[0:0] = seg
+        else:
+            d.extend(seg)
         self.rebuilds += 1
         self.phase = LAYING
         self._complete(dst)
+        if len(rows) > self.state.n_fixed:
+            self._prune()
         if self.log is not None or self.on_move is not None:
-            self._after(Rebuild(src, count, dst, from_start))
+            self._after(Rebuild(src, count, dst, from_start, to_start))
 
     def _refill(self) -> None:
         g = self.g
@@ -219,6 +457,14 @@ class Turn:
         if self.log is not None or self.on_move is not None:
             self._after(END_TURN)
 
+    def _take_from_hand(self, cards) -> None:
+        hand = list(self.hand)
+        for c in cards:
+            if c not in hand:
+                raise IllegalMove(f"card {c} is not in hand")
+            hand.remove(c)
+        self.hand[:] = hand
+
     def exchange(self, cards: tuple[int, ...] | list[int]) -> None:
         """Put ``cards`` under the draw pile in the order given, refill; the turn ends."""
         g = self.g
@@ -230,12 +476,7 @@ class Turn:
             raise IllegalMove("exchanging needs cards in the draw pile")
         if len(cards) < g.exchange_min:
             raise IllegalMove(f"an exchange puts at least {g.exchange_min} card(s) under the pile")
-        hand = list(self.hand)
-        for c in cards:
-            if c not in hand:
-                raise IllegalMove(f"card {c} is not in hand")
-            hand.remove(c)
-        self.hand[:] = hand
+        self._take_from_hand(cards)
         self._pile[0:0] = reversed(cards)
         self.exchanged = len(cards)
         self._refill()
@@ -255,16 +496,226 @@ class Turn:
         self.phase = DONE
         self._after(PASS)
 
+    def can_lay_anything(self) -> bool:
+        """True if some hand or parked card can be laid now or on a board reachable by rebuilds.
+
+        Hand cards may continue row ends, open empty rows or fill gaps; parked
+        cards only continue ends or open rows. When the search limit is reached
+        without an answer, the seat counts as stuck.
+        """
+        hand = set(self.hand)
+        held = hand | set(self.parked)
+        if self.m_equal or self.skips or self.m_start:
+            if any(self.can_lay(c, r) for c in held for r in range(len(self.rows))):
+                return True
+        if self.state.joker is not None and any(-c in self.rows[r] for c in hand for r in range(len(self.rows))):
+            return True
+        return progress_path(self.g, self.rows, held, hand)[0] is True
+
+    def minus(self, cards: tuple[int, ...] | list[int]) -> None:
+        """Put ``cards`` on this seat's minus pile (solo/cooperative), refill; the turn ends."""
+        g = self.g
+        if self.phase != START:
+            raise IllegalMove("the minus pile is instead of laying: it must be the whole turn")
+        if not g.minus_allowed:
+            raise IllegalMove("there is no minus pile in these rules")
+        if len(cards) != min(g.minus_cards, len(self.hand)):
+            raise IllegalMove(f"put exactly {g.minus_cards} hand card(s) on the minus pile")
+        if g.minus_only_when_stuck and self.can_lay_anything():
+            raise IllegalMove("a card can still be laid, so nothing goes to the minus pile")
+        self._take_from_hand(cards)
+        self.state.minus[self.seat].extend(cards)
+        self.minus_cards += len(cards)
+        self._refill()
+        self.phase = DONE
+        self._out_check()
+        self._after(Minus(tuple(cards)))
+
+    # ----------------------------------------------------------------- characters
+    def play(self, key: str, args: tuple = ()) -> None:
+        """Play character ``key`` with one argument tuple per step of its power.
+
+        The whole play is tried on a copy first, so an illegal argument changes nothing.
+
+        Raises:
+            IllegalMove: characters are off, one was already played this turn, ``key`` is not
+                playable by this seat now, or an argument is illegal.
+        """
+        avail = self.available_characters()
+        if key not in avail:
+            why = "no character can be played now" if not avail else f"playable now: {', '.join(avail)}"
+            raise IllegalMove(f"character {key!r} cannot be played ({why})")
+        ch = self.g.character(key)
+        if len(args) != len(ch.steps):
+            raise IllegalMove(f"{key} takes {len(ch.steps)} argument group(s), got {len(args)}")
+        trial = self.clone()
+        trial._play_steps(key, ch, args)
+        self._play_steps(key, ch, args)
+        if not self.g.chars_any_turn and self.phase == START:
+            self.phase = LAYING
+        self._after(Play(key, tuple(args)))
+
+    def _play_steps(self, key: str, ch, args: tuple) -> None:
+        st = self.state
+        if self.g.chars_display_mode:
+            st.display.remove(key)
+            if st.char_deck:
+                st.display.append(st.char_deck.pop())
+        else:
+            st.char_piles[self.seat].pop(0)
+        self.chars_played += 1
+        for step, a in zip(ch.steps, args, strict=True):
+            step.apply(self, tuple(a))
+        if not ch.is_joker:
+            if self.g.chars_display_mode:
+                st.box.append(key)
+            else:
+                st.char_piles[(self.seat + 1) % st.players].append(key)
+        st.char_plays[(self.seat, key)] += 1
+
+    def _joker_to(self, seat: int) -> None:
+        """The joker leaves the table for ``seat``'s character pile (display mode: the deck's bottom)."""
+        st = self.state
+        key, st.joker = st.joker, None
+        if self.g.chars_display_mode:
+            st.char_deck.insert(0, key)
+            while len(st.display) < self.g.chars_display and st.char_deck:
+                st.display.append(st.char_deck.pop())
+        else:
+            st.char_piles[seat].append(key)
+
+    def _joker_removed(self) -> None:
+        """The joker was removed by a power: to the left neighbour's pile (display mode: the box)."""
+        st = self.state
+        key, st.joker = st.joker, None
+        if self.g.chars_display_mode:
+            st.box.append(key)
+        else:
+            st.char_piles[(self.seat + 1) % st.players].append(key)
+
+    def add_modifier(self, step) -> None:
+        """Switch on a turn modifier (:class:`~kbsim.engine.powers.ModifierStep`)."""
+        if step.mod == "lay_at_start":
+            self.m_start, self.m_start_rb = True, step.rebuilds
+        elif step.mod == "equal_values":
+            self.m_equal, self.m_equal_rb = True, step.rebuilds
+        else:
+            self.skips += step.count
+            self.m_skip_rb = step.rebuilds
+            self.skip_lo, self.skip_hi = step.lo, step.hi
+
+    def remove_from_row(self, r: int, i: int) -> None:
+        """Remove the cards of row ``r`` from index ``i`` to its end to the discard pile (a power)."""
+        row = self.rows[r]
+        removed = row[i:]
+        del row[i:]
+        if any(c < 0 for c in removed):
+            self._joker_removed()
+        self.discard.extend(c for c in removed if c > 0)
+        self._prune()
+
+    def place_from_discard(self, card: int, r: int) -> None:
+        """Take ``card`` from the discard pile and lay it on the end of row ``r`` (a power)."""
+        if card not in self.discard:
+            raise IllegalMove(f"no {card} in the discard pile")
+        if not 0 <= r < len(self.rows):
+            raise IllegalMove(f"no row {r + 1}")
+        row = self.rows[r]
+        how = self._end_fits(row[-1], card) if row else (1 if self.g.may_open(card) else 0)
+        if not how:
+            raise IllegalMove(f"{card} from the discard pile does not fit row {r + 1}")
+        if how == 2:
+            self.skips -= 1
+        self.discard.remove(card)
+        row.append(card)
+        self._complete(r)
+
+    def open_extra_row(self, cards: tuple[int, ...]) -> None:
+        """Open an extra row with hand ``cards`` (each continuing the one before)."""
+        g = self.g
+        if not g.may_open(cards[0]):
+            raise IllegalMove(f"{cards[0]} may not open a row")
+        for a, b in zip(cards, cards[1:], strict=False):
+            if b - a not in g.steps:
+                raise IllegalMove(f"{b} does not continue {a} in the extra row")
+        self._take_from_hand(cards)
+        self.rows.append(list(cards))
+        self.laid += len(cards)
+        self.phase = max(self.phase, LAYING) if self.phase != DONE else DONE
+        self._complete(len(self.rows) - 1)
+        self._out_check()
+
+    def recipients_for_row_starts(self, solo_to_self: bool) -> int:
+        """How many row-start cards a give-row-starts power hands out (one per other seat)."""
+        n = self.state.players - 1
+        return n if n > 0 else (1 if solo_to_self else 0)
+
+    def take_row_start(self, r: int, i: int, solo_to_self: bool) -> None:
+        """Move the first card of row ``r`` onto the top of recipient ``i``'s draw pile (a power)."""
+        if not 0 <= r < len(self.rows) or not self.rows[r]:
+            raise IllegalMove(f"row {r + 1} is empty")
+        row = self.rows[r]
+        if row[0] < 0:
+            raise IllegalMove("the joker cannot be handed out as a row start")
+        st = self.state
+        n = st.players
+        seat = (self.seat + 1 + i) % n if n > 1 else self.seat
+        st.piles[seat].append(row.pop(0))
+        self._prune()
+
+    def park(self, cards: tuple[int, ...]) -> None:
+        """Park hand ``cards`` face up in front of this seat; usable from its next turn."""
+        self._take_from_hand(cards)
+        self.state.parked[self.seat].extend((c, self.state.turn_no) for c in cards)
+
+    def lay_joker(self, value: int, r: int) -> None:
+        """Lay the character being played as a joker standing for ``value`` on the end of row ``r``."""
+        g = self.g
+        if not 0 <= r < len(self.rows):
+            raise IllegalMove(f"no row {r + 1}")
+        if not g.value_min <= value <= g.value_max:
+            raise IllegalMove(f"a joker stands for a value from {g.value_min} to {g.value_max}")
+        row = self.rows[r]
+        if row and value - abs(row[-1]) not in g.steps:
+            raise IllegalMove(f"a joker as {value} does not continue row {r + 1}")
+        if not row and not g.may_open(value):
+            raise IllegalMove(f"a joker as {value} may not open a row")
+        key = next(c.key for c in g.roster if c.is_joker)
+        self.state.joker = key
+        row.append(-value)
+        self._complete(r)
+
     # ----------------------------------------------------------------- enumerating
-    def lay_moves(self) -> list[Lay]:
-        """Every legal lay (one per distinct hand card and row)."""
+    def lay_moves(self) -> list[Move]:
+        """Every legal lay: on row ends, before row starts (modifier), into gaps, the joker swap, parked cards."""
         if self.phase == DONE:
             return []
-        out = []
-        for card in sorted(set(self.hand)):
-            for r in range(len(self.rows)):
+        out: list[Move] = []
+        rows = self.rows
+        cards = sorted(set(self.hand))
+        for card in cards:
+            for r in range(len(rows)):
                 if self.can_lay(card, r):
                     out.append(Lay(card, r))
+        if self.m_start:
+            for card in cards:
+                for r in range(len(rows)):
+                    if rows[r] and self._start_fits(rows[r][0], card):
+                        out.append(LayStart(card, r))
+        for r in range(len(rows)):
+            for v in self.gaps(r):
+                if v in self.hand:
+                    out.append(FillGap(v, r))
+        if self.state.joker is not None:
+            for row in rows:
+                for c in row:
+                    if c < 0 and -c in self.hand:
+                        out.append(Swap(-c))
+        for card in sorted(set(self.parked)):
+            for r in range(len(rows)):
+                row = rows[r]
+                if (self._end_fits(row[-1], card) if row else self.g.may_open(card)):
+                    out.append(LayParked(card, r))
         return out
 
     def rebuild_moves(self) -> list[Rebuild]:
@@ -276,6 +727,7 @@ class Turn:
         rows = self.rows
         n = len(rows)
         starts = (False, True) if g.rebuild_from_start else (False,)
+        targets = (False, True) if (self.m_start and self.m_start_rb) else (False,)
         for src in range(n):
             length = len(rows[src])
             for k in range(1, length + 1):
@@ -283,8 +735,9 @@ class Turn:
                     if fs and k == length:
                         continue  # a whole row is already listed as an end segment
                     for dst in range(n):
-                        if self.can_rebuild(src, k, dst, fs):
-                            out.append(Rebuild(src, k, dst, fs))
+                        for ts in targets:
+                            if self.can_rebuild(src, k, dst, fs, ts):
+                                out.append(Rebuild(src, k, dst, fs, ts))
         return out
 
     def exchange_moves(self) -> list[Exchange]:
@@ -299,6 +752,45 @@ class Turn:
                 seen.add(combo)
         return [Exchange(c) for c in sorted(seen, key=lambda c: (len(c), c))]
 
+    def play_moves(self, limit: int = 300) -> list[Play]:
+        """Legal character plays (at most ``limit`` per character), arguments chosen step by step."""
+        out: list[Play] = []
+        for key in self.available_characters():
+            ch = self.g.character(key)
+
+            def extend(sb, prefix: tuple, i: int, ch=ch, key=key) -> None:
+                if len(out) >= limit:
+                    return
+                if i == len(ch.steps):
+                    out.append(Play(key, prefix))
+                    return
+                for a in ch.steps[i].choices(sb):
+                    nxt = sb.clone()
+                    try:
+                        ch.steps[i].apply(nxt, a)
+                    except IllegalMove:
+                        continue
+                    extend(nxt, (*prefix, a), i + 1)
+
+            probe = self.clone()
+            # detach the card as a real play would, so the steps see the same table
+            if self.g.chars_display_mode:
+                probe.state.display.remove(key)
+            else:
+                probe.state.char_piles[self.seat].pop(0)
+            extend(probe, (), 0)
+        return out
+
+    def minus_moves(self) -> list[Minus]:
+        """Legal minus-pile moves (each distinct choice of cards)."""
+        g = self.g
+        if self.phase != START or not g.minus_allowed or not self.hand:
+            return []
+        k = min(g.minus_cards, len(self.hand))
+        if g.minus_only_when_stuck and self.can_lay_anything():
+            return []
+        return [Minus(c) for c in sorted(set(combinations(sorted(self.hand), k)))]
+
     def can_pass(self) -> bool:
         g = self.g
         return self.phase == START and g.pass_allowed and not (g.pass_requires_empty_pile and self._pile)
@@ -307,19 +799,101 @@ class Turn:
         return self.phase != DONE and not self.needed
 
     def legal_moves(self) -> list[Move]:
-        """All legal moves now: lays, rebuilds, ending the turn, exchanges, pass."""
-        moves: list[Move] = [*self.lay_moves(), *self.rebuild_moves()]
+        """All legal moves now: lays, rebuilds, character plays, ending the turn, exchanges, pass, minus."""
+        moves: list[Move] = [*self.lay_moves(), *self.rebuild_moves(), *self.play_moves()]
         if self.can_end():
             moves.append(END_TURN)
         moves.extend(self.exchange_moves())
         if self.can_pass():
             moves.append(PASS)
+        moves.extend(self.minus_moves())
         return moves
 
-    def sandbox(self) -> Turn:
-        """An independent copy for look-ahead; the draw pile's cards are hidden (``HIDDEN``)."""
-        t = Turn(self.g, [list(r) for r in self.rows], list(self.hand), [HIDDEN] * len(self._pile),
-                 list(self.discard), self.opponents)
-        t.phase, t.laid, t.rebuilds, t.completed = self.phase, self.laid, self.rebuilds, self.completed
-        t.won, t.exchanged, t.passed = self.won, self.exchanged, self.passed
+    # ----------------------------------------------------------------- copies
+    def clone(self) -> Turn:
+        """An exact independent copy (all zones copied), used to try moves before making them."""
+        st = self.state.copy()
+        t = Turn(self.g, st.rows, st.hands[self.seat], st.piles[self.seat], st.discard, self._opponents,
+                 state=st, seat=self.seat)
+        for name in ("phase", "laid", "rebuilds", "completed", "won", "exchanged", "passed", "m_start",
+                     "m_start_rb", "m_equal", "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi",
+                     "chars_played", "minus_cards"):
+            setattr(t, name, getattr(self, name))
         return t
+
+    def sandbox(self) -> Turn:
+        """An independent copy for look-ahead; cards this seat may not see are ``HIDDEN``."""
+        t = self.clone()
+        st = t.state
+        for s in range(st.players):
+            st.piles[s][:] = [HIDDEN] * len(st.piles[s])
+            if s != self.seat:
+                st.hands[s][:] = [HIDDEN] * len(st.hands[s])
+        st.char_deck[:] = [HIDDEN_CHARACTER] * len(st.char_deck)
+        return t
+
+
+def progress_path(game: CompiledGame, rows: list[list[int]], held: set[int],
+                  fillers: set[int] | None = None) -> tuple[bool | None, list[Rebuild]]:
+    """Search the boards reachable by rebuilds for one where a held card can be laid.
+
+    Explores rebuild sequences depth-first over canonical boards (rows as a
+    sorted multiset). Progress is possible if an empty row can be opened by a
+    held card (a completed row card is empty again; a completed extra row is
+    gone), a held card continues a row end, or a filler card fills a gap.
+
+    Args:
+        game: compiled rules.
+        rows: the current rows (not changed).
+        held: card values that could go on row ends or open empty rows.
+        fillers: card values that may fill gaps (default: ``held``).
+
+    Returns:
+        ``(True, path)``: progress after the rebuilds in ``path`` (empty: right now);
+        ``(False, [])``: no reachable board allows progress;
+        ``(None, [])``: ``exact_search_limit`` boards explored without an answer.
+    """
+    fillers = held if fillers is None else fillers
+    if not held and not fillers:
+        return False, []
+    opener = any(game.may_open(v) for v in held)
+    steps = game.steps
+    step = game.step
+    start = [list(r) for r in rows]
+    seen = {tuple(sorted(tuple(r) for r in start))}
+    frontier: list[tuple[list[list[int]], list[Rebuild]]] = [(start, [])]
+    n_fixed = game.n_rows  # rows beyond these are extra rows: emptied, they vanish
+    while frontier:
+        board, path = frontier.pop()
+        for r in board:
+            if not r:
+                if opener:
+                    return True, path
+                continue
+            if any(v - abs(r[-1]) in steps for v in held):
+                return True, path
+            for a, b in zip(r, r[1:], strict=False):
+                if abs(b) - abs(a) == 2 * step and abs(a) + step in fillers:
+                    return True, path
+        turn = Turn(game, board, [], [], [])
+        turn.state.n_fixed = n_fixed
+        for mv in turn.rebuild_moves():
+            t = Turn(game, [list(r) for r in board], [], [], [])
+            t.state.n_fixed = n_fixed
+            t.rebuild(mv.src, mv.count, mv.dst, mv.from_start)
+            key = tuple(sorted(tuple(r) for r in t.rows))
+            if key not in seen:
+                seen.add(key)
+                if len(seen) > game.exact_search_limit:
+                    return None, []
+                frontier.append((t.rows, [*path, mv]))
+    return False, []
+
+
+def can_progress(game: CompiledGame, rows: list[list[int]], held: set[int]) -> bool:
+    """Exact stalemate test: can any held card be laid on a board reachable by rebuilds?
+
+    See :func:`progress_path`; when the search limit is reached, progress is
+    assumed possible (the game goes on).
+    """
+    return progress_path(game, rows, held)[0] is not False

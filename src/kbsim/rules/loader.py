@@ -117,21 +117,38 @@ def validate_document(doc: dict[str, Any], source: Path | str) -> RuleFile:
         raise RulesError(format_validation(source, e)) from None
 
 
+def _step(node: Any, part: str) -> Any:
+    if isinstance(node, dict) and part in node:
+        return node[part]
+    if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        return node[int(part)]
+    raise KeyError(part)
+
+
 def _get_path(doc: dict[str, Any], dotted: str) -> Any:
+    """The value at a dotted path (``a.b.0.c``: list items by index)."""
     node: Any = doc
     for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
-            raise KeyError(dotted)
-        node = node[part]
+        try:
+            node = _step(node, part)
+        except KeyError:
+            raise KeyError(dotted) from None
     return node
 
 
 def _set_path(doc: dict[str, Any], dotted: str, value: Any) -> None:
+    """Set the value at a dotted path, creating missing mappings (list items must exist)."""
     parts = dotted.split(".")
-    node = doc
+    node: Any = doc
     for part in parts[:-1]:
-        node = node.setdefault(part, {})
-    node[parts[-1]] = value
+        if isinstance(node, dict) and part not in node:
+            node[part] = {}
+        node = _step(node, part)
+    last = parts[-1]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
 
 
 def deep_merge(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
@@ -198,13 +215,14 @@ def apply_options(doc: dict[str, Any], base: RuleFile, options: dict[str, Any], 
 
 
 def load_rules(game: str = "kingsbridge", variants: list[str] | tuple[str, ...] = (),
-               options: dict[str, Any] | None = None) -> LoadedRules:
+               options: dict[str, Any] | None = None, overlay: dict[str, Any] | None = None) -> LoadedRules:
     """Load a game's rules with variants and options applied, validated.
 
     Args:
         game: shipped game name or path to a rule file.
         variants: names of variants declared in the file, applied in order.
         options: option name -> value, applied after the variants.
+        overlay: a partial document merged last (used by tools, e.g. to switch characters on).
 
     Returns:
         The :class:`LoadedRules`.
@@ -230,6 +248,8 @@ def load_rules(game: str = "kingsbridge", variants: list[str] | tuple[str, ...] 
         merged = deep_merge(merged, var.overlay)
         merged = apply_options(merged, base, var.options, path, where=f"variants.{v}.options")
     merged = apply_options(merged, base, options or {}, path)
+    if overlay:
+        merged = deep_merge(merged, overlay)
     label = f"{path} (with {'+'.join(variants) or 'no variant'}, options {options or {}})"
     model = validate_document(merged, label) if merged is not doc else base
     effective = {name: _get_path(merged, opt.path) for name, opt in base.options.items()}

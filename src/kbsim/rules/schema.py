@@ -147,6 +147,16 @@ class Pass(Strict):
     requires_empty_draw_pile: bool = Field(True, description="Only a player with an empty draw pile may pass.")
 
 
+class Minus(Strict):
+    """Solo/cooperative: instead of laying, put hand cards on your minus (penalty) pile; ends the turn."""
+
+    summary: str = Summary
+    allowed: bool = Field(False, description="Whether this turn option exists.")
+    cards: int = Field(1, ge=1, description="Hand cards that go to the minus pile.")
+    only_when_stuck: bool = Field(
+        True, description="Allowed only when no hand card can be laid on any board reachable by rebuilds.")
+
+
 class Refill(Strict):
     """Drawing at the end of a turn."""
 
@@ -160,6 +170,7 @@ class Turn(Strict):
     lay_out: LayOut
     exchange: Exchange
     pass_: Pass = Field(alias="pass")
+    minus: Minus = Field(default_factory=lambda: Minus(summary=""))
     refill: Refill
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -167,7 +178,24 @@ class Turn(Strict):
 
 class Win(Strict):
     summary: str = Summary
-    when_hand_and_draw_pile_empty: bool = True
+    when_hand_and_draw_pile_empty: bool = Field(
+        True, description="Race: the first seat with no hand, draw-pile (or parked) cards wins at once.")
+    mode: Literal["race", "all_out"] = Field(
+        "race", description="`race`: first out wins; `all_out`: a seat that is out is skipped and the game "
+        "ends when every seat is out (solo, cooperative), then it is scored.")
+    parked_cards_count: bool = Field(
+        True, description="Cards parked in front of a player (Wilwulf) must be laid too before that player is out.")
+
+
+class Score(Strict):
+    """Solo/cooperative team score."""
+
+    summary: str = Summary
+    per_unplayed_character: int = Field(1, description="Points per character card not played.")
+    per_empty_row_card: int = Field(2, description="Points per empty row card (not counting extra rows).")
+    per_minus_card: int = Field(-5, description="Points per card on the minus piles.")
+    win_at: int = Field(1, description="A score of at least this is a win.")
+    expert_at: int = Field(12, description="A score of at least this is an expert result.")
 
 
 class Stalemate(Strict):
@@ -195,6 +223,165 @@ class End(Strict):
     win: Win
     stalemate: Stalemate
     turn_limit: TurnLimit
+    score: Score | None = None
+
+
+class ExampleSetup(Strict):
+    """Character-related state of an example (complete game)."""
+
+    character: str | None = Field(None, description="The character the player may play (top of pile / displayed).")
+    discard: str = Field("", description="Cards in the discard pile.")
+    parked: str = Field("", description="Cards parked in front of the player earlier (usable now).")
+    opponents: int = Field(0, ge=0, description="Number of other players (each with an empty draw pile).")
+
+
+class ExampleExpect(Strict):
+    """What an example must produce; fields left out are not checked."""
+
+    illegal: int | None = Field(None, ge=1, description="1-based index of the first move that must be refused.")
+    rows: list[str] | None = None
+    hand: str | None = None
+    draw_pile: str | None = None
+    discard: int | None = Field(None, ge=0, description="Cards in the discard pile.")
+    completed: int | None = Field(None, ge=0, description="Rows completed during the moves.")
+    laid: int | None = Field(None, ge=0, description="Hand cards laid during the moves.")
+    won: bool | None = None
+    parked: str | None = Field(None, description="Parked cards after the moves.")
+    opponent_piles: list[str] | None = Field(None, description="Other players' draw piles (top first) after the moves.")
+    joker_held: bool | None = Field(None, description="Whether the joker is back in the player's character pile.")
+
+
+class Example(Strict):
+    """An executable example: a board, a hand, moves in the example notation, the expected result."""
+
+    name: str
+    summary: str = Field("", description="What the example shows.")
+    options: dict[str, Any] = Field(default_factory=dict)
+    rows: list[str]
+    hand: str = ""
+    draw_pile: str = Field("", description="Cards of the player's draw pile, top first.")
+    setup: ExampleSetup | None = None
+    moves: list[str]
+    expect: ExampleExpect
+
+
+class Modifier(Strict):
+    """A rule modifier lasting for the rest of the turn."""
+
+    kind: Literal["lay_at_start", "equal_values", "skip_value"] = Field(
+        description="`lay_at_start`: cards may also be laid before a row's first card; `equal_values`: a card may "
+        "equal the row end; `skip_value`: a card may skip one value (leaving a gap).")
+    duration: Literal["turn"] = "turn"
+    rebuilds: bool = Field(False, description="The modifier also applies to the joint of a rebuild.")
+    count: int = Field(1, ge=1, description="`skip_value`: how many skips the turn gets.")
+    skippable: ValueRange | None = Field(None, description="`skip_value`: which values may be skipped.")
+
+
+class RemoveFromRowEnd(Strict):
+    """Remove cards from the end of any row to the discard pile."""
+
+    min: int = Field(1, ge=1)
+    max: int = Field(2, ge=1)
+
+
+class ClearRow(Strict):
+    """Remove every card of one row to the discard pile; the row card may then be opened again at once."""
+
+    restart: bool = Field(True, description="The emptied row may be opened again in the same turn.")
+
+
+class TakeFromDiscard(Strict):
+    """Take cards from the discard pile and lay them at once, legally."""
+
+    min: int = Field(1, ge=1)
+    max: int = Field(2, ge=1)
+    without_effect_allowed: bool = Field(
+        True, description="The character may be played (with no effect) when the discard pile is empty.")
+
+
+class ExtraRow(Strict):
+    """Open one more row with a hand card; it lasts while it holds cards."""
+
+    min_cards: int = Field(1, ge=1, description="Hand cards laid to open it (more may follow as normal lays).")
+
+
+class GiveRowStarts(Strict):
+    """Take the first card of a chosen row for each other player and put it on top of their draw pile."""
+
+    solo_to_self: bool = Field(True, description="With no other player, the card goes on your own draw pile.")
+
+
+class Park(Strict):
+    """Put hand cards face up in front of you; from your next turn they may be laid at row ends."""
+
+    min: int = Field(1, ge=1)
+    max: int = Field(2, ge=1)
+
+
+class Joker(Strict):
+    """The character card itself is laid in a row as any value and keeps that value."""
+
+    reclaim_with_exact_card: bool = Field(
+        True, description="In a lay-out turn any player may swap in the exact hand card it stands for.")
+    completer_takes: bool = Field(True, description="Whoever completes its row takes it.")
+
+
+class PowerStep(Strict):
+    """One primitive of a character's power; exactly one field is set."""
+
+    modifier: Modifier | None = None
+    remove_from_row_end: RemoveFromRowEnd | None = None
+    clear_row: ClearRow | None = None
+    take_from_discard: TakeFromDiscard | None = None
+    extra_row: ExtraRow | None = None
+    give_row_starts: GiveRowStarts | None = None
+    park: Park | None = None
+    joker: Joker | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> PowerStep:
+        set_ = [k for k, v in self.__dict__.items() if v is not None]
+        if len(set_) != 1:
+            raise ValueError(f"a power step sets exactly one primitive, got {set_ or 'none'}")
+        return self
+
+    @property
+    def kind(self) -> str:
+        """The name of the primitive this step uses."""
+        return next(k for k, v in self.__dict__.items() if v is not None)
+
+    @property
+    def params(self) -> Any:
+        """The primitive's parameters."""
+        return getattr(self, self.kind)
+
+
+class Character(Strict):
+    """A character card: a name, its power as a list of primitive steps, its own examples."""
+
+    name: str
+    summary: str = Summary
+    duration: str = Field("once", description="How long the effect lasts, for the reference (`once`, `turn`...).")
+    power: list[PowerStep] = Field(min_length=1)
+    examples: list[Example] = Field(default_factory=list)
+
+
+class Characters(Strict):
+    """The character cards of the complete game."""
+
+    summary: str = Summary
+    enabled: bool = Field(False, description="Whether the character cards are in play.")
+    mode: Literal["piles", "display"] = Field(
+        "piles", description="`piles`: dealt into an open pile per player, only the top one playable, passed under "
+        "the left neighbour's pile after use; `display`: a shared display of face-up cards refilled from a "
+        "face-down deck, used cards go to the box (solo, cooperative).")
+    deal: dict[int, int] = Field(default_factory=dict,
+                                 description="`piles`: characters per player by player count; the rest go back.")
+    display: int = Field(3, ge=1, description="`display`: face-up characters.")
+    per_turn: int = Field(1, ge=0, description="Characters a player may play in one turn.")
+    on_any_turn: bool = Field(
+        True, description="A character may be played in a turn that is then an exchange or a pass.")
+    roster: dict[str, Character] = Field(default_factory=dict)
 
 
 class Option(Strict):
@@ -223,32 +410,6 @@ class Clarification(Strict):
     confidence: Literal["R", "I", "?"] = "I"
 
 
-class ExampleExpect(Strict):
-    """What an example must produce; fields left out are not checked."""
-
-    illegal: int | None = Field(None, ge=1, description="1-based index of the first move that must be refused.")
-    rows: list[str] | None = None
-    hand: str | None = None
-    draw_pile: str | None = None
-    discard: int | None = Field(None, ge=0, description="Cards in the discard pile.")
-    completed: int | None = Field(None, ge=0, description="Rows completed during the moves.")
-    laid: int | None = Field(None, ge=0, description="Hand cards laid during the moves.")
-    won: bool | None = None
-
-
-class Example(Strict):
-    """An executable example: a board, a hand, moves in the example notation, the expected result."""
-
-    name: str
-    summary: str = Summary
-    options: dict[str, Any] = Field(default_factory=dict)
-    rows: list[str]
-    hand: str = ""
-    draw_pile: str = Field("", description="Cards of the player's draw pile, top first.")
-    moves: list[str]
-    expect: ExampleExpect
-
-
 class RuleFile(Strict):
     """A whole rule file: one game, its options, variants, clarifications and examples."""
 
@@ -266,6 +427,7 @@ class RuleFile(Strict):
     variants: dict[str, Variant] = Field(default_factory=dict)
     clarifications: list[Clarification] = Field(default_factory=list)
     examples: list[Example] = Field(default_factory=list)
+    characters: Characters | None = None
 
     @model_validator(mode="after")
     def _cross_checks(self) -> RuleFile:

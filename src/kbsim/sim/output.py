@@ -25,7 +25,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from kbsim.sim.records import SCHEMA, read_metadata, to_table
+from kbsim.sim.records import SCHEMA, publish, read_metadata, to_table
 
 
 class OutputError(Exception):
@@ -133,7 +133,7 @@ class RunOutput:
         os.close(fd)
         try:
             pq.write_table(table, tmp, compression="zstd")
-            os.replace(tmp, final)
+            publish(tmp, final)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
@@ -154,7 +154,7 @@ class RunOutput:
             with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
                 for table in self.iter_chunks():
                     writer.write_table(pa.Table.from_batches(table.to_batches(), schema=schema))
-            os.replace(tmp, self.path)
+            publish(tmp, self.path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise

@@ -22,6 +22,9 @@ exchanges          list<int16>     exchange turns per seat
 passes             list<int16>     pass turns per seat
 rebuilds           list<int16>     rebuilds per seat
 rows_completed     int16           rows completed during the game
+minus_cards        list<int16>     cards put on the minus pile per seat (solo/cooperative)
+score              int16 (null)    team score (solo/cooperative), null in a race
+character_plays    list<struct>    ``{seat, character, plays}`` per seat and character played
 =================  ==============  ===================================================
 
 The Parquet file's key-value metadata holds ``kbsim.version`` and
@@ -57,6 +60,10 @@ SCHEMA = pa.schema([
     ("passes", pa.list_(pa.int16())),
     ("rebuilds", pa.list_(pa.int16())),
     ("rows_completed", pa.int16()),
+    ("minus_cards", pa.list_(pa.int16())),
+    ("score", pa.int16()),
+    ("character_plays", pa.list_(pa.struct([("seat", pa.int8()), ("character", pa.string()),
+                                            ("plays", pa.int16())]))),
 ])
 COLUMNS = SCHEMA.names
 
@@ -75,6 +82,14 @@ def to_table(columns: dict[str, list], metadata: dict[str, Any] | None = None) -
     return table
 
 
+def publish(tmp: str | Path, final: Path) -> None:
+    """Give a finished temporary file normal permissions (0666 minus umask) and rename it to ``final``."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(tmp, 0o666 & ~mask)
+    os.replace(tmp, final)
+
+
 def write_parquet(table: pa.Table, path: Path) -> None:
     """Write ``table`` to ``path`` atomically (temporary file in the same folder, then rename).
 
@@ -88,7 +103,7 @@ def write_parquet(table: pa.Table, path: Path) -> None:
     os.close(fd)
     try:
         pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, path)
+        publish(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -97,6 +97,10 @@ def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
         cols["passes"].append(r.passes)
         cols["rebuilds"].append(r.rebuilds)
         cols["rows_completed"].append(r.rows_completed)
+        cols["minus_cards"].append(r.minus_cards)
+        cols["score"].append(r.score)
+        cols["character_plays"].append([{"seat": seat, "character": key, "plays": k}
+                                        for (seat, key), k in sorted(r.character_plays.items())])
     return cols
 
 

@@ -1,0 +1,160 @@
+"""The zones of a game and the deal.
+
+Cards are ints. A story card is its value. A joker character standing in a
+row for value ``v`` is stored there as ``-v``; it travels with rebuilds like
+any card. Gaps (a skipped value) and duplicates are visible in the row itself
+(a difference of two steps, or of zero, between neighbours).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+from kbsim.engine.compiled import CompiledGame
+
+
+@dataclass
+class GameState:
+    """All zones of a game in progress.
+
+    Attributes:
+        rows: the rows, each a list of cards first to last; the first ``n_fixed``
+            are the row cards, any after them are extra rows (they vanish once empty).
+        hands: hand cards per seat.
+        piles: draw pile per seat, top card last.
+        discard: the discard pile.
+        parked: per seat, ``(card, turn number)`` of cards parked face up (Wilwulf).
+        minus: per seat, the minus pile (solo/cooperative).
+        char_piles: per seat, the open character pile, top first (complete game).
+        display: face-up shared characters (solo/cooperative).
+        char_deck: face-down characters, top last (solo/cooperative).
+        box: characters out of the game.
+        joker: key of the joker character while it lies in a row, else None.
+        turn_no: number of the turn being played (1-based).
+        n_fixed: number of row cards.
+        char_plays: (seat, character key) -> plays.
+    """
+
+    rows: list[list[int]]
+    hands: list[list[int]]
+    piles: list[list[int]]
+    discard: list[int] = field(default_factory=list)
+    parked: list[list[tuple[int, int]]] = field(default_factory=list)
+    minus: list[list[int]] = field(default_factory=list)
+    char_piles: list[list[str]] = field(default_factory=list)
+    display: list[str] = field(default_factory=list)
+    char_deck: list[str] = field(default_factory=list)
+    box: list[str] = field(default_factory=list)
+    joker: str | None = None
+    turn_no: int = 0
+    n_fixed: int = 0
+    char_plays: Counter = field(default_factory=Counter)
+
+    def __post_init__(self) -> None:
+        n = len(self.hands)
+        if not self.parked:
+            self.parked = [[] for _ in range(n)]
+        if not self.minus:
+            self.minus = [[] for _ in range(n)]
+        if not self.char_piles:
+            self.char_piles = [[] for _ in range(n)]
+        if not self.n_fixed:
+            self.n_fixed = len(self.rows)
+
+    @property
+    def players(self) -> int:
+        return len(self.hands)
+
+    def held(self, seat: int) -> int:
+        """Cards a seat still holds (hand + draw pile + parked)."""
+        return len(self.hands[seat]) + len(self.piles[seat]) + len(self.parked[seat])
+
+    def story_cards(self) -> Counter:
+        """Count of every story card in every zone (for the conservation check); jokers excluded."""
+        c: Counter = Counter(self.discard)
+        for row in self.rows:
+            c.update(v for v in row if v > 0)
+        for zone in (*self.hands, *self.piles, *self.minus):
+            c.update(zone)
+        for park in self.parked:
+            c.update(card for card, _ in park)
+        return c
+
+    def characters(self) -> Counter:
+        """Count of every character card in every zone."""
+        c: Counter = Counter(self.display)
+        c.update(self.char_deck)
+        c.update(self.box)
+        for p in self.char_piles:
+            c.update(p)
+        if self.joker is not None:
+            c[self.joker] += 1
+        return c
+
+    def copy(self) -> GameState:
+        """An independent deep copy."""
+        return GameState(
+            rows=[list(r) for r in self.rows], hands=[list(h) for h in self.hands],
+            piles=[list(p) for p in self.piles], discard=list(self.discard),
+            parked=[list(p) for p in self.parked], minus=[list(m) for m in self.minus],
+            char_piles=[list(p) for p in self.char_piles], display=list(self.display),
+            char_deck=list(self.char_deck), box=list(self.box), joker=self.joker, turn_no=self.turn_no,
+            n_fixed=self.n_fixed, char_plays=Counter(self.char_plays))
+
+
+def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:
+    """Shuffle and deal (rulebook, Setup; complete game and solo setup for characters).
+
+    The story cards are shuffled and dealt first, the characters after, so a
+    game with characters starts from the same deal as the base game with the
+    same seed (common random numbers between variants).
+
+    Args:
+        game: compiled rules.
+        players: number of seats (validated by the caller).
+        rng: the game's random stream; only ``shuffle`` is used.
+
+    Returns:
+        The state before the first turn: one face-up card on each row (per
+        ``row_starts``), the rest dealt from seat ``first_seat`` on, hands drawn,
+        characters dealt into piles or laid out as a display.
+    """
+    deck = list(game.deck)
+    rng.shuffle(deck)
+    rows = [[deck.pop()] if game.row_starts else [] for _ in range(game.n_rows)]
+    piles: list[list[int]] = [[] for _ in range(players)]
+    to_deal = len(deck) if game.deal_rest else min(len(deck), game.deal_count * players)
+    dealt = [deck.pop() for _ in range(to_deal)]
+    if game.deal_one_at_a_time:
+        for i, card in enumerate(dealt):
+            piles[(game.first_seat + i) % players].append(card)
+    else:
+        base, extra = divmod(to_deal, players)
+        pos = 0
+        for k in range(players):
+            seat = (game.first_seat + k) % players
+            size = base + (1 if k < extra else 0)
+            piles[seat].extend(dealt[pos:pos + size])
+            pos += size
+    hands = []
+    for pile in piles:
+        n = min(game.hand_size, len(pile))
+        hand = pile[len(pile) - n:][::-1]
+        del pile[len(pile) - n:]
+        hands.append(hand)
+    state = GameState(rows=rows, hands=hands, piles=piles, discard=list(deck), n_fixed=game.n_rows)
+    if game.chars_enabled:
+        keys = [c.key for c in game.roster]
+        rng.shuffle(keys)
+        if game.chars_display_mode:
+            state.char_deck = keys
+            for _ in range(min(game.chars_display, len(keys))):
+                state.display.append(state.char_deck.pop())
+        else:
+            per = dict(game.chars_deal).get(players, len(keys) // players)
+            for i in range(per * players):
+                state.char_piles[(game.first_seat + i) % players].append(keys[i])
+            state.box = keys[per * players:]
+    return state

@@ -21,6 +21,7 @@ class Summary:
     def __init__(self, win_at: int = 1, expert_at: int = 12) -> None:
         self.win_at, self.expert_at = win_at, expert_at
         self.scores: Counter = Counter()
+        self.hands = 0
         self.games = 0
         self.players = 0
         self.sole: Counter = Counter()
@@ -44,6 +45,7 @@ class Summary:
         self.reasons.update(cols["end_reason"])
         self.turns.update(cols["turns"])
         self.scores.update(v for v in cols.get("score", ()) if v is not None)
+        self.hands += sum(cols.get("hands", ()) or ())
 
     def _order_statistic(self, k: int) -> int:
         """The k-th smallest (0-based) number of turns."""
@@ -103,6 +105,7 @@ class Summary:
                       "p95": self._percentile(95)},
             "games_per_second": (n / seconds) if seconds else None,
             "score": score,
+            "hands_per_game": self.hands / n if n and self.hands else None,
         }
 
 

@@ -46,28 +46,32 @@ class GreedyBot(BaseBot):
         super().new_game(game, seat, players, seed)
         g = game
         # differences a card may have from the row end it continues, the regular step first
-        self._steps = (g.step,) + tuple(sorted(d for d in g.steps if d != g.step))
+        first = () if g.fast_step is None else (g.fast_step,)
+        self._steps = first + tuple(sorted(d for d in g.steps if d != g.fast_step))
         self._consts = (g.may_open, g.open_any, g.rebuild_allowed, g.complete_when_all,
                         g.value_min, g.value_max, g.step, g.full_length)
 
-    def _longest_run(self, hand: list[int]) -> list[int]:
-        """The longest chain of hand cards, each continuing the one before; ties: the lowest start."""
+    def _longest_run(self, hand: list[int], r: int = -1) -> list[int]:
+        """The longest chain of hand cards, each continuing the one before, that may open row ``r``.
+
+        Ties: the lowest first card. Without any chain, the lowest card that may open the row.
+        """
         g = self.game
-        step = g.step
         have = set(hand)
-        best_start, best_len = None, 0
-        for v in have:
-            if (v - step) in have or not g.may_open(v):
-                continue  # not the start of a chain
-            n = 1
-            while v + n * step in have:
-                n += 1
-            if n > best_len or (n == best_len and v < best_start):
-                best_start, best_len = v, n
-        if best_start is None:
-            openers = sorted(v for v in have if g.may_open(v))
-            return openers[:1]
-        return list(range(best_start, best_start + best_len * step, step))
+        steps = self._steps
+        best: list[int] = []
+        for v in sorted(have):
+            if not g.may_open(v, r):
+                continue
+            run = [v]
+            while True:
+                nxt = next((run[-1] + d for d in steps if run[-1] + d in have and run[-1] + d not in run), None)
+                if nxt is None:
+                    break
+                run.append(nxt)
+            if len(run) > len(best):
+                best = run
+        return best
 
     def _special_lays(self, turn: Turn) -> bool:
         """Lays that need characters' marks or modifiers; True if any was made."""
@@ -120,6 +124,7 @@ class GreedyBot(BaseBot):
         lay = turn.lay
         may_open, open_any, rebuild_ok, completable, vmin, vmax, step, full = self._consts
         special = self.game.chars_enabled
+        fast = self.game.fast_step
         while True:
             changed = False  # set by steps 2 and 3 only: step 1's lays are already seen by step 2
             # 1. lay on row ends
@@ -129,8 +134,8 @@ class GreedyBot(BaseBot):
                 row = rows[r]
                 while row and hand:
                     end = row[-1]
-                    if end + step in hand:
-                        lay(end + step, r)
+                    if fast is not None and end + fast in hand:
+                        lay(end + fast, r)
                     else:
                         for d in steps:
                             if end + d in hand:
@@ -192,9 +197,9 @@ class GreedyBot(BaseBot):
             if hand:
                 for r in range(len(rows)):
                     if r < len(rows) and not rows[r] and hand:
-                        run = self._longest_run(hand)
+                        run = self._longest_run(hand, r)
                         if not run:
-                            break
+                            continue
                         for c in run:
                             lay(c, r)
                             if turn.phase == DONE:

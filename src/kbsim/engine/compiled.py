@@ -10,14 +10,18 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from kbsim.rules.loader import LoadedRules
+from kbsim.rules.loader import LoadedRules, RulesError
 
 
 @dataclass(frozen=True, slots=True)
 class CompiledGame:
     """Everything the engine needs to play one game of a rule set.
 
-    Cards are ints: a story card is its value (copies are interchangeable).
+    Cards are ints. Without suits a card is its value (copies are
+    interchangeable). With suits a card is ``value * 16 + suit code`` (the
+    code holds the colour in its upper bits), so that every sequence rule
+    (value step, colour alternation) is still a set of allowed differences
+    ``card - previous`` (:attr:`steps`), checked with one set lookup.
     Row indices are 0-based; seats are 0-based in turn order from the dealer.
     """
 
@@ -85,14 +89,74 @@ class CompiledGame:
     roster: tuple = ()                   # CompiledCharacter per character, in rule-file order
     row_diffs: frozenset[int] = frozenset()  # differences an existing row may hold (steps + marks of powers)
     complete_by_set: bool = False        # completion counts distinct values (rows may hold duplicates/gaps)
+    # card encoding, slot groups, shared stock, matches (games such as King's Corners)
+    value_shift: int = 0                 # value = card >> value_shift
+    suit_codes: tuple[tuple[str, int, int], ...] = ()  # (symbol, code, colour index)
+    value_names: tuple[tuple[int, str], ...] = ()
+    fast_step: int | None = 1            # the single card difference of a plain deck (None: use `steps`)
+    row_open: tuple = ()                 # per row card: None (any card) or frozenset of cards that may open it
+    row_group: tuple[int, ...] = ()      # per row card: index of its slot group
+    row_starts_on: tuple[bool, ...] = ()  # per row card: gets a start card at setup
+    relocate: tuple[frozenset, tuple[int, ...]] | None = None  # start cards to move, target rows
+    rebuild_whole_only: bool = False
+    shared_stock: bool = False
+    refill_at_start: bool = False
+    win_needs_pile: bool = True
+    stalemate_needs_empty_piles: bool = False
+    must_lay: frozenset[int] = frozenset()
+    penalty: tuple[tuple[int, int], ...] = ()  # (card, points) for every card kind, when hands are scored
+    match_target: int = 0                # > 0: hands are played until a penalty total reaches it
+    match_rotate: bool = True
+    match_max_hands: int = 200
 
     def fits(self, prev: int, card: int) -> bool:
         """True if ``card`` may follow ``prev`` along a row (sequence constraint)."""
         return card - prev in self.steps
 
-    def may_open(self, card: int) -> bool:
-        """True if ``card`` may open an empty row."""
+    def may_open(self, card: int, r: int = -1) -> bool:
+        """True if ``card`` may open the empty row ``r`` (``-1``: some row of the table)."""
+        if 0 <= r < len(self.row_open):
+            allowed = self.row_open[r]
+            return allowed is None or card in allowed
         return self.open_any or card in self.open_values
+
+    def value(self, card: int) -> int:
+        """The value of a card (a joker counts as the value it stands for)."""
+        return abs(card) >> self.value_shift
+
+    def card_text(self, card: int) -> str:
+        """A card in the notation: ``7``, ``E7`` (joker as 7), ``10H``, ``KS``."""
+        if card < 0:
+            return f"E{self.card_text(-card)}"
+        v = card >> self.value_shift
+        name = dict(self.value_names).get(v, str(v)) if self.suit_codes else str(v)
+        if not self.suit_codes:
+            return name
+        code = card & ((1 << self.value_shift) - 1)
+        sym = next(sym for sym, c, _ in self.suit_codes if c == code)
+        return f"{name}{sym}"
+
+    def parse_card(self, token: str) -> int:
+        """Inverse of :meth:`card_text`.
+
+        Raises:
+            ValueError: not a card of this deck.
+        """
+        if token[:1] in ("E", "e") and len(token) > 1 and (token[1:].isdigit() or self.suit_codes):
+            return -self.parse_card(token[1:])
+        if not self.suit_codes:
+            v = int(token)
+            return v
+        sym = token[-1:].upper()
+        code = next((c for s, c, _ in self.suit_codes if s == sym), None)
+        names = {n.upper(): v for v, n in self.value_names}
+        head = token[:-1].upper()
+        v = names.get(head)
+        if v is None:
+            v = int(head)
+        if code is None or not self.value_min <= v <= self.value_max:
+            raise ValueError(token)
+        return (v << self.value_shift) | code
 
     def is_complete(self, row: list[int]) -> bool:
         """True if ``row`` holds every value of the deck's range (completion rule).
@@ -104,7 +168,7 @@ class CompiledGame:
             return False
         if not self.complete_by_set:
             return len(row) == self.full_length
-        return len({abs(c) for c in row}) == self.full_length
+        return len({abs(c) >> self.value_shift for c in row}) == self.full_length
 
     def character(self, key: str):
         """The compiled character ``key`` (rule-file key, e.g. ``ragna``).
@@ -126,7 +190,8 @@ class CompiledGame:
         if not row:
             return True
         vals = [abs(c) for c in row]
-        if min(vals) < self.value_min or max(vals) > self.value_max:
+        shift = self.value_shift
+        if min(vals) >> shift < self.value_min or max(vals) >> shift > self.value_max:
             return False
         diffs = self.row_diffs or self.steps
         return all(b - a in diffs for a, b in pairwise(vals))
@@ -146,7 +211,56 @@ def compile_rules(loaded: LoadedRules) -> CompiledGame:
     m = loaded.model
     vals = range(m.cards.values.min, m.cards.values.max + 1)
     seq = m.table.rows.sequence
-    steps = {seq.step} | ({0} if seq.repeats else set())
+    suits = m.cards.suits
+    colours = sorted({su.colour for su in suits}, key=[su.colour for su in suits].index)
+    suit_codes: list[tuple[str, int, int]] = []
+    for su in suits:
+        ci = colours.index(su.colour)
+        k = sum(1 for x in suit_codes if x[2] == ci)
+        suit_codes.append((su.symbol, ci * 4 + k, ci))
+    shift = 4 if suits else 0
+    kinds = [(v << shift) | code for v in vals for _, code, _ in suit_codes] if suits else list(vals)
+    value_steps = {seq.step} | ({0} if seq.repeats else set())
+    if suits:
+        colour_of = {code: ci for _, code, ci in suit_codes}
+        good, bad = set(), set()
+        for a in kinds:
+            for b in kinds:
+                ok = ((b >> shift) - (a >> shift) in value_steps and
+                      (not seq.alternate_colours or colour_of[a & 15] != colour_of[b & 15]))
+                (good if ok else bad).add(b - a)
+        if good & bad:
+            raise RulesError(f"{loaded.source}: table.rows.sequence: this rule cannot be checked on this deck")
+        steps = good
+    else:
+        steps = value_steps
+    deck = tuple(c for c in kinds for _ in range(m.cards.copies))
+
+    def cards_of(values) -> frozenset[int]:
+        return frozenset(c for c in kinds if (c >> shift) in set(values))
+
+    rows = m.table.rows
+    if rows.groups:
+        row_open = tuple(None if grp.open_with == "any" else cards_of(grp.open_with)
+                         for grp in rows.groups for _ in range(grp.count))
+        row_group = tuple(i for i, grp in enumerate(rows.groups) for _ in range(grp.count))
+        starts_on = tuple(grp.starts for grp in rows.groups for _ in range(grp.count))
+    else:
+        one = None if seq.open_with == "any" else cards_of(seq.open_with)
+        row_open = (one,) * rows.count
+        row_group = (0,) * rows.count
+        starts_on = (True,) * rows.count
+    open_any = any(o is None for o in row_open)
+    open_values = frozenset().union(*(o for o in row_open if o is not None)) if not open_any else frozenset()
+    relocate = None
+    if m.setup.relocate_starts:
+        gi = [g.name for g in rows.groups].index(m.setup.relocate_starts.to_group)
+        relocate = (cards_of(m.setup.relocate_starts.values), tuple(r for r, g in enumerate(row_group) if g == gi))
+    pen = m.end.penalties
+    penalty = ()
+    if pen:
+        penalty = tuple((c, pen.values.get(c >> shift, (c >> shift) if pen.face_value else pen.per_card))
+                        for c in kinds)
     lay = m.turn.lay_out
     ch = m.characters if (m.characters and m.characters.enabled) else None
     roster = tuple(compile_character(key, c, m) for key, c in m.characters.roster.items()) if ch else ()
@@ -164,12 +278,12 @@ def compile_rules(loaded: LoadedRules) -> CompiledGame:
         value_min=m.cards.values.min,
         value_max=m.cards.values.max,
         copies=m.cards.copies,
-        deck=tuple(v for v in vals for _ in range(m.cards.copies)),
+        deck=deck,
         n_rows=m.table.rows.count,
         step=seq.step,
         steps=frozenset(steps),
-        open_any=seq.open_with == "any",
-        open_values=frozenset(() if seq.open_with == "any" else seq.open_with),
+        open_any=open_any,
+        open_values=open_values,
         complete_when_all=m.table.rows.completion.holds_all_values,
         full_length=len(vals),
         row_starts=m.setup.row_starts,
@@ -182,6 +296,7 @@ def compile_rules(loaded: LoadedRules) -> CompiledGame:
         min_only_while_pile=lay.min_only_while_draw_pile,
         rebuild_allowed=lay.rebuild.allowed,
         rebuild_from_start=lay.rebuild.segments == "either",
+        rebuild_whole_only=lay.rebuild.segments == "whole",
         rebuild_into_empty=lay.rebuild.into_empty_row,
         max_rebuilds=lay.rebuild.max_per_turn if lay.rebuild.allowed else 0,
         exchange_allowed=m.turn.exchange.allowed,
@@ -213,4 +328,21 @@ def compile_rules(loaded: LoadedRules) -> CompiledGame:
         roster=roster,
         row_diffs=frozenset(row_diffs),
         complete_by_set=bool(roster) or seq.repeats,
+        value_shift=shift,
+        suit_codes=tuple(suit_codes),
+        value_names=tuple(sorted(m.cards.names.items())),
+        fast_step=None if suits else seq.step,
+        row_open=row_open,
+        row_group=row_group,
+        row_starts_on=starts_on,
+        relocate=relocate,
+        shared_stock=m.setup.draw_pile == "shared",
+        refill_at_start=m.turn.refill.when == "start",
+        win_needs_pile=m.end.win.draw_pile_counts,
+        stalemate_needs_empty_piles=m.end.stalemate.requires_empty_draw_piles,
+        must_lay=cards_of(lay.must_lay) if lay.must_lay else frozenset(),
+        penalty=penalty,
+        match_target=m.end.match.target if m.end.match else 0,
+        match_rotate=m.end.match.rotate_dealer if m.end.match else True,
+        match_max_hands=m.end.match.max_hands if m.end.match else 200,
     )

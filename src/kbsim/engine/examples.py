@@ -54,25 +54,32 @@ def run_example(rule_file: Path | str, ex: Example, variants: tuple[str, ...] = 
     g = compile_rules(loaded)
     setup = ex.setup
     try:
-        rows = [parse_cards(r) for r in ex.rows]
-        hand = parse_cards(ex.hand)
-        pile = parse_cards(ex.draw_pile)[::-1]
-        discard = parse_cards(setup.discard) if setup else []
-        parked = parse_cards(setup.parked) if setup else []
+        rows = [parse_cards(r, g) for r in ex.rows]
+        hand = parse_cards(ex.hand, g)
+        pile = parse_cards(ex.draw_pile, g)[::-1]
+        discard = parse_cards(setup.discard, g) if setup else []
+        parked = parse_cards(setup.parked, g) if setup else []
     except NotationError as e:
         return ExampleResult(src, name, False, f"board: {e}")
     if len(rows) != g.n_rows:
         return ExampleResult(src, name, False, f"board: {len(rows)} rows given, the rules have {g.n_rows}")
     for i, row in enumerate(rows):
         if not g.row_is_legal(row):
-            return ExampleResult(src, name, False, f"board: row {i + 1} {format_cards(row)} is not a legal row")
+            return ExampleResult(src, name, False, f"board: row {i + 1} {format_cards(row, g)} is not a legal row")
     zones = (*rows, hand, pile, discard, parked)
-    over = {v: c for v, c in Counter(abs(v) for zone in zones for v in zone if v > 0).items() if c > g.copies}
+    over = {g.card_text(v): c for v, c in Counter(v for zone in zones for v in zone if v > 0).items()
+            if c > g.copies}
     if over:
         return ExampleResult(src, name, False, f"board: more copies than the deck holds: {over}")
-    opponents = setup.opponents if setup else 0
-    state = GameState(rows=rows, hands=[hand] + [[] for _ in range(opponents)],
-                      piles=[pile] + [[] for _ in range(opponents)], discard=discard, n_fixed=g.n_rows)
+    opponents = max(setup.opponents, len(setup.opponent_hands)) if setup else 0
+    try:
+        others = [parse_cards(h, g) for h in setup.opponent_hands] if setup else []
+    except NotationError as e:
+        return ExampleResult(src, name, False, f"setup: {e}")
+    others += [[] for _ in range(opponents - len(others))]
+    piles = [pile] * (1 + opponents) if g.shared_stock else [pile] + [[] for _ in range(opponents)]
+    state = GameState(rows=rows, hands=[hand] + others,
+                      piles=piles, discard=discard, n_fixed=g.n_rows)
     state.turn_no = 1
     state.parked[0] = [(c, 0) for c in parked]
     jokers = [c for c in g.roster if c.is_joker]
@@ -110,13 +117,13 @@ def run_example(rule_file: Path | str, ex: Example, variants: tuple[str, ...] = 
     elif illegal is not None:
         problems.append(f"move {illegal[0]} ({ex.moves[illegal[0] - 1]!r}) was refused: {illegal[1]}")
     if want.rows is not None:
-        expected_rows = [parse_cards(r) for r in want.rows]
+        expected_rows = [parse_cards(r, g) for r in want.rows]
         if turn.rows != expected_rows:
-            problems.append(f"rows {[format_cards(r) for r in turn.rows]} != expected {want.rows}")
-    if want.hand is not None and sorted(turn.hand) != sorted(parse_cards(want.hand)):
-        problems.append(f"hand {sorted(turn.hand)} != expected {sorted(parse_cards(want.hand))}")
-    if want.draw_pile is not None and pile[::-1] != parse_cards(want.draw_pile):
-        problems.append(f"draw pile (top first) {pile[::-1]} != expected {parse_cards(want.draw_pile)}")
+            problems.append(f"rows {[format_cards(r, g) for r in turn.rows]} != expected {want.rows}")
+    if want.hand is not None and sorted(turn.hand) != sorted(parse_cards(want.hand, g)):
+        problems.append(f"hand {format_cards(sorted(turn.hand), g)} != expected {want.hand}")
+    if want.draw_pile is not None and pile[::-1] != parse_cards(want.draw_pile, g):
+        problems.append(f"draw pile (top first) {format_cards(pile[::-1], g)} != expected {want.draw_pile}")
     if want.discard is not None and turn.discard_size != want.discard:
         problems.append(f"discard pile holds {turn.discard_size} cards, expected {want.discard}")
     if want.completed is not None and turn.completed != want.completed:
@@ -125,6 +132,11 @@ def run_example(rule_file: Path | str, ex: Example, variants: tuple[str, ...] = 
         problems.append(f"{turn.laid} hand cards laid, expected {want.laid}")
     if want.won is not None and turn.won != want.won:
         problems.append(f"won is {turn.won}, expected {want.won}")
+    if want.penalties is not None:
+        table = dict(g.penalty)
+        got_pen = [sum(table.get(c, 0) for c in h) for h in state.hands]
+        if got_pen != want.penalties:
+            problems.append(f"penalties {got_pen} != expected {want.penalties}")
     if want.parked is not None:
         got = sorted(c for c, _ in state.parked[0])
         if got != sorted(parse_cards(want.parked)):

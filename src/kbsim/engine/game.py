@@ -65,6 +65,9 @@ class GameResult:
         rows_completed: rows completed during the game.
         character_plays: (seat, character key) -> plays.
         score: team score (solo/cooperative), else None.
+        penalties: per seat, penalty points (of the hand, or match totals) where the rules score hands.
+        hands: hands played (1 unless the rules play a match).
+        hand_ends: end reason of each hand.
         log: ``(seat, [moves])`` per turn when logging was asked for.
     """
 
@@ -80,6 +83,9 @@ class GameResult:
     minus_cards: list[int] = field(default_factory=list)
     character_plays: dict = field(default_factory=dict)
     score: int | None = None
+    penalties: list[int] = field(default_factory=list)
+    hands: int = 1
+    hand_ends: list[str] = field(default_factory=list)
     log: list[tuple[int, list[Move]]] | None = None
 
 
@@ -102,9 +108,14 @@ def team_score(game: CompiledGame, state: GameState) -> int:
     return per_char * unplayed + per_row * empty + per_minus * minus
 
 
+def _hand_seed(seed: int, hand: int) -> int:
+    """The seed of hand ``hand`` (0-based) of a match; hand 0 uses the game's own seed."""
+    return seed if hand == 0 else (seed * 1_000_003 + hand) % (1 << 63)
+
+
 def play_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
               log: bool = False) -> GameResult:
-    """Play one game to its end.
+    """Play one game to its end: one hand, or a match of hands where the rules score hands.
 
     Args:
         game: compiled rules.
@@ -114,7 +125,9 @@ def play_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
         log: keep the move log in the result.
 
     Returns:
-        A :class:`GameResult`.
+        A :class:`GameResult`. For a match: ``winners`` are the seats with the lowest
+        penalty total, ``turns`` and the per-seat counts are summed over the hands,
+        ``penalties`` holds the totals and ``hands`` the number of hands.
 
     Raises:
         ValueError: player count outside the rules' range.
@@ -124,6 +137,54 @@ def play_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
     n = len(bots)
     if not game.min_players <= n <= game.max_players:
         raise ValueError(f"{game.game} is played by {game.min_players}-{game.max_players} players, not {n}")
+    if not game.match_target:
+        return play_hand(game, bots, seed, game.first_seat % n, check=check, log=log)
+    totals = [0] * n
+    results = []
+    hand = 0
+    while True:
+        first = (game.first_seat + (hand if game.match_rotate else 0)) % n
+        r = play_hand(game, bots, _hand_seed(seed, hand), first, check=check, log=log)
+        results.append(r)
+        for k in range(n):
+            totals[k] += r.penalties[k]
+        hand += 1
+        if r.end_reason == TURN_LIMIT or max(totals) >= game.match_target or hand >= game.match_max_hands:
+            break
+    low = min(totals)
+    last = results[-1]
+    done = max(totals) >= game.match_target
+    return GameResult(
+        winners=tuple(k for k in range(n) if totals[k] == low) if done else (),
+        end_reason=WON if done else TURN_LIMIT, turns=sum(r.turns for r in results),
+        cards_left=last.cards_left,
+        cards_laid=[sum(r.cards_laid[k] for r in results) for k in range(n)],
+        exchanges=[sum(r.exchanges[k] for r in results) for k in range(n)],
+        passes=[sum(r.passes[k] for r in results) for k in range(n)],
+        rebuilds=[sum(r.rebuilds[k] for r in results) for k in range(n)],
+        rows_completed=sum(r.rows_completed for r in results),
+        minus_cards=[sum(r.minus_cards[k] for r in results) for k in range(n)],
+        penalties=totals, hands=hand,
+        hand_ends=[r.end_reason for r in results],
+        log=[entry for r in results for entry in (r.log or [])] if log else None)
+
+
+def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, check: bool = False,
+              log: bool = False) -> GameResult:
+    """Play one hand (a whole game for rules without matches) from the deal to its end.
+
+    Args:
+        game: compiled rules.
+        bots: one bot per seat.
+        seed: seed of this hand's deal and bot streams.
+        first_seat: the seat that deals and plays first.
+        check, log: as for :func:`play_game`.
+    """
+    n = len(bots)
+    if first_seat != game.first_seat % n:
+        from dataclasses import replace
+
+        game = replace(game, first_seat=first_seat)
     state = deal(game, n, random.Random(seed))
     for s, bot in enumerate(bots):
         bot.new_game(game, s, n, bot_seed(seed, s))
@@ -140,7 +201,7 @@ def play_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
     exact_round = 0
     moves_log: list | None = [] if log else None
     rows, hands, piles = state.rows, state.hands, state.piles
-    seat = game.first_seat % n
+    seat = first_seat
     turns = 0
     winners: tuple[int, ...] = ()
     reason = TURN_LIMIT
@@ -159,6 +220,8 @@ def play_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
             turn.log = []
         if check:
             turn.on_move = lambda _t: check_invariants(game, state, expected, chars0)
+        if game.refill_at_start:
+            turn.draw_at_start()
         bots[seat].play_turn(turn)
         if turn.phase != DONE:
             turn.end()
@@ -186,7 +249,9 @@ def play_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
             exact_round = 0
         elif not all_out:
             idle[seat] += 1
-            if game.stalemate_exact:
+            if game.stalemate_needs_empty_piles and any(piles):
+                pass
+            elif game.stalemate_exact:
                 low = min(idle)
                 if low >= 1 and low != exact_round:
                     exact_round = low
@@ -210,10 +275,15 @@ def play_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
         score = team_score(game, state)
         if score >= game.score[3]:
             winners = tuple(range(n))
+    penalties = []
+    if game.penalty:
+        table = dict(game.penalty)
+        penalties = [sum(table.get(c, 0) for c in hands[k]) for k in range(n)]
     return GameResult(winners=winners, end_reason=reason, turns=turns, cards_left=left, cards_laid=laid,
                       exchanges=exchanges, passes=passes, rebuilds=rebuilds, rows_completed=completed,
-                      minus_cards=minus, character_plays=dict(state.char_plays), score=score, log=moves_log)
+                      minus_cards=minus, character_plays=dict(state.char_plays), score=score,
+                      penalties=penalties, hands=1, hand_ends=[reason], log=moves_log)
 
 
 __all__ = ["ALL_OUT", "GameResult", "GameState", "InvariantError", "STALEMATE", "TURN_LIMIT", "WON",
-           "bot_seed", "can_progress", "check_invariants", "deal", "play_game", "team_score"]
+           "bot_seed", "can_progress", "check_invariants", "deal", "play_game", "play_hand", "team_score"]

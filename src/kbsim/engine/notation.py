@@ -47,11 +47,28 @@ class NotationError(ValueError):
     """Text that is not valid notation; the message quotes it and says what was expected."""
 
 
-def parse_cards(text: str) -> list[int]:
-    """Parse ``"3 4 5"``, ``"3-5"`` or ``"_"`` into a list of card values."""
+def parse_cards(text: str, game=None) -> list[int]:
+    """Parse ``"3 4 5"``, ``"3-5"`` or ``"_"`` into a list of cards.
+
+    With a ``game`` whose deck has suits, each token is a card like ``10H``,
+    ``KS`` or ``AD`` (value name or number, then the suit's symbol).
+
+    Raises:
+        NotationError: a token that is not a card.
+    """
     out: list[int] = []
+    suited = game is not None and bool(game.suit_codes)
     for tok in text.replace(",", " ").split():
         if tok == "_":
+            continue
+        if suited:
+            try:
+                out.append(game.parse_card(tok))
+            except (ValueError, StopIteration):
+                symbols = "".join(sym for sym, _, _ in game.suit_codes)
+                raise NotationError(f"{tok!r} in {text!r}: expected a card like 10{symbols[:1]} "
+                                    f"(value or {', '.join(n for _, n in game.value_names)}, then one of "
+                                    f"{symbols})") from None
             continue
         if tok[:1] in ("E", "e") and tok[1:].isdigit():
             out.append(-int(tok[1:]))
@@ -69,10 +86,15 @@ def parse_cards(text: str) -> list[int]:
     return out
 
 
-def format_cards(cards: list[int] | tuple[int, ...]) -> str:
-    """Inverse of :func:`parse_cards`: ``[3, 4, 5, 9]`` -> ``"3-5 9"``; a joker ``-7`` -> ``"E7"``; empty -> ``"_"``."""
+def format_cards(cards: list[int] | tuple[int, ...], game=None) -> str:
+    """Inverse of :func:`parse_cards`: ``[3, 4, 5, 9]`` -> ``"3-5 9"``; a joker ``-7`` -> ``"E7"``; empty -> ``"_"``.
+
+    With a ``game`` whose deck has suits every card is written out (``KS QH``).
+    """
     if not cards:
         return "_"
+    if game is not None and game.suit_codes:
+        return " ".join(game.card_text(c) for c in cards)
     parts = []
     i = 0
     while i < len(cards):
@@ -86,6 +108,17 @@ def format_cards(cards: list[int] | tuple[int, ...]) -> str:
         parts.append(str(cards[i]) if j == i else f"{cards[i]}-{cards[j]}")
         i = j + 1
     return " ".join(parts)
+
+
+def _card(token: str, game) -> int:
+    if game is not None and game.suit_codes:
+        try:
+            return game.parse_card(token)
+        except (ValueError, StopIteration):
+            raise NotationError(f"{token!r}: not a card of this deck") from None
+    if token[:1] in ("E", "e") and token[1:].isdigit():
+        return -int(token[1:])
+    return int(token)
 
 
 def parse_move(text: str, rows: list[list[int]] | None = None, game=None) -> Move:
@@ -110,7 +143,7 @@ def parse_move(text: str, rows: list[list[int]] | None = None, game=None) -> Mov
         if head == "swap" and len(words) == 2:
             return Swap(int(words[1]))
         if head == "minus" and len(words) >= 2:
-            return Minus(tuple(parse_cards(" ".join(words[1:]))))
+            return Minus(tuple(parse_cards(" ".join(words[1:]), game)))
         if head == "play" and len(words) >= 2:
             key = words[1]
             if game is None:
@@ -125,21 +158,22 @@ def parse_move(text: str, rows: list[list[int]] | None = None, game=None) -> Mov
             except ValueError as e:
                 raise NotationError(f"{text!r}: {e}") from None
         if head == "lay" and len(words) == 4 and words[2] == "on":
-            return Lay(int(words[1]), int(words[3]) - 1)
+            return Lay(_card(words[1], game), int(words[3]) - 1)
         if head == "rebuild" and len(words) == 6 and words[4] == "on":
-            src, how, n, dst = int(words[1]) - 1, words[2], int(words[3]), int(words[5]) - 1
+            src, how, dst = int(words[1]) - 1, words[2], int(words[5]) - 1
+            n = _card(words[3], game) if how == "from" else int(words[3])
             if how == "last":
                 return Rebuild(src, n, dst)
             if how == "first":
                 return Rebuild(src, n, dst, True)
             if how == "from":
                 if rows is None or not 0 <= src < len(rows) or n not in rows[src]:
-                    raise NotationError(f"{text!r}: row {src + 1} holds no card {n}")
+                    raise NotationError(f"{text!r}: row {src + 1} holds no card {words[3]}")
                 row = rows[src]
                 idx = len(row) - 1 - row[::-1].index(n)
                 return Rebuild(src, len(row) - idx, dst)
         if head == "exchange" and len(words) >= 2:
-            return Exchange(tuple(parse_cards(" ".join(words[1:]))))
+            return Exchange(tuple(parse_cards(" ".join(words[1:]), game)))
         if head == "pass" and len(words) == 1:
             return PASS
         if head == "end" and len(words) == 1:
@@ -156,6 +190,10 @@ def parse_move(text: str, rows: list[list[int]] | None = None, game=None) -> Mov
 def format_move(move: Move, rows_before: list[list[int]] | None = None, game=None) -> str:
     """Render a move in the notation (rows 1-based); ``game`` renders character arguments."""
     t = type(move)
+
+    def c(card: int) -> str:
+        return game.card_text(card) if game is not None else format_cards([card])
+
     if t is LayStart:
         return f"lay {move.card} at start of {move.row + 1}"
     if t is FillGap:
@@ -170,16 +208,16 @@ def format_move(move: Move, rows_before: list[list[int]] | None = None, game=Non
         args = game.character(move.key).format_args(move.args) if game is not None else repr(move.args)
         return f"play {move.key} {args}".rstrip()
     if t is Lay:
-        return f"lay {move.card} on {move.row + 1}"
+        return f"lay {c(move.card)} on {move.row + 1}"
     if t is Rebuild:
         if move.from_start:
             return f"rebuild {move.src + 1} first {move.count} on {move.dst + 1}"
         if rows_before is not None:
             row = rows_before[move.src]
-            return f"rebuild {move.src + 1} from {format_cards([row[-move.count]])} on {move.dst + 1}"
+            return f"rebuild {move.src + 1} from {c(row[-move.count])} on {move.dst + 1}"
         return f"rebuild {move.src + 1} last {move.count} on {move.dst + 1}"
     if t is Exchange:
-        return "exchange " + " ".join(str(c) for c in move.cards)
+        return "exchange " + " ".join(c(x) for x in move.cards)
     if move == PASS:
         return "pass"
     return "end"

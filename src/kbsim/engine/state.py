@@ -67,16 +67,23 @@ class GameState:
     def players(self) -> int:
         return len(self.hands)
 
+    @property
+    def shared(self) -> bool:
+        """True if every seat draws from one shared stock."""
+        return len(self.piles) > 1 and self.piles[0] is self.piles[1]
+
     def held(self, seat: int) -> int:
-        """Cards a seat still holds (hand + draw pile + parked)."""
-        return len(self.hands[seat]) + len(self.piles[seat]) + len(self.parked[seat])
+        """Cards a seat still holds (hand + own draw pile + parked)."""
+        own = 0 if self.shared else len(self.piles[seat])
+        return len(self.hands[seat]) + own + len(self.parked[seat])
 
     def story_cards(self) -> Counter:
         """Count of every story card in every zone (for the conservation check); jokers excluded."""
         c: Counter = Counter(self.discard)
         for row in self.rows:
             c.update(v for v in row if v > 0)
-        for zone in (*self.hands, *self.piles, *self.minus):
+        piles = self.piles[:1] if self.shared else self.piles
+        for zone in (*self.hands, *piles, *self.minus):
             c.update(zone)
         for park in self.parked:
             c.update(card for card, _ in park)
@@ -95,9 +102,10 @@ class GameState:
 
     def copy(self) -> GameState:
         """An independent deep copy."""
+        piles = [list(self.piles[0])] * len(self.piles) if self.shared else [list(p) for p in self.piles]
         return GameState(
             rows=[list(r) for r in self.rows], hands=[list(h) for h in self.hands],
-            piles=[list(p) for p in self.piles], discard=list(self.discard),
+            piles=piles, discard=list(self.discard),
             parked=[list(p) for p in self.parked], minus=[list(m) for m in self.minus],
             char_piles=[list(p) for p in self.char_piles], display=list(self.display),
             char_deck=list(self.char_deck), box=list(self.box), joker=self.joker, turn_no=self.turn_no,
@@ -123,7 +131,16 @@ def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:
     """
     deck = list(game.deck)
     rng.shuffle(deck)
-    rows = [[deck.pop()] if game.row_starts else [] for _ in range(game.n_rows)]
+    starts_on = game.row_starts_on or (True,) * game.n_rows
+    rows: list[list[int]] = [[deck.pop()] if game.row_starts and starts_on[r] else [] for r in range(game.n_rows)]
+    if game.relocate is not None:
+        values, targets = game.relocate
+        for r in range(game.n_rows):
+            if rows[r] and rows[r][0] in values and r not in targets:
+                free = next((t for t in targets if not rows[t]), None)
+                if free is not None:
+                    rows[free].append(rows[r].pop())
+                    rows[r].append(deck.pop())  # refill the vacated slot from the deck
     piles: list[list[int]] = [[] for _ in range(players)]
     to_deal = len(deck) if game.deal_rest else min(len(deck), game.deal_count * players)
     dealt = [deck.pop() for _ in range(to_deal)]
@@ -138,13 +155,19 @@ def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:
             size = base + (1 if k < extra else 0)
             piles[seat].extend(dealt[pos:pos + size])
             pos += size
-    hands = []
-    for pile in piles:
-        n = min(game.hand_size, len(pile))
-        hand = pile[len(pile) - n:][::-1]
-        del pile[len(pile) - n:]
-        hands.append(hand)
-    state = GameState(rows=rows, hands=hands, piles=piles, discard=list(deck), n_fixed=game.n_rows)
+    if game.shared_stock:
+        # the dealt cards are the hands; the undealt rest is one stock shared by every seat
+        hands = [pile[::-1] for pile in piles]
+        stock = deck
+        state = GameState(rows=rows, hands=hands, piles=[stock] * players, discard=[], n_fixed=game.n_rows)
+    else:
+        hands = []
+        for pile in piles:
+            n = min(game.hand_size, len(pile))
+            hand = pile[len(pile) - n:][::-1]
+            del pile[len(pile) - n:]
+            hands.append(hand)
+        state = GameState(rows=rows, hands=hands, piles=piles, discard=list(deck), n_fixed=game.n_rows)
     if game.chars_enabled:
         keys = [c.key for c in game.roster]
         rng.shuffle(keys)

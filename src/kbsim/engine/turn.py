@@ -179,7 +179,7 @@ class Turn:
         row = self.rows[r]
         if row:
             return card - row[-1] in self.g.steps or self._end_fits(row[-1], card) > 0
-        return self.g.may_open(card)
+        return self.g.may_open(card, r)
 
     can_place = can_lay
 
@@ -193,7 +193,7 @@ class Turn:
             return False
         s = rows[src]
         n = len(s)
-        if count < 1 or count > n:
+        if count < 1 or count > n or (g.rebuild_whole_only and count != n):
             return False
         if from_start and not g.rebuild_from_start:
             return False
@@ -208,8 +208,11 @@ class Turn:
             if first - d[-1] in g.steps:
                 return True
             return self._end_fits(d[-1], abs(first), rebuild=True) > 0
-        # onto an empty row card: only a split (never the whole row, which would change nothing)
-        return g.rebuild_into_empty and count < n and g.may_open(abs(first))
+        # onto an empty row card: a split, or a whole row into a slot of another group
+        # (a whole row into a slot of its own group would change nothing)
+        if not g.rebuild_into_empty or not g.may_open(abs(first), dst):
+            return False
+        return count < n or (dst < len(g.row_group) and src < len(g.row_group) and g.row_group[src] != g.row_group[dst])
 
     def gaps(self, r: int) -> list[int]:
         """Values missing inside row ``r`` (one per gap left by a skip)."""
@@ -268,7 +271,7 @@ class Turn:
         """Mark the seat as out of cards (the race is won, or the seat is out in solo/cooperative)."""
         g = self.g
         parked = g.parked_count and self.state.parked[self.seat]
-        if not self.hand and not self._pile and g.win_on_empty and not parked:
+        if not self.hand and (not self._pile or not g.win_needs_pile) and g.win_on_empty and not parked:
             self.won = True
             self.phase = DONE
 
@@ -296,26 +299,27 @@ class Turn:
         if not 0 <= r < len(self.rows):
             raise IllegalMove(f"no row {r + 1}")
         hand = self.hand
-        if card not in hand:
-            raise IllegalMove(f"card {card} is not in hand")
         g = self.g
+        if card not in hand:
+            raise IllegalMove(f"card {g.card_text(card)} is not in hand")
         row = self.rows[r]
         if row:
             if card - row[-1] not in g.steps:
                 how = self._end_fits(row[-1], card)
                 if not how:
-                    raise IllegalMove(f"{card} does not continue row {r + 1} (ends {abs(row[-1])})")
+                    raise IllegalMove(f"{g.card_text(card)} does not continue row {r + 1} "
+                                      f"(ends {g.card_text(row[-1])})")
                 if how == 2:
                     self.skips -= 1
-        elif not g.may_open(card):
-            raise IllegalMove(f"{card} may not open an empty row")
+        elif not g.may_open(card, r):
+            raise IllegalMove(f"{g.card_text(card)} may not open empty row {r + 1}")
         hand.remove(card)
         row.append(card)
         self.laid += 1
         self.phase = LAYING
         if len(row) >= g.full_length:
             self._complete(r)
-        if not hand and not self._pile:
+        if not hand and (not self._pile or not g.win_needs_pile):
             self._out_check()
         if self.log is not None or self.on_move is not None:
             self._after(Lay(card, r))
@@ -393,7 +397,7 @@ class Turn:
         if not 0 <= r < len(self.rows):
             raise IllegalMove(f"no row {r + 1}")
         row = self.rows[r]
-        how = self._end_fits(row[-1], card) if row else (1 if self.g.may_open(card) else 0)
+        how = self._end_fits(row[-1], card) if row else (1 if self.g.may_open(card, r) else 0)
         if not how:
             raise IllegalMove(f"parked {card} does not fit row {r + 1}")
         if how == 2:
@@ -437,6 +441,10 @@ class Turn:
         if self.log is not None or self.on_move is not None:
             self._after(Rebuild(src, count, dst, from_start, to_start))
 
+    def draw_at_start(self) -> None:
+        """Draw at the start of the turn (rules that refill at the start instead of the end)."""
+        self._refill()
+
     def _refill(self) -> None:
         g = self.g
         n = g.hand_size - len(self.hand) if g.refill_up_to else g.refill_draw
@@ -452,7 +460,12 @@ class Turn:
         g = self.g
         if self.laid < g.min_lay and (self._pile or not g.min_only_while_pile):
             raise IllegalMove(f"a lay-out turn must lay at least {g.min_lay} hand card(s)")
-        self._refill()
+        if g.must_lay:
+            for c in self.hand:
+                if c in g.must_lay and any(self.can_lay(c, r) for r in range(len(self.rows))):
+                    raise IllegalMove(f"{g.card_text(c)} must be laid while it can be")
+        if not g.refill_at_start:
+            self._refill()
         self.phase = DONE
         if self.log is not None or self.on_move is not None:
             self._after(END_TURN)
@@ -621,7 +634,7 @@ class Turn:
         if not 0 <= r < len(self.rows):
             raise IllegalMove(f"no row {r + 1}")
         row = self.rows[r]
-        how = self._end_fits(row[-1], card) if row else (1 if self.g.may_open(card) else 0)
+        how = self._end_fits(row[-1], card) if row else (1 if self.g.may_open(card, r) else 0)
         if not how:
             raise IllegalMove(f"{card} from the discard pile does not fit row {r + 1}")
         if how == 2:
@@ -678,7 +691,7 @@ class Turn:
         row = self.rows[r]
         if row and value - abs(row[-1]) not in g.steps:
             raise IllegalMove(f"a joker as {value} does not continue row {r + 1}")
-        if not row and not g.may_open(value):
+        if not row and not g.may_open(value, r):
             raise IllegalMove(f"a joker as {value} may not open a row")
         key = next(c.key for c in g.roster if c.is_joker)
         self.state.joker = key
@@ -714,7 +727,7 @@ class Turn:
         for card in sorted(set(self.parked)):
             for r in range(len(rows)):
                 row = rows[r]
-                if (self._end_fits(row[-1], card) if row else self.g.may_open(card)):
+                if (self._end_fits(row[-1], card) if row else self.g.may_open(card, r)):
                     out.append(LayParked(card, r))
         return out
 
@@ -856,7 +869,6 @@ def progress_path(game: CompiledGame, rows: list[list[int]], held: set[int],
     fillers = held if fillers is None else fillers
     if not held and not fillers:
         return False, []
-    opener = any(game.may_open(v) for v in held)
     steps = game.steps
     step = game.step
     start = [list(r) for r in rows]
@@ -865,9 +877,9 @@ def progress_path(game: CompiledGame, rows: list[list[int]], held: set[int],
     n_fixed = game.n_rows  # rows beyond these are extra rows: emptied, they vanish
     while frontier:
         board, path = frontier.pop()
-        for r in board:
+        for i, r in enumerate(board):
             if not r:
-                if opener:
+                if any(game.may_open(v, i) for v in held):
                     return True, path
                 continue
             if any(v - abs(r[-1]) in steps for v in held):

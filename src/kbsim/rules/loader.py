@@ -120,6 +120,8 @@ def validate_document(doc: dict[str, Any], source: Path | str) -> RuleFile:
 def _step(node: Any, part: str) -> Any:
     if isinstance(node, dict) and part in node:
         return node[part]
+    if isinstance(node, dict) and part.lstrip("-").isdigit() and int(part) in node:
+        return node[int(part)]
     if isinstance(node, list) and part.isdigit() and int(part) < len(node):
         return node[int(part)]
     raise KeyError(part)
@@ -146,6 +148,8 @@ def _set_path(doc: dict[str, Any], dotted: str, value: Any) -> None:
         node = _step(node, part)
     last = parts[-1]
     if isinstance(node, list):
+        node[int(last)] = value
+    elif last not in node and last.lstrip("-").isdigit() and int(last) in node:
         node[int(last)] = value
     else:
         node[last] = value

@@ -50,12 +50,32 @@ class ValueRange(Strict):
         return self
 
 
+class Suit(Strict):
+    """A suit of a deck with suits (e.g. hearts, red)."""
+
+    name: str
+    symbol: str = Field(pattern=r"^[A-Z]$", description="One capital letter used in the notation, e.g. `H`.")
+    colour: str = Field(description="Colour name; rows may require colours to alternate.")
+
+
 class Cards(Strict):
-    """The deck: every value of ``values`` in ``copies`` interchangeable copies."""
+    """The deck: every value of ``values`` in ``copies`` copies, in every suit if suits are declared."""
 
     summary: str = Summary
     values: ValueRange
-    copies: int = Field(ge=1, le=64, description="Copies of each value.")
+    copies: int = Field(ge=1, le=64, description="Copies of each value (of each suit).")
+    suits: list[Suit] = Field(default_factory=list, description="Suits; empty: cards are plain values.")
+    names: dict[int, str] = Field(default_factory=dict,
+                                  description="Letters for values in the notation, e.g. `{1: A, 11: J, 12: Q, 13: K}`.")
+
+    @model_validator(mode="after")
+    def _suits(self) -> Cards:
+        colours = sorted({s.colour for s in self.suits})
+        if len(colours) > 4 or any(sum(1 for s in self.suits if s.colour == c) > 4 for c in colours):
+            raise ValueError("at most 4 colours of at most 4 suits each")
+        if len({s.symbol for s in self.suits}) != len(self.suits):
+            raise ValueError("suit symbols must differ")
+        return self
 
 
 class Sequence(Strict):
@@ -63,6 +83,7 @@ class Sequence(Strict):
 
     step: int = Field(description="Difference from one card to the next along a row (+1 ascending, -1 descending).")
     repeats: bool = Field(False, description="Whether a card may equal the card before it.")
+    alternate_colours: bool = Field(False, description="Each card must differ in colour from the card before it.")
     open_with: Literal["any"] | list[int] = Field(
         "any", description="Which values may open an empty row: `any` or a list of values."
     )
@@ -73,18 +94,37 @@ class Completion(Strict):
 
     summary: str = Summary
     holds_all_values: bool = Field(
-        True, description="A row holding every value of the deck's range is complete."
+        True, description="A row holding every value of the deck's range is complete (false: rows never complete)."
     )
     to: Literal["discard"] = Field("discard", description="Where a complete row's cards go.")
 
 
+class RowGroup(Strict):
+    """A group of row slots with their own opening rule (e.g. the four corners)."""
+
+    name: str
+    summary: str = Summary
+    count: int = Field(ge=1, le=16)
+    open_with: Literal["any"] | list[int] = Field("any", description="Values that may open an empty slot.")
+    starts: bool = Field(True, description="Whether the slots get a face-up card at setup (see setup.row_starts).")
+
+
 class Rows(Strict):
-    """The shared rows (row cards) on the table."""
+    """The shared rows (row cards, piles) on the table."""
 
     summary: str = Summary
-    count: int = Field(ge=1, le=16, description="Number of row cards.")
+    count: int = Field(ge=1, le=16, description="Number of row cards (the sum of the groups' counts when given).")
+    groups: list[RowGroup] = Field(
+        default_factory=list, description="Slot groups in table order; empty: `count` slots opened per the sequence.")
     sequence: Sequence
     completion: Completion
+
+    @model_validator(mode="after")
+    def _groups(self) -> Rows:
+        if self.groups and sum(g.count for g in self.groups) != self.count:
+            raise ValueError(f"count ({self.count}) must equal the sum of the groups' counts "
+                             f"({sum(g.count for g in self.groups)})")
+        return self
 
 
 class Table(Strict):
@@ -102,8 +142,19 @@ class Deal(Strict):
     one_at_a_time: bool = Field(True, description="Deal one card per seat in turn order (else in blocks).")
 
 
+class Relocate(Strict):
+    """After the row starts are turned up, move start cards of these values to an empty slot of a group."""
+
+    values: list[int]
+    to_group: str
+
+
 class Setup(Strict):
     summary: str = Summary
+    draw_pile: Literal["personal", "shared"] = Field(
+        "personal", description="`personal`: dealt cards form each player's draw pile; `shared`: undealt cards form "
+        "one stock everybody draws from.")
+    relocate_starts: Relocate | None = Field(None, description="Move some opening cards to another slot group.")
     row_starts: int = Field(ge=0, le=1, description="Cards turned face up on each row card at the start (0 or 1).")
     deal: Deal
     hand_size: int = Field(ge=1, le=30, description="Hand cards drawn at the start and after each refill.")
@@ -114,10 +165,13 @@ class Rebuild(Strict):
 
     summary: str = Summary
     allowed: bool = True
-    segments: Literal["end", "either"] = Field(
-        "end", description="`end`: only a row's last cards move; `either`: its first cards may move too."
+    segments: Literal["end", "either", "whole"] = Field(
+        "end", description="`end`: only a row's last cards move; `either`: its first cards may move too; `whole`: "
+        "only whole rows move (judged by their first card)."
     )
-    into_empty_row: bool = Field(False, description="Whether a segment may be put on an empty row card.")
+    into_empty_row: bool = Field(
+        False, description="Whether a segment may be put on an empty row card (a whole row only into another "
+        "group's slot) if that slot may be opened with its first card.")
     max_per_turn: int = Field(200, ge=0, description="Guard against endless rebuild loops within one turn.")
 
 
@@ -126,6 +180,8 @@ class LayOut(Strict):
 
     summary: str = Summary
     min_hand_cards: int = Field(1, ge=0, description="Hand cards a lay-out turn must lay at least.")
+    must_lay: list[int] = Field(
+        default_factory=list, description="Values that may not stay in hand at the end of a turn if they can be laid.")
     min_only_while_draw_pile: bool = Field(
         True, description="The minimum applies only while the player's draw pile holds cards."
     )
@@ -163,6 +219,7 @@ class Refill(Strict):
     summary: str = Summary
     up_to_hand_size: bool = Field(True, description="Draw until the hand holds `hand_size` cards.")
     draw: int = Field(0, ge=0, description="Otherwise draw this many cards.")
+    when: Literal["end", "start"] = Field("end", description="Draw at the end of the turn, or at its start.")
 
 
 class Turn(Strict):
@@ -180,6 +237,8 @@ class Win(Strict):
     summary: str = Summary
     when_hand_and_draw_pile_empty: bool = Field(
         True, description="Race: the first seat with no hand, draw-pile (or parked) cards wins at once.")
+    draw_pile_counts: bool = Field(
+        True, description="A seat must also have emptied its draw pile (false: an empty hand is enough).")
     mode: Literal["race", "all_out"] = Field(
         "race", description="`race`: first out wins; `all_out`: a seat that is out is skipped and the game "
         "ends when every seat is out (solo, cooperative), then it is scored.")
@@ -212,6 +271,8 @@ class Stalemate(Strict):
     winners: Literal["fewest_cards", "none"] = Field(
         "fewest_cards", description="Who wins a stalemate: the fewest cards held (ties shared), or nobody."
     )
+    requires_empty_draw_piles: bool = Field(
+        False, description="A stalemate can only be declared once every draw pile (or the stock) is empty.")
 
 
 class TurnLimit(Strict):
@@ -219,11 +280,32 @@ class TurnLimit(Strict):
     turns: int = Field(ge=1, description="Turns (all seats together) after which a game is stopped.")
 
 
+class Penalties(Strict):
+    """Penalty points for cards left in hand when a hand (round) ends."""
+
+    summary: str = Summary
+    per_card: int = Field(1, description="Points per card not listed in `values`.")
+    values: dict[int, int] = Field(default_factory=dict, description="Points per card of these values.")
+    face_value: bool = Field(False, description="Score cards at their value instead of `per_card`.")
+
+
+class Match(Strict):
+    """Hands (rounds) played until a penalty total is reached."""
+
+    summary: str = Summary
+    target: int = Field(ge=1, description="The match ends after the hand in which someone reaches this total.")
+    winners: Literal["lowest_total"] = "lowest_total"
+    rotate_dealer: bool = Field(True, description="The next seat deals (and plays first) in the next hand.")
+    max_hands: int = Field(200, ge=1, description="Guard: a match stops after this many hands.")
+
+
 class End(Strict):
     win: Win
     stalemate: Stalemate
     turn_limit: TurnLimit
     score: Score | None = None
+    penalties: Penalties | None = None
+    match: Match | None = None
 
 
 class ExampleSetup(Strict):
@@ -233,6 +315,7 @@ class ExampleSetup(Strict):
     discard: str = Field("", description="Cards in the discard pile.")
     parked: str = Field("", description="Cards parked in front of the player earlier (usable now).")
     opponents: int = Field(0, ge=0, description="Number of other players (each with an empty draw pile).")
+    opponent_hands: list[str] = Field(default_factory=list, description="Hands of the other players.")
 
 
 class ExampleExpect(Strict):
@@ -249,6 +332,7 @@ class ExampleExpect(Strict):
     parked: str | None = Field(None, description="Parked cards after the moves.")
     opponent_piles: list[str] | None = Field(None, description="Other players' draw piles (top first) after the moves.")
     joker_held: bool | None = Field(None, description="Whether the joker is back in the player's character pile.")
+    penalties: list[int] | None = Field(None, description="Penalty points of each seat's hand after the moves.")
 
 
 class Example(Strict):
@@ -438,8 +522,13 @@ class RuleFile(Strict):
         for i, clar in enumerate(self.clarifications):
             if clar.option is not None and clar.option not in self.options:
                 raise ValueError(f"clarifications.{i}.option: unknown option {clar.option!r}")
-        total = (self.cards.values.max - self.cards.values.min + 1) * self.cards.copies
+        total = (self.cards.values.max - self.cards.values.min + 1) * self.cards.copies * max(1, len(self.cards.suits))
         starts = self.table.rows.count * self.setup.row_starts
+        if self.setup.relocate_starts and self.setup.relocate_starts.to_group not in {
+                g.name for g in self.table.rows.groups}:
+            raise ValueError(f"setup.relocate_starts.to_group: no row group {self.setup.relocate_starts.to_group!r}")
+        if self.end.match and not self.end.penalties:
+            raise ValueError("end.match needs end.penalties")
         if starts > total:
             raise ValueError(f"setup.row_starts: {starts} row-start cards but the deck holds only {total}")
         return self

@@ -25,6 +25,9 @@ rows_completed     int16           rows completed during the game
 minus_cards        list<int16>     cards put on the minus pile per seat (solo/cooperative)
 score              int16 (null)    team score (solo/cooperative), null in a race
 character_plays    list<struct>    ``{seat, character, plays}`` per seat and character played
+penalties          list<int16>     penalty totals per seat (games that score hands), else empty
+hands              int16           hands played (1 unless the rules play a match)
+blocked_hands      int16           hands that ended blocked (stalemate) within the game
 =================  ==============  ===================================================
 
 The Parquet file's key-value metadata holds ``kbsim.version`` and
@@ -64,6 +67,9 @@ SCHEMA = pa.schema([
     ("score", pa.int16()),
     ("character_plays", pa.list_(pa.struct([("seat", pa.int8()), ("character", pa.string()),
                                             ("plays", pa.int16())]))),
+    ("penalties", pa.list_(pa.int16())),
+    ("hands", pa.int16()),
+    ("blocked_hands", pa.int16()),
 ])
 COLUMNS = SCHEMA.names
 

@@ -101,6 +101,9 @@ def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
         cols["score"].append(r.score)
         cols["character_plays"].append([{"seat": seat, "character": key, "plays": k}
                                         for (seat, key), k in sorted(r.character_plays.items())])
+        cols["penalties"].append(r.penalties)
+        cols["hands"].append(r.hands)
+        cols["blocked_hands"].append(sum(1 for e in r.hand_ends if e == "stalemate"))
     return cols
 
 

@@ -22,19 +22,29 @@ class UnknownBot(ValueError):
     """A bot name that is not registered."""
 
 
-def make_bot(name: str) -> Bot:
-    """Create a fresh bot by name.
+def bots_for(family: str = "rows") -> dict[str, type]:
+    """The bots that can play games of an engine family (``rows``: :data:`BOTS`)."""
+    if family == "rows":
+        return BOTS
+    from kbsim.bots.market import BOTS as MARKET_BOTS
+
+    return MARKET_BOTS
+
+
+def make_bot(name: str, family: str = "rows") -> Bot:
+    """Create a fresh bot by name for an engine family.
 
     Raises:
-        UnknownBot: ``name`` is not one of :data:`BOTS`.
+        UnknownBot: ``name`` is not a bot of that family.
     """
+    registry = bots_for(family)
     try:
-        return BOTS[name]()
+        return registry[name]()
     except KeyError:
-        raise UnknownBot(f"unknown bot {name!r}; expected one of: {', '.join(sorted(BOTS))}") from None
+        raise UnknownBot(f"unknown bot {name!r}; expected one of: {', '.join(sorted(registry))}") from None
 
 
-def parse_bots(spec: str, players: int) -> list[str]:
+def parse_bots(spec: str, players: int, family: str = "rows") -> list[str]:
     """Bot names per seat from ``greedy`` (all seats) or ``greedy,random,...`` (one per seat).
 
     Raises:
@@ -44,8 +54,9 @@ def parse_bots(spec: str, players: int) -> list[str]:
     if not names:
         raise UnknownBot("--bots is empty; expected a bot name or one name per seat")
     for n in names:
-        if n not in BOTS:
-            raise UnknownBot(f"unknown bot {n!r}; expected one of: {', '.join(sorted(BOTS))}")
+        registry = bots_for(family)
+        if n not in registry:
+            raise UnknownBot(f"unknown bot {n!r}; expected one of: {', '.join(sorted(registry))}")
     if len(names) == 1:
         return names * players
     if len(names) != players:
@@ -53,4 +64,5 @@ def parse_bots(spec: str, players: int) -> list[str]:
     return names
 
 
-__all__ = ["BOTS", "BaseBot", "Bot", "GreedyBot", "PlannerBot", "RandomBot", "UnknownBot", "make_bot", "parse_bots"]
+__all__ = ["BOTS", "BaseBot", "Bot", "GreedyBot", "PlannerBot", "RandomBot", "UnknownBot", "bots_for", "make_bot",
+           "parse_bots"]

@@ -108,6 +108,7 @@ class CompiledGame:
     match_target: int = 0                # > 0: hands are played until a penalty total reaches it
     match_rotate: bool = True
     match_max_hands: int = 200
+    family: str = "rows"
 
     def fits(self, prev: int, card: int) -> bool:
         """True if ``card`` may follow ``prev`` along a row (sequence constraint)."""
@@ -209,6 +210,10 @@ def compile_rules(loaded: LoadedRules) -> CompiledGame:
     from kbsim.engine.powers import compile_character
 
     m = loaded.model
+    if m.family != "rows":
+        from kbsim.engine.market import compile_market
+
+        return compile_market(loaded)
     vals = range(m.cards.values.min, m.cards.values.max + 1)
     seq = m.table.rows.sequence
     suits = m.cards.suits

@@ -181,6 +181,10 @@ def run_examples(rule_file: Path | str, examples: list[Example] | None = None) -
         RulesError: the rule file itself cannot be loaded.
     """
     loaded = load_rules(str(rule_file))
+    if loaded.model.family != "rows":
+        from kbsim.engine.market import run_market_examples
+
+        return run_market_examples(loaded, examples)
     if examples is not None:
         return [run_example(loaded.source, ex) for ex in examples]
     out = [run_example(loaded.source, ex) for ex in loaded.model.examples]

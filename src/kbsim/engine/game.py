@@ -66,6 +66,7 @@ class GameResult:
         character_plays: (seat, character key) -> plays.
         score: team score (solo/cooperative), else None.
         penalties: per seat, penalty points (of the hand, or match totals) where the rules score hands.
+        scores: per seat, final points where the rules score points (e.g. market games).
         hands: hands played (1 unless the rules play a match).
         hand_ends: end reason of each hand.
         log: ``(seat, [moves])`` per turn when logging was asked for.
@@ -84,6 +85,7 @@ class GameResult:
     character_plays: dict = field(default_factory=dict)
     score: int | None = None
     penalties: list[int] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)
     hands: int = 1
     hand_ends: list[str] = field(default_factory=list)
     log: list[tuple[int, list[Move]]] | None = None
@@ -137,6 +139,10 @@ def play_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
     n = len(bots)
     if not game.min_players <= n <= game.max_players:
         raise ValueError(f"{game.game} is played by {game.min_players}-{game.max_players} players, not {n}")
+    if game.family != "rows":
+        from kbsim.engine.market import play_market_game
+
+        return play_market_game(game, bots, seed, check=check, log=log)
     if not game.match_target:
         return play_hand(game, bots, seed, game.first_seat % n, check=check, log=log)
     totals = [0] * n

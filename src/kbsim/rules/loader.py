@@ -111,8 +111,13 @@ def validate_document(doc: dict[str, Any], source: Path | str) -> RuleFile:
     Raises:
         RulesError: one line per problem: ``FILE: field.path: message (got VALUE)``.
     """
+    model = RuleFile
+    if doc.get("family") == "market":
+        from kbsim.rules.market_schema import MarketRuleFile
+
+        model = MarketRuleFile
     try:
-        return RuleFile.model_validate(doc)
+        return model.model_validate(doc)
     except ValidationError as e:
         raise RulesError(format_validation(source, e)) from None
 

@@ -498,6 +498,7 @@ class RuleFile(Strict):
     """A whole rule file: one game, its options, variants, clarifications and examples."""
 
     schema_version: Literal[1] = 1
+    family: Literal["rows"] = Field("rows", description="The engine family: `rows` (shared rows or piles of cards).")
     game: str = Field(pattern=r"^[a-z][a-z0-9-]*$", description="The game's identifier, e.g. `kingsbridge`.")
     title: str
     summary: str = Summary
@@ -512,6 +513,24 @@ class RuleFile(Strict):
     clarifications: list[Clarification] = Field(default_factory=list)
     examples: list[Example] = Field(default_factory=list)
     characters: Characters | None = None
+
+    def sections(self) -> list[tuple[str, str]]:
+        """(title, summary) of each rule section, in reading order (for ``kbsim rules show``)."""
+        out = [("Cards", self.cards.summary), ("Rows", self.table.rows.summary)]
+        out += [(f"Slots: {g.name}", g.summary) for g in self.table.rows.groups]
+        out += [("Completion", self.table.rows.completion.summary), ("Setup", self.setup.summary),
+                ("Turn", self.turn.summary), ("Lay out", self.turn.lay_out.summary),
+                ("Rebuild", self.turn.lay_out.rebuild.summary), ("Exchange", self.turn.exchange.summary),
+                ("Pass", self.turn.pass_.summary), ("Minus pile", self.turn.minus.summary),
+                ("Refill", self.turn.refill.summary), ("Win", self.end.win.summary),
+                ("Stalemate", self.end.stalemate.summary), ("Turn limit", self.end.turn_limit.summary)]
+        for title, part in (("Score", self.end.score), ("Penalties", self.end.penalties), ("Match", self.end.match)):
+            if part is not None:
+                out.append((title, part.summary))
+        if self.characters is not None:
+            out.append(("Characters", self.characters.summary))
+            out += [(c.name, c.summary) for c in self.characters.roster.values()]
+        return [(t, x) for t, x in out if x]
 
     @model_validator(mode="after")
     def _cross_checks(self) -> RuleFile:

@@ -28,6 +28,7 @@ character_plays    list<struct>    ``{seat, character, plays}`` per seat and cha
 penalties          list<int16>     penalty totals per seat (games that score hands), else empty
 hands              int16           hands played (1 unless the rules play a match)
 blocked_hands      int16           hands that ended blocked (stalemate) within the game
+scores             list<int16>     final points per seat (games scored by points), else empty
 =================  ==============  ===================================================
 
 The Parquet file's key-value metadata holds ``kbsim.version`` and
@@ -70,6 +71,7 @@ SCHEMA = pa.schema([
     ("penalties", pa.list_(pa.int16())),
     ("hands", pa.int16()),
     ("blocked_hands", pa.int16()),
+    ("scores", pa.list_(pa.int16())),
 ])
 COLUMNS = SCHEMA.names
 

@@ -78,7 +78,7 @@ def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
     run_id = spec.run_id
     for i in chunk:
         seed = game_seed(spec.seed, i)
-        bots = [make_bot(name) for name in spec.bots]
+        bots = [make_bot(name, g.family) for name in spec.bots]
         r = play_game(g, bots, seed, check=spec.check)
         cols["run_id"].append(run_id)
         cols["game_index"].append(i)
@@ -103,6 +103,7 @@ def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
                                         for (seat, key), k in sorted(r.character_plays.items())])
         cols["penalties"].append(r.penalties)
         cols["hands"].append(r.hands)
+        cols["scores"].append(r.scores)
         cols["blocked_hands"].append(sum(1 for e in r.hand_ends if e == "stalemate"))
     return cols
 

@@ -23,6 +23,13 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session
+def docs(session: nox.Session) -> None:
+    """Build the HTML documentation with warnings as errors into docs/_build/html (as the tests and CI do)."""
+    session.install(".[docs]")
+    session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html", *session.posargs)
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Games per second, single process, per bot and player count (see benchmarks/bench.py)."""
     session.install("-e", ".")

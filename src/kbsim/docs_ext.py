@@ -19,6 +19,12 @@ the engine uses, so the documentation cannot drift from the code:
 ``{kbsim-schema}``
     The field reference of a rule file, walked from the pydantic models, and
     the JSON Schema that ``kbsim rules schema`` prints.
+``{kbsim-yaml} GAME PATH`` and ``{kbsim-example} GAME NAME``
+    A part of a shipped rule file as written, and one example with its drawing,
+    for the authoring guide.
+``kbsim-notation`` and ``kbsim-automodules PACKAGE`` (reStructuredText, in ``eval-rst``)
+    The example notation from :mod:`kbsim.engine.notation`, and ``automodule``
+    for every module of a package.
 
 Entries get stable anchors (``option-NAME``, ``variant-NAME``,
 ``character-NAME``, ``example-NAME``, ``cli-kbsim-run``, ...) and options,
@@ -26,8 +32,8 @@ variants and characters are registered as objects (``{rule-option}``,
 ``{rule-variant}``, ``{rule-character}`` roles with ``GAME.NAME`` targets), so
 Sphinx's search lists them by name. The build warns, which fails a ``-W``
 build, when a shipped rule file has no reference page, when an example no
-longer gives its stated result in the engine, or when a records column has no
-description.
+longer gives its stated result in the engine, when the engine cannot deal a
+game or draw an example's board, or when a records column has no description.
 
 Enable it with ``extensions = ["myst_parser", "kbsim.docs_ext"]``.
 """
@@ -77,6 +83,8 @@ _TITLES = {
     "win": "Winning",
     "stalemate": "Stalemate",
     "turn_limit": "Turn limit",
+    "minus": "Minus pile",
+    "score": "Score",
 }
 # Top-level fields with a dedicated rendering (everything else is rendered generically).
 _SPECIAL = {"schema_version", "game", "title", "summary", "players", "provisional", "options", "variants",
@@ -85,16 +93,20 @@ _COMPONENTS = ("cards", "table")
 _CODE = re.compile(r"`([^`]+)`")
 
 CSS = """
-.kbsim-board table.kbsim-board-table { margin: 0.25rem 0 0.75rem 0; }
 table.kbsim-board-table th, table.kbsim-board-table td { text-align: center; vertical-align: top;
   min-width: 2.6em; padding: 0.2em 0.35em; }
 table.kbsim-board-table .line-block { margin: 0; }
-table.kbsim-board-table .line { display: block; margin: 0 auto 2px auto; width: 2.2em;
+table.kbsim-board-table .line { display: block; margin: 0 auto 2px auto; min-width: 2.2em; padding: 0 0.2em;
   border: 1px solid var(--color-foreground-border, #999); border-radius: 3px;
   background: var(--color-background-secondary, #f6f6f6); font-family: var(--font-stack--monospace, monospace); }
+table.kbsim-board-table .line.kbsim-special { font-weight: bold; border-style: dashed; }
+table.kbsim-board-table .line.kbsim-red { color: #c0262d; }
 table.kbsim-board-table .kbsim-empty { color: var(--color-foreground-muted, #777); }
+table.kbsim-settings, table.kbsim-deal, table.kbsim-options, table.kbsim-items, table.kbsim-board-table {
+  margin-left: 0; }
 code.kbsim-default { font-weight: bold; }
-.kbsim-example-result { margin-left: 1rem; }
+dl.field-list.kbsim-fields { display: grid; grid-template-columns: max-content auto; column-gap: 1em; }
+dl.field-list.kbsim-fields > dt, dl.field-list.kbsim-fields > dd { margin: 0.1em 0; padding: 0; }
 """
 
 
@@ -104,9 +116,21 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9_]+", "-", str(text).lower()).strip("-") or "x"
 
 
+def _plain(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
 def scalar(value: Any) -> str:
     """``value`` written as in a rule file (YAML flow style): ``true``, ``5``, ``end``, ``[1, 13]``."""
-    text = yaml.safe_dump(value, default_flow_style=True, width=10_000, sort_keys=False).strip()
+    text = yaml.safe_dump(_plain(value), default_flow_style=True, width=10_000, sort_keys=False).strip()
     return text.removesuffix("...").strip()
 
 
@@ -195,7 +219,7 @@ def table(header: list[str], rows: list[list[Any]], classes: Iterable[str] = (),
 
 def field_list(items: list[tuple[str, Any]]) -> nodes.field_list:
     """A field list (``name: value`` lines) from (name, cell content) pairs."""
-    fl = nodes.field_list()
+    fl = nodes.field_list(classes=["kbsim-fields"])
     for name, content in items:
         f = nodes.field()
         f += nodes.field_name(name, name)
@@ -213,6 +237,30 @@ def bullets(items: Iterable[Any]) -> nodes.bullet_list:
         li += _cell(it).children
         bl += li
     return bl
+
+
+def provisional_note(obj: Any) -> list[nodes.Node]:
+    """A warning box when ``obj`` (a rule file or a part of one) carries a ``provisional`` reason or flag."""
+    reason = getattr(obj, "provisional", None)
+    if not reason:
+        return []
+    box = nodes.warning(classes=["kbsim-provisional"])
+    box += para(nodes.strong("Provisional data.", "Provisional data."), " ",
+                reason if isinstance(reason, str) else
+                "This part of the rule file is not taken from a published source; replace it when the "
+                "real data is known. Results that depend on it are provisional too.")
+    return [box]
+
+
+def character_items(model: Any) -> list[tuple[str, Any]]:
+    """(key, character) of every character of a rule file: its ``characters.roster``, or a plain
+    ``characters`` mapping or list; empty when the file has none."""
+    chars = getattr(model, "characters", None)
+    if chars is None:
+        return []
+    if isinstance(chars, BaseModel):
+        chars = getattr(chars, "roster", None)
+    return [(str(k), c) for k, c in _items(chars)]
 
 
 def _fields(obj: BaseModel) -> Iterator[tuple[str, Any, Any]]:
@@ -242,6 +290,27 @@ def _items(container: Any) -> list[tuple[str, Any]]:
     return out
 
 
+_EXAMPLE_LABELS = {"hand": "Hand", "draw_pile": "Draw pile", "discard": "Discard pile", "completed": "Rows completed",
+                   "laid": "Hand cards laid", "won": "Won", "parked": "Parked cards", "character": "Character",
+                   "opponents": "Other players", "opponent_piles": "Other players' draw piles"}
+
+
+def _cards_cell(text: str) -> Any:
+    return [code(text)] if text else "empty"
+
+
+def _value_cell(value: Any) -> Any:
+    """A field-list cell for an example value: card text, a list of card texts, or a scalar."""
+    if isinstance(value, str):
+        return _cards_cell(value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        parts: list[Any] = []
+        for i, v in enumerate(value):
+            parts += (["; "] if i else []) + [code(v or "_")]
+        return parts or "none"
+    return [code(scalar(value))]
+
+
 # ------------------------------------------------------------------ the rules reference
 class RulesRenderer:
     """Builds the docutils nodes of one game's reference page.
@@ -249,11 +318,13 @@ class RulesRenderer:
     Args:
         directive: the directive being run (for the document, the environment and warnings).
         game: the shipped game's name (or a rule-file path) given to the directive.
+        labels: make each section a Sphinx label ``GAME-ANCHOR`` (off where a page shows only a piece).
     """
 
-    def __init__(self, directive: SphinxDirective, game: str):
+    def __init__(self, directive: SphinxDirective, game: str, labels: bool = True):
         from kbsim.rules.loader import load_rules
 
+        self.labels = labels
         self.directive = directive
         self.env = directive.env
         self.document = directive.state.document
@@ -268,6 +339,7 @@ class RulesRenderer:
                 self.variants_setting.setdefault(oname, []).append((vname, value))
         self.clarification_ids: dict[str, str] = {}
         self.used_ids: set[str] = set()
+        self._compiled: Any = None
 
     # ---- plumbing
     def _id(self, wanted: str) -> str:
@@ -287,7 +359,7 @@ class RulesRenderer:
             else:
                 t += part
         sec += t
-        if label:
+        if label and self.labels:
             sec["names"].append(f"{self.game}-{ident}")
             self.document.note_explicit_target(sec, sec)
         else:
@@ -309,16 +381,7 @@ class RulesRenderer:
         return local_ref(f"variant-{name}", code(name))
 
     def provisional(self, obj: Any) -> list[nodes.Node]:
-        """A warning box when ``obj`` carries a ``provisional`` reason (or flag)."""
-        reason = getattr(obj, "provisional", None)
-        if not reason:
-            return []
-        box = nodes.warning()
-        box += para(nodes.strong("Provisional data.", "Provisional data."), " ",
-                    reason if isinstance(reason, str) else
-                    "This part of the rule file is not taken from a published source; replace it when the "
-                    "real data is known. Results that depend on it are provisional too.")
-        return [box]
+        return provisional_note(obj)
 
     # ---- the page
     def render(self) -> list[nodes.Node]:
@@ -346,6 +409,7 @@ class RulesRenderer:
         page += self.variants()
         page += self.clarifications()
         page += self.examples_section()
+        self.check_examples()
         page += self.confidence_legend()
         return [page]
 
@@ -371,8 +435,8 @@ class RulesRenderer:
         """A rule section: its summary, a table of its settings, then its sub-rules as subsections.
 
         A sub-model without a ``summary`` has its settings folded into the parent's table
-        (``sequence.step``); a section with nothing of its own (no summary, no settings) is
-        left out and its subsections take its place.
+        (``sequence.step``); a section with nothing of its own (no summary, no settings)
+        around a single sub-rule is left out and that sub-rule takes its place.
         """
         params: list[tuple[str, str, Any, Any]] = []  # (shown key, dotted path, value, FieldInfo)
         children: list[tuple[str, Any]] = []
@@ -383,10 +447,12 @@ class RulesRenderer:
             child_path = f"{path}.{key}"
             if isinstance(value, BaseModel):
                 body += self.block(value, child_path, _title_for(key))
-            else:
+            elif all(_has_summary(item) for _, item in _items(value)):
                 body += self.collection(child_path, value)
-        if not summary and not params and not getattr(obj, "provisional", None) and path != "setup":
-            return body
+            else:
+                body += self.item_table(key, value)
+        if not summary and not params and not getattr(obj, "provisional", None) and len(children) == 1:
+            return body  # a section with nothing of its own around a single sub-rule (``table.rows``)
         sec = self.section(self._id("rule-" + slug(path.replace(".", "-").replace("_", "-"))), title)
         sec += self.provisional(obj)
         if summary:
@@ -413,6 +479,20 @@ class RulesRenderer:
             else:
                 params.append((prefix + key, f"{path}.{key}", value, info))
 
+    def item_table(self, key: str, value: Any) -> list[nodes.Node]:
+        """A list or mapping of small records without summaries (the suits of a deck): one table row each."""
+        items = _items(value)
+        columns: list[str] = []
+        for _, item in items:
+            columns += [k for k, v, _ in _fields(item) if v is not None and k not in columns]
+        rows = []
+        for name, item in items:
+            values = {k: v for k, v, _ in _fields(item)}
+            row: list[Any] = [[code(name)]] if isinstance(value, dict) else []
+            rows.append(row + [[code(scalar(values[c]))] if values.get(c) is not None else "" for c in columns])
+        header = (["Name"] if isinstance(value, dict) else []) + columns
+        return [para(nodes.strong(_title_for(key), _title_for(key))), table(header, rows, classes=["kbsim-items"])]
+
     def collection(self, path: str, value: Any) -> list[nodes.Node]:
         """A list or mapping of rule models (a future card table, objectives, ...): one subsection each."""
         key = path.rsplit(".", 1)[-1]
@@ -431,86 +511,166 @@ class RulesRenderer:
         return table(["Setting", "Value", "Meaning", "Option"], rows, classes=["kbsim-settings"],
                      widths=[3, 2, 8, 3])
 
-    def deal_table(self) -> list[nodes.Node]:
-        """Cards per seat for every supported player count, dealt by the engine (seat 0 first)."""
+    def deal_table(self, loaded: Any = None) -> list[nodes.Node]:
+        """Cards per seat for every supported player count, dealt by the engine (seat 0 first).
+
+        Args:
+            loaded: the rules to deal (a variant's); default the base rules of the page.
+        """
         from kbsim.engine.compiled import compile_rules
         from kbsim.engine.game import deal
 
-        m = self.model
+        loaded = loaded or self.loaded
+        m = loaded.model
         try:
-            g = compile_rules(self.loaded)
+            g = compile_rules(loaded)
+            chars = getattr(m, "characters", None)
+            char_deal = (getattr(chars, "deal", None) or {}) if getattr(chars, "mode", "piles") == "piles" else {}
             rows = []
+            shared = False
             for players in range(m.players.min, m.players.max + 1):
                 state = deal(g, players, random.Random(0))
-                held = [len(h) + len(p) for h, p in zip(state.hands, state.piles, strict=True)]
-                rows.append([str(players), " / ".join(map(str, held)), " / ".join(str(len(h)) for h in state.hands),
-                             " / ".join(str(len(p)) for p in state.piles), str(sum(map(len, state.rows)))])
+                piles = state.piles
+                one_stock = len(piles) > 1 and piles[0] is piles[1]  # every seat draws from one stock
+                shared = shared or one_stock
+                hands = " / ".join(str(len(h)) for h in state.hands)
+                if one_stock:
+                    row = [str(players), hands, str(len(piles[0])), str(sum(map(len, state.rows)))]
+                else:
+                    held = [len(h) + len(p) for h, p in zip(state.hands, piles, strict=True)]
+                    row = [str(players), " / ".join(map(str, held)), hands, " / ".join(str(len(p)) for p in piles),
+                           str(sum(map(len, state.rows)))]
+                if char_deal:
+                    row.append(str(char_deal.get(players, "-")))
+                rows.append(row)
         except Exception as e:  # a rule file the engine cannot deal is a real problem: say so
             logger.warning("kbsim: %s: the engine could not deal this game: %s", self.game, e,
                            location=(self.env.docname, self.directive.lineno))
             return []
-        return [para("Cards per seat after the deal, as the engine deals them (seat 0 first):"),
-                table(["Players", "Cards dealt", "Hand", "Draw pile", "Cards on the table"], rows,
-                      classes=["kbsim-deal"])]
+        if shared:
+            header = ["Players", "Hand", "Shared stock", "Cards on the table"]
+            intro = "Cards after the deal, as the engine deals them (hands from seat 0 on):"
+        else:
+            header = ["Players", "Cards dealt", "Hand", "Draw pile", "Cards on the table"]
+            intro = "Cards per seat after the deal, as the engine deals them (seat 0 first):"
+        if char_deal:
+            header.append("Characters each (when in play)")
+        if len({len(r) for r in rows} | {len(header)}) != 1:  # some counts shared a stock, others did not
+            return [para(intro), bullets([" / ".join(r) for r in rows])]
+        return [para(intro), table(header, rows, classes=["kbsim-deal"])]
 
     # ---- characters
     def characters(self, characters: Any) -> nodes.section:
+        """The character cards: how they are used (the section's own settings), then one section each.
+
+        ``characters`` is either a section model holding a ``roster`` mapping, or the mapping
+        (or list) of characters itself.
+        """
         sec = self.section(self._id("characters"), "Characters")
-        for key, ch in _items(characters):
-            name = str(getattr(ch, "title", None) or getattr(ch, "name", None) or key)
-            sub = self.section(self._id(f"character-{slug(key)}"), name)
-            index = self.register(sub, "rule-character", str(key), "character")
-            sub += self.provisional(ch)
-            summary = getattr(ch, "summary", "")
-            if summary:
-                sub += para(summary)
+        roster = characters
+        if isinstance(characters, BaseModel) and "roster" in type(characters).model_fields:
+            roster = characters.roster
+            sec += self.provisional(characters)
+            if getattr(characters, "summary", ""):
+                sec += para(characters.summary)
+            sec += self.characters_in_play(characters)
             params: list = []
             children: list = []
-            if isinstance(ch, BaseModel):
-                for k, v, info in _fields(ch):
-                    if k in ("name", "title", "summary", "provisional", "examples", "options") or v is None:
-                        continue
-                    if isinstance(v, BaseModel) and not _has_summary(v):
-                        self._collect(v, f"characters.{key}.{k}", f"{k}.", params, children)
-                    elif isinstance(v, BaseModel) or (isinstance(v, list | dict) and v and all(
-                            isinstance(x, BaseModel) for _, x in _items(v))):
-                        children.append((k, v))
-                    else:
-                        params.append((k, f"characters.{key}.{k}", v, info))
+            self._collect(characters, "characters", "", params, children)
+            params = [p for p in params if p[0] != "roster"]
             if params:
-                sub += self.param_table(params)
-            for k, v in children:
-                sub += (self.block(v, f"characters.{key}.{k}", _title_for(k)) if isinstance(v, BaseModel)
-                        else self.collection(f"characters.{key}.{k}", v))
-            sub += self.character_options(key, ch)
-            examples = getattr(ch, "examples", None) or []
-            for ex in examples:
-                sub += self.example(ex)
-            sec += [index, sub]
+                sec += self.param_table(params)
+        for key, ch in _items(roster):
+            sec += self.character(str(key), ch)
         return sec
 
-    def character_options(self, key: str, ch: Any) -> list[nodes.Node]:
-        """The options of a character: global options that set a field of it, and its own options."""
-        prefix = f"characters.{key}."
-        linked = [n for n, opt in self.model.options.items() if opt.path.startswith(prefix)]
-        own = getattr(ch, "options", None)
-        if not linked and not own:
+    def characters_in_play(self, characters: BaseModel) -> list[nodes.Node]:
+        """Which variants bring the characters into play, when the base game leaves them out."""
+        from kbsim.rules.loader import RulesError, load_rules
+
+        if getattr(characters, "enabled", True):
             return []
-        items: list[Any] = []
-        for n in linked:
-            items.append([self.option_ref(n), " (default ", code(scalar(self.defaults[n])), "): ",
-                          *inline(self.model.options[n].summary)])
-        if isinstance(own, dict):
-            for n, opt in own.items():
-                if isinstance(opt, BaseModel):
-                    default = getattr(opt, "default", None)
-                    text = getattr(opt, "summary", "") or ""
-                    items.append([code(n), " (default ", code(scalar(default)), "): ", *inline(text)])
+        turning_on = []
+        for vname in self.model.variants:
+            try:
+                chars = getattr(load_rules(str(self.loaded.source), [vname]).model, "characters", None)
+            except RulesError:
+                continue
+            if chars is not None and getattr(chars, "enabled", False):
+                turning_on.append(vname)
+        if not turning_on:
+            return [para("The base game is played without the characters.")]
+        parts: list[Any] = ["The base game is played without the characters; "]
+        parts.append("the variant " if len(turning_on) == 1 else "the variants ")
+        for i, v in enumerate(turning_on):
+            parts += ([", "] if i else []) + [self.variant_ref(v)]
+        parts.append(" brings them into play." if len(turning_on) == 1 else " bring them into play.")
+        return [para(*parts)]
+
+    def character(self, key: str, ch: Any) -> list[nodes.Node]:
+        name = str(getattr(ch, "title", None) or getattr(ch, "name", None) or key)
+        base = f"characters.roster.{key}" if "roster" in type(getattr(self.model, "characters", None) or
+                                                            BaseModel).model_fields else f"characters.{key}"
+        sub = self.section(self._id(f"character-{slug(key)}"), name)
+        index = self.register(sub, "rule-character", key, "character")
+        sub += self.provisional(ch)
+        if getattr(ch, "summary", ""):
+            sub += para(ch.summary)
+        if getattr(ch, "duration", None):
+            sub += field_list([("Lasts", [code(ch.duration)])])
+        params: list = []
+        children: list = []
+        steps = []
+        if isinstance(ch, BaseModel):
+            for k, v, info in _fields(ch):
+                if k in ("name", "title", "summary", "provisional", "examples", "options", "duration") or v is None:
+                    continue
+                if k == "power" and isinstance(v, list):
+                    steps = v
+                elif isinstance(v, BaseModel) and not _has_summary(v):
+                    self._collect(v, f"{base}.{k}", f"{k}.", params, children)
+                elif isinstance(v, BaseModel) or (isinstance(v, list | dict) and v and all(
+                        isinstance(x, BaseModel) for _, x in _items(v))):
+                    children.append((k, v))
                 else:
-                    items.append([code(n), " = ", code(scalar(opt))])
-        elif isinstance(own, list):
-            for n in own:
-                items.append([self.option_ref(str(n))] if str(n) in self.model.options else [code(scalar(n))])
+                    params.append((k, f"{base}.{k}", v, info))
+        if params:
+            sub += self.param_table(params)
+        for i, step in enumerate(steps):
+            sub += self.power_step(step, f"{base}.power.{i}", i + 1, len(steps))
+        for k, v in children:
+            sub += (self.block(v, f"{base}.{k}", _title_for(k)) if isinstance(v, BaseModel)
+                    else self.collection(f"{base}.{k}", v))
+        sub += self.character_options(key, base, ch)
+        for ex in getattr(ch, "examples", None) or []:
+            sub += self.example(ex)
+        return [index, sub]
+
+    def power_step(self, step: Any, path: str, number: int, total: int) -> list[nodes.Node]:
+        """One primitive of a character's power: what it does and its parameters."""
+        kind = getattr(step, "kind", None)
+        params_model = getattr(step, "params", None) if kind else step
+        if not isinstance(params_model, BaseModel):
+            return [para(f"`{scalar(step)}`")]
+        label = (kind or type(step).__name__).replace("_", " ")
+        lead = f"Power, step {number}: " if total > 1 else "Power: "
+        doc = " ".join((type(params_model).__doc__ or "").strip().split("\n\n")[0].split())
+        out: list[nodes.Node] = [para(nodes.strong(lead + label, lead + label), ". " + doc if doc else "")]
+        params: list = []
+        children: list = []
+        self._collect(params_model, f"{path}.{kind}" if kind else path, "", params, children)
+        if params:
+            out.append(self.param_table(params))
+        return out
+
+    def character_options(self, key: str, base: str, ch: Any) -> list[nodes.Node]:
+        """Options that set a field of this character (their path lies under it)."""
+        linked = [n for n, opt in self.model.options.items()
+                  if opt.path.startswith((f"{base}.", f"characters.{key}."))]
+        if not linked:
+            return []
+        items = [[self.option_ref(n), " (default ", code(scalar(self.defaults[n])), "): ",
+                  *inline(self.model.options[n].summary)] for n in linked]
         return [para(nodes.strong("Options", "Options")), bullets(items)]
 
     # ---- options, variants, clarifications
@@ -553,8 +713,8 @@ class RulesRenderer:
                     parts += ([", "] if i else []) + [local_ref(self._clarification_id(topic), topic)]
                 items.append(("Clarification", parts))
             other = [c for c in self._choices(opt) if c != default]
-            example_value = other[0] if other else default
-            items.append(("Command line", [code(f"--option {name}={scalar(example_value)}")]))
+            shown = scalar(other[0]) if other else "VALUE"
+            items.append(("Command line", [code(f"--option {name}={shown}")]))
             sub += field_list(items)
             sec += [index, sub]
         return sec
@@ -585,7 +745,7 @@ class RulesRenderer:
         if not choices:
             info = _field_at(type(self.model), opt.path)
             bounds = _constraints(info) if info is not None else ""
-            kind = _type_words(info.annotation) if info is not None else "a value"
+            kind = _type_words(info.annotation) if info is not None else "what the setting allows"
             return [kind + (f" ({bounds})" if bounds else "")]
         parts: list[Any] = []
         for i, c in enumerate(choices):
@@ -612,15 +772,20 @@ class RulesRenderer:
             index = self.register(sub, "rule-variant", name, "variant")
             sub += self.provisional(var)
             sub += para(var.summary)
-            changed = load_rules(str(self.loaded.source), [name]).changed
-            if changed:
+            loaded = load_rules(str(self.loaded.source), [name])
+            if loaded.changed:
                 sub += bullets([[self.option_ref(k), ": ", code(scalar(self.defaults[k])), " becomes ",
-                                 code(scalar(v))] for k, v in changed.items()])
+                                 code(scalar(v))] for k, v in loaded.changed.items()])
             if var.overlay:
                 sub += para("It also lays this part over the rule file:")
                 text = yaml.safe_dump(var.overlay, sort_keys=False, allow_unicode=True).strip()
                 sub += nodes.literal_block(text, text, language="yaml")
-            sub += para("Use: ", code(f"kbsim run --variant {name}"))
+            players = loaded.model.players
+            use = f"kbsim run --variant {name}"
+            if (players.min, players.max) != (m.players.min, m.players.max):
+                sub += self.deal_table(loaded)
+                use += f" --players {players.min}"
+            sub += para("Use: ", code(use))
             sec += [index, sub]
         return sec
 
@@ -667,23 +832,54 @@ class RulesRenderer:
     def examples_section(self) -> nodes.section:
         sec = self.section(self._id("examples"), "Examples")
         sec += para("Each example sets up rows, a hand and a draw pile, plays the listed moves and states the result. "
-                    "The same examples run in the test suite (", code("kbsim rules test"), "), and this page was "
-                    "only built if the engine gave every stated result. Rows are drawn as on the table: one column "
+                    "The same examples run in the test suite (", code("kbsim rules test"), "), and the documentation "
+                    "build runs them too: it warns, and a build with warnings as errors stops, if the engine no "
+                    "longer gives a stated result. Rows are drawn as on the table: one column "
                     "per row card, first card at the top, the end of the row at the bottom.")
         for ex in self.model.examples:
             sec += self.example(ex)
         return sec
 
-    def board(self, rows: list[str]) -> nodes.container:
-        from kbsim.engine.notation import parse_cards
+    def _notation(self) -> tuple[Any, Any]:
+        """``(parse, format)`` for this game's cards: the engine's notation, given the compiled game when the
+        notation takes one (suited decks write ``10H``)."""
+        import inspect
 
+        from kbsim.engine import notation
+
+        if "game" not in inspect.signature(notation.parse_cards).parameters:
+            return notation.parse_cards, notation.format_cards
+        if self._compiled is None:
+            from kbsim.engine.compiled import compile_rules
+
+            self._compiled = compile_rules(self.loaded)
+        g = self._compiled
+        return (lambda text: notation.parse_cards(text, game=g)), (lambda cards: notation.format_cards(cards, game=g))
+
+    def board(self, rows: list[str]) -> nodes.container:
+        """Rows drawn as on the table: a column per row card, each card as the notation writes it."""
+        from kbsim.engine.notation import NotationError
+
+        parse, fmt = self._notation()
+        red = {s.symbol for s in getattr(self.model.cards, "suits", None) or []
+               if getattr(s, "colour", None) == "red" and getattr(s, "symbol", None)}
         cols = []
         for text in rows:
-            cards = parse_cards(text)
-            if cards:
+            try:
+                labels = [fmt([c]) for c in parse(text)]
+            except NotationError as e:
+                logger.warning("kbsim: %s: cannot draw the row %r: %s", self.game, text, e,
+                               location=(self.env.docname, self.directive.lineno))
+                labels = text.split()
+            if labels:
                 lb = nodes.line_block()
-                for c in cards:
-                    lb += nodes.line(str(c), str(c))
+                for label in labels:
+                    classes = [] if label.isdigit() else ["kbsim-special"]
+                    if red and label[-1:] in red:
+                        classes = ["kbsim-red"]
+                    elif red:
+                        classes = []
+                    lb += nodes.line(label, label, classes=classes)
                 cols.append(lb)
             else:
                 cols.append(nodes.paragraph("empty", "empty", classes=["kbsim-empty"]))
@@ -693,15 +889,27 @@ class RulesRenderer:
         return box
 
     def example(self, ex: Any) -> nodes.section:
+        """One example: its setting, the board before, the moves, the stated result and the board after."""
         sec = self.section(self._id(f"example-{slug(ex.name)}"), code(ex.name))
-        self._check_example(ex, sec)
         sec += para(ex.summary)
         setup: list[tuple[str, Any]] = []
         for k, v in ex.options.items():
             setup.append(("Option", [self.option_ref(k) if k in self.model.options else code(k), " = ",
                                      code(scalar(v))]))
-        sec += field_list(setup + [("Hand", [code(ex.hand or "(empty)")]),
-                                   ("Draw pile", [code(ex.draw_pile or "(empty)"), " (top first)"])])
+        pile = [code(ex.draw_pile), " (top first)"] if ex.draw_pile else "empty"
+        setup += [("Hand", _cards_cell(ex.hand)), ("Draw pile", pile)]
+        extra = getattr(ex, "setup", None)
+        if isinstance(extra, BaseModel):  # character state: the playable character, discard pile, ...
+            roster = dict(character_items(self.model))
+            for k, v, info in _fields(extra):
+                if v is None or v == info.default or v in ("", [], {}):
+                    continue
+                if k == "character" and str(v) in roster:
+                    cell: Any = [local_ref(f"character-{slug(v)}", code(v))]
+                else:
+                    cell = _value_cell(v)
+                setup.append((_EXAMPLE_LABELS.get(k, _title_for(k)), cell))
+        sec += field_list(setup)
         sec += para(nodes.strong("Rows before", "Rows before"))
         sec += self.board(ex.rows)
         moves = nodes.enumerated_list(enumtype="arabic")
@@ -712,33 +920,33 @@ class RulesRenderer:
         sec += para(nodes.strong("Moves", "Moves"))
         sec += moves
         exp = ex.expect
-        sec += para(nodes.strong("Result", "Result"))
         result: list[tuple[str, Any]] = []
-        if exp.illegal is not None:
+        if getattr(exp, "illegal", None) is not None:
             result.append(("Refused", [f"move {exp.illegal} (", code(ex.moves[exp.illegal - 1]),
                                        ") is not allowed; the moves before it stand"]))
-        for key, label in (("hand", "Hand"), ("draw_pile", "Draw pile"), ("discard", "Discard pile"),
-                           ("completed", "Rows completed"), ("laid", "Hand cards laid"), ("won", "Won")):
-            value = getattr(exp, key, None)
-            if value is not None:
-                shown = (value or "(empty)") if isinstance(value, str) else scalar(value)
-                result.append((label, [code(shown)]))
+        for k, v, _ in _fields(exp):
+            if k in ("illegal", "rows") or v is None:
+                continue
+            result.append((_EXAMPLE_LABELS.get(k, _title_for(k)), _value_cell(v)))
         if result:
+            sec += para(nodes.strong("Result", "Result"))
             sec += field_list(result)
-        if exp.rows is not None:
+        if getattr(exp, "rows", None) is not None:
             sec += para(nodes.strong("Rows after", "Rows after"))
             sec += self.board(exp.rows)
         return sec
 
-    def _check_example(self, ex: Any, where: nodes.Node) -> None:
+    def check_examples(self) -> None:
+        """Run the examples the way ``kbsim rules test`` does; warn for each stated result the engine misses."""
         try:
-            from kbsim.engine.examples import run_example
-        except ImportError:  # pragma: no cover - engine without examples
+            from kbsim.engine.examples import run_examples
+        except ImportError:  # pragma: no cover - an engine without the example runner
             return
-        result = run_example(self.loaded.source, ex)
-        if not result.ok:
-            logger.warning("kbsim: %s example %r does not give its stated result in the engine: %s", self.game,
-                           ex.name, result.message, location=(self.env.docname, self.directive.lineno))
+        for result in run_examples(self.loaded.source):
+            if not result.ok:
+                logger.warning("kbsim: %s example %r does not give its stated result in the engine: %s",
+                               self.game, result.name, result.message,
+                               location=(self.env.docname, self.directive.lineno))
 
     def confidence_legend(self) -> nodes.section:
         sec = self.section(self._id("confidence"), "Confidence marks")
@@ -790,7 +998,8 @@ def _type_words(ann: Any) -> str:
         return "null"
     origin = get_origin(ann)
     if origin is Literal:
-        return "one of " + ", ".join(scalar(a) for a in get_args(ann))
+        args = get_args(ann)
+        return f"exactly {scalar(args[0])}" if len(args) == 1 else "one of " + ", ".join(scalar(a) for a in args)
     if origin in (Union, types.UnionType):
         return " or ".join(_type_words(a) for a in get_args(ann))
     if origin is list:
@@ -831,6 +1040,99 @@ def _rendered(env: Any) -> dict[str, str]:
     return env.kbsim_rendered
 
 
+class YamlDirective(SphinxDirective):
+    """``{kbsim-yaml} GAME PATH``: a part of a shipped rule file, as written (``options.hand_size``)."""
+
+    required_arguments = 2
+
+    def run(self) -> list[nodes.Node]:
+        from kbsim.rules.loader import RulesError, find_rule_file, read_document
+
+        game, dotted = self.arguments
+        try:
+            path = find_rule_file(game)
+            doc = read_document(path)
+        except RulesError as e:
+            raise self.error(f"kbsim-yaml {game}: {e}") from None
+        self.env.note_dependency(str(path.resolve()))
+        node: Any = doc
+        for part in dotted.split("."):
+            if not isinstance(node, dict) or part not in node:
+                raise self.error(f"kbsim-yaml: {path.name} has no {dotted!r}")
+            node = node[part]
+        for part in reversed(dotted.split(".")):
+            node = {part: node}
+        text = yaml.safe_dump(node, sort_keys=False, allow_unicode=True, width=100).strip()
+        return [nodes.literal_block(text, text, language="yaml")]
+
+
+class ExampleDirective(SphinxDirective):
+    """``{kbsim-example} GAME NAME``: one example of a rule file, its YAML and its drawing."""
+
+    required_arguments = 2
+
+    def run(self) -> list[nodes.Node]:
+        from kbsim.rules.loader import RulesError, find_rule_file, read_document
+
+        game, name = self.arguments
+        try:
+            renderer = RulesRenderer(self, game, labels=False)
+            source = read_document(find_rule_file(game))
+        except RulesError as e:
+            raise self.error(f"kbsim-example {game}: {e}") from None
+        found = [ex for ex in renderer.model.examples if ex.name == name]
+        if not found:
+            raise self.error(f"kbsim-example: {game} has no example named {name!r}")
+        raw = next(ex for ex in source.get("examples", []) if ex.get("name") == name)
+        text = yaml.safe_dump({"examples": [raw]}, sort_keys=False, allow_unicode=True, width=100).strip()
+        drawn = renderer.example(found[0])
+        body = drawn.children[1:]  # without the section title: it sits inside the guide's text
+        return [nodes.literal_block(text, text, language="yaml"), *body]
+
+
+class NotationDirective(SphinxDirective):
+    """``kbsim-notation`` (in an ``eval-rst`` block): the example notation, from :mod:`kbsim.engine.notation`.
+
+    The module docstring's blocks (a heading line, then indented text) become a bold
+    lead-in and a paragraph, or a table when every line is ````FORM````, spaces, meaning.
+    """
+
+    def run(self) -> list[nodes.Node]:
+        from docutils.statemachine import StringList
+
+        from kbsim.engine import notation
+
+        lines = notation_rst(notation.__doc__ or "")
+        container = nodes.container()
+        self.state.nested_parse(StringList(lines, source="<kbsim.engine.notation>"), self.content_offset, container)
+        return container.children
+
+
+def notation_rst(doc: str) -> list[str]:
+    """reStructuredText for the blocks of the notation docstring (see :class:`NotationDirective`)."""
+    blocks: list[tuple[str, list[str]]] = []
+    for line in doc.splitlines():
+        if line and not line[0].isspace():
+            blocks.append((line.strip(), []))
+        elif line.strip() and blocks:
+            blocks[-1][1].append(line.strip())
+    out: list[str] = []
+    form = re.compile(r"^(``.+?``)\s{2,}(.+)$")
+    for head, body in blocks:
+        if not body:
+            continue
+        rows = [form.match(b) for b in body]
+        if all(rows):
+            out += [f".. list-table:: {head}", "   :header-rows: 1", "   :widths: 3 7", "",
+                    "   * - Form", "     - Meaning"]
+            for m in rows:
+                out += [f"   * - {m.group(1)}", f"     - {m.group(2)}"]
+            out.append("")
+        else:
+            out += [f"**{head.rstrip('.')}.** " + " ".join(body), ""]
+    return out or ["::", "", *["   " + line for line in doc.splitlines()], ""]
+
+
 # ------------------------------------------------------------------ list of games
 class GamesDirective(SphinxDirective):
     """``{kbsim-games}``: a table of the shipped rule files linked to their pages (``rules/GAME``)."""
@@ -847,15 +1149,31 @@ class GamesDirective(SphinxDirective):
             ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget=f"{prefix}{game}",
                                         refexplicit=True, refdoc=self.env.docname)
             ref += nodes.inline(m.title, m.title)
-            chars = getattr(m, "characters", None)
             note = "provisional data" if getattr(m, "provisional", None) else ""
             rows.append([[ref], [code(game)], f"{m.players.min}-{m.players.max}", str(len(m.options)),
-                         str(len(m.variants)), str(len(chars) if chars else 0), str(len(m.examples)), note])
+                         str(len(m.variants)), str(len(character_items(m))), str(len(m.examples)), note])
         return [table(["Game", "Name", "Players", "Options", "Variants", "Characters", "Examples", "Note"], rows,
                       classes=["kbsim-games"])]
 
 
 # ------------------------------------------------------------------ command line
+_FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*(?:=[^\s,;)]+)?)")
+
+
+def cli_para(text: str) -> nodes.paragraph:
+    """A paragraph of help text with every ``--flag`` as a literal (so it is never typeset as a dash)."""
+    p = nodes.paragraph()
+    pos = 0
+    for m in _FLAG.finditer(text):
+        if m.start() > pos:
+            p += nodes.Text(text[pos:m.start()])
+        p += code(m.group(1))
+        pos = m.end()
+    if pos < len(text):
+        p += nodes.Text(text[pos:])
+    return p
+
+
 class CliDirective(SphinxDirective):
     """``{kbsim-cli}``: every command of the ``kbsim`` typer app with its usage and options."""
 
@@ -881,12 +1199,13 @@ class CliDirective(SphinxDirective):
         self.state.document.note_explicit_target(sec, sec)
         for chunk in (cmd.help or "").split("\n\n"):
             text = " ".join(line.strip() for line in chunk.strip().splitlines() if line.strip() != "\b")
-            if text.startswith("Example:"):
+            text, _, example = text.partition("Example:")
+            if text.strip():
+                sec += cli_para(text.strip())
+            if example.strip():
                 sec += para(nodes.strong("Example:", "Example:"))
-                cmdline = text.removeprefix("Example:").strip()
+                cmdline = "$ " + example.strip()
                 sec += nodes.literal_block(cmdline, cmdline, language="console")
-            elif text:
-                sec += para(text)
         usage = cmd.get_usage(ctx).strip()
         sec += nodes.literal_block(usage, usage, language="text")
         rows = []
@@ -898,7 +1217,7 @@ class CliDirective(SphinxDirective):
             if record is None:
                 continue
             flags, help_text = record
-            rows.append([[code(flags)], help_text or ""])
+            rows.append([[code(flags)], cli_para(help_text or "")])
             for opt in [*getattr(param, "opts", []), *getattr(param, "secondary_opts", [])]:
                 if opt.startswith("-"):
                     std.add_program_option(path, opt, self.env.docname, ident)
@@ -908,7 +1227,7 @@ class CliDirective(SphinxDirective):
         if subs:
             sec += para("Commands:")
             sec += bullets([[local_ref("cli-" + slug(f"{path}-{name}"), code(f"{path} {name}")), " — ",
-                             (sub.help or "").strip().split("\n")[0]]
+                             *cli_para((sub.help or "").strip().split("\n")[0]).children]
                             for name, sub in subs.items() if not getattr(sub, "hidden", False)])
         out: list[nodes.Node] = [sec]
         for name, sub in (subs or {}).items():
@@ -919,12 +1238,24 @@ class CliDirective(SphinxDirective):
 
 # ------------------------------------------------------------------ records schema
 def _docstring_meanings(doc: str) -> dict[str, str]:
-    """column -> meaning, from the three-column table in a module docstring."""
-    out = {}
-    for line in doc.splitlines():
-        m = re.match(r"^(\w+)\s{2,}(\S+)\s{2,}(.+)$", line.strip())
-        if m:
-            out[m.group(1)] = m.group(3).strip()
+    """column -> meaning, from the simple reST table (name, type, meaning) in a module docstring.
+
+    Cells are cut at the column positions of the table's ``====`` border, so a type with a
+    space in it (``int16 (null)``) is read correctly.
+    """
+    out: dict[str, str] = {}
+    lines = doc.splitlines()
+    borders = [i for i, line in enumerate(lines) if re.fullmatch(r"\s*=+(\s+=+)+\s*", line)]
+    if not borders:
+        return out
+    starts = [m.start() for m in re.finditer(r"=+", lines[borders[0]])]
+    first = borders[1] if len(borders) >= 3 else borders[0]  # skip the header row when the table has one
+    for line in lines[first + 1:borders[-1]]:
+        if not line.strip() or re.fullmatch(r"\s*=+(\s+=+)+\s*", line):
+            continue
+        cells = [line[a:b].strip() for a, b in zip(starts, [*starts[1:], len(line) + 1], strict=True)]
+        if len(cells) >= 3 and cells[0] and cells[-1]:
+            out[cells[0]] = cells[-1]
     return out
 
 
@@ -1036,6 +1367,39 @@ class SchemaDirective(SphinxDirective):
         return out
 
 
+# ------------------------------------------------------------------ API pages
+class AutomodulesDirective(SphinxDirective):
+    """``kbsim-automodules PACKAGE`` (in an ``eval-rst`` block): ``automodule`` for a package and each module in it.
+
+    With ``:modules-only:``, only the package's plain modules (no subpackages, not the
+    package itself). New modules appear without editing the page. Each module documents only what it
+    defines (``:ignore-module-all:``), so a name a package re-exports is described once.
+    """
+
+    required_arguments = 1
+    option_spec = {"modules-only": directives.flag}
+
+    def run(self) -> list[nodes.Node]:
+        import importlib
+        import pkgutil
+
+        from docutils.statemachine import StringList
+
+        name = self.arguments[0]
+        package = importlib.import_module(name)
+        only = "modules-only" in self.options  # the package's plain modules, not the package or its subpackages
+        modules = [] if only else [name]
+        modules += sorted(f"{name}.{m.name}" for m in pkgutil.iter_modules(getattr(package, "__path__", []))
+                          if not m.name.startswith("_") and not (only and m.ispkg))
+        lines = []
+        for mod in modules:
+            lines += [f".. automodule:: {mod}", "   :ignore-module-all:", ""]
+        container = nodes.container()
+        self.state.nested_parse(StringList(lines, source=f"<kbsim-automodules {name}>"), self.content_offset,
+                                container)
+        return container.children
+
+
 # ------------------------------------------------------------------ events
 def _purge(app: Sphinx, env: Any, docname: str) -> None:
     rendered = _rendered(env)
@@ -1057,6 +1421,44 @@ def _check_all_rendered(app: Sphinx, env: Any) -> None:
                            "a {kbsim-rules} %s directive", game, game, game)
 
 
+def _cache_rule_files(app: Sphinx) -> None:
+    """Parse each rule file once per build.
+
+    The reference loads the same file many times (once per variant, once per executed
+    example); the YAML parse dominates that work. During the build the loader's
+    ``read_document`` is wrapped with a cache keyed by path and modification time, and
+    every caller gets its own deep copy, so nothing can leak between loads.
+    """
+    import copy
+
+    from kbsim.rules import loader
+
+    original = loader.read_document
+    if getattr(original, "_kbsim_docs_cache", False):
+        return
+    cache: dict[tuple[str, int], Any] = {}
+
+    def read_document(path: Path) -> dict[str, Any]:
+        p = Path(path)
+        try:
+            key = (str(p.resolve()), p.stat().st_mtime_ns)
+        except OSError:
+            return original(path)
+        if key not in cache:
+            cache[key] = original(path)
+        return copy.deepcopy(cache[key])
+
+    read_document._kbsim_docs_cache = True  # type: ignore[attr-defined]
+    read_document.__wrapped__ = original  # type: ignore[attr-defined]
+    loader.read_document = read_document
+
+
+def _uncache_rule_files(app: Sphinx, exc: Exception | None) -> None:
+    from kbsim.rules import loader
+
+    loader.read_document = getattr(loader.read_document, "__wrapped__", loader.read_document)
+
+
 def _write_css(app: Sphinx, exc: Exception | None) -> None:
     if exc is None and app.builder.format == "html":
         static = Path(app.outdir) / "_static"
@@ -1071,12 +1473,18 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("kbsim-cli", CliDirective)
     app.add_directive("kbsim-records", RecordsDirective)
     app.add_directive("kbsim-schema", SchemaDirective)
+    app.add_directive("kbsim-yaml", YamlDirective)
+    app.add_directive("kbsim-example", ExampleDirective)
+    app.add_directive("kbsim-notation", NotationDirective)
+    app.add_directive("kbsim-automodules", AutomodulesDirective)
     app.add_object_type("rule-option", "rule-option", objname="rule option")
     app.add_object_type("rule-variant", "rule-variant", objname="rule variant")
     app.add_object_type("rule-character", "rule-character", objname="character")
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
     app.connect("env-check-consistency", _check_all_rendered)
+    app.connect("builder-inited", _cache_rule_files)
+    app.connect("build-finished", _uncache_rule_files)
     app.connect("build-finished", _write_css)
     app.add_css_file("kbsim.css")
     from kbsim import __version__

@@ -89,7 +89,7 @@ class CompiledGame:
     roster: tuple = ()                   # CompiledCharacter per character, in rule-file order
     row_diffs: frozenset[int] = frozenset()  # differences an existing row may hold (steps + marks of powers)
     complete_by_set: bool = False        # completion counts distinct values (rows may hold duplicates/gaps)
-    # card encoding, slot groups, shared stock, matches (games such as King's Corners)
+    # card encoding, slot groups, shared stock, matches (piles-and-stock games)
     value_shift: int = 0                 # value = card >> value_shift
     suit_codes: tuple[tuple[str, int, int], ...] = ()  # (symbol, code, colour index)
     value_names: tuple[tuple[int, str], ...] = ()

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from kbsim.engine.compiled import compile_rules
 from kbsim.engine.moves import IllegalMove
@@ -157,7 +157,7 @@ def run_example(rule_file: Path | str, ex: Example, variants: tuple[str, ...] = 
 class ExampleFile(Strict):
     """A file of extra examples: the rules they run against, and the examples (same format as in a rule file)."""
 
-    rules: str = "kingsbridge"
+    rules: str = Field(description="The rules the examples run against: a shipped game name or a rule file.")
     examples: list[Example]
 
 

@@ -13,20 +13,20 @@ lists the legal arguments for bots.
 Nothing here knows a character's name: a new character made of these
 primitives needs a rule-file edit only.
 
-Argument notation (rows numbered from 1), steps joined by `` then ``:
+Argument notation (rows numbered from 1), steps joined by the word ``then``:
 
-=====================  ==================  =====================================
-primitive              arguments           notation
-=====================  ==================  =====================================
-modifier               ``()``              (nothing)
-remove_from_row_end    ``(row, count)``    ``R K``
-clear_row              ``(row,)``          ``R``
-take_from_discard      ``((card, row),..)`` ``C on R, C on R`` (nothing: no card)
-extra_row              ``(card, ...)``     ``C ...``
-give_row_starts        ``(row, ...)``      ``R R ...`` (one row per recipient)
-park                   ``(card, ...)``     ``C ...``
-joker                  ``(value, row)``    ``V on R``
-=====================  ==================  =====================================
+=====================  =======================  =====================================
+primitive              arguments                notation
+=====================  =======================  =====================================
+modifier               ``()``                   (nothing)
+remove_from_row_end    ``(row, count)``         ``R K``
+clear_row              ``(row,)``               ``R``
+take_from_discard      ``((card, row), ...)``   ``C on R, C on R`` (nothing: no card)
+extra_row              ``(card, ...)``          ``C ...``
+give_row_starts        ``(row, ...)``           ``R R ...`` (one row per recipient)
+park                   ``(card, ...)``          ``C ...``
+joker                  ``(value, row)``         ``V on R``
+=====================  =======================  =====================================
 """
 
 from __future__ import annotations
@@ -347,7 +347,7 @@ class CompiledCharacter:
         return any(isinstance(s, JokerStep) for s in self.steps)
 
     def parse_args(self, text: str) -> tuple:
-        """Arguments of every step from the notation (steps joined by `` then ``).
+        """Arguments of every step from the notation (steps joined by the word ``then``).
 
         Raises:
             ValueError: the text does not match the steps.

@@ -136,11 +136,12 @@ def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:
     if game.relocate is not None:
         values, targets = game.relocate
         for r in range(game.n_rows):
-            if rows[r] and rows[r][0] in values and r not in targets:
+            while rows[r] and rows[r][0] in values and r not in targets:
                 free = next((t for t in targets if not rows[t]), None)
-                if free is not None:
-                    rows[free].append(rows[r].pop())
-                    rows[r].append(deck.pop())  # refill the vacated slot from the deck
+                if free is None:
+                    break
+                rows[free].append(rows[r].pop())
+                rows[r].append(deck.pop())  # refill the vacated slot from the deck (maybe again)
     piles: list[list[int]] = [[] for _ in range(players)]
     to_deal = len(deck) if game.deal_rest else min(len(deck), game.deal_count * players)
     dealt = [deck.pop() for _ in range(to_deal)]

@@ -9,7 +9,7 @@ public counts, ask for :meth:`Turn.legal_moves`, and act through
 cards replaced by ``HIDDEN``) for look-ahead.
 
 Rules implemented (rulebook, "Turn Sequence" and "Complete Game"; see
-``rules/kingsbridge.yaml``): lay-out turns (lay at row ends, open empty rows,
+the shipped rule files): lay-out turns (lay at row ends, open empty rows,
 rebuild end segments, completion to the discard pile, minimum cards laid),
 exchange, pass, the minus pile (solo), refill, running out of cards; and the
 generic hooks of character powers (:mod:`kbsim.engine.powers`): turn
@@ -460,10 +460,9 @@ class Turn:
         g = self.g
         if self.laid < g.min_lay and (self._pile or not g.min_only_while_pile):
             raise IllegalMove(f"a lay-out turn must lay at least {g.min_lay} hand card(s)")
-        if g.must_lay:
-            for c in self.hand:
-                if c in g.must_lay and any(self.can_lay(c, r) for r in range(len(self.rows))):
-                    raise IllegalMove(f"{g.card_text(c)} must be laid while it can be")
+        pending = self._must_lay_pending()
+        if pending is not None:
+            raise IllegalMove(f"{g.card_text(pending)} must be laid while it can be")
         if not g.refill_at_start:
             self._refill()
         self.phase = DONE
@@ -808,8 +807,18 @@ class Turn:
         g = self.g
         return self.phase == START and g.pass_allowed and not (g.pass_requires_empty_pile and self._pile)
 
+    def _must_lay_pending(self) -> int | None:
+        """A hand card the rules say must be laid now (it can be), or None."""
+        g = self.g
+        if g.must_lay:
+            for c in self.hand:
+                if c in g.must_lay and any(self.can_lay(c, r) for r in range(len(self.rows))):
+                    return c
+        return None
+
     def can_end(self) -> bool:
-        return self.phase != DONE and not self.needed
+        """True if the lay-out turn may end now (minimum laid, no card that must be laid)."""
+        return self.phase != DONE and not self.needed and self._must_lay_pending() is None
 
     def legal_moves(self) -> list[Move]:
         """All legal moves now: lays, rebuilds, character plays, ending the turn, exchanges, pass, minus."""

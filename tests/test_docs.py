@@ -1,0 +1,303 @@
+"""The documentation: built once per test session with warnings as errors, then checked.
+
+The build (``sphinx-build -W``) already fails on a broken reference, a shipped rule
+file without a reference page, an example the engine no longer agrees with, or a
+records column without a description. These tests then check the result:
+
+* every option, variant, character and example of every shipped rule file has
+  its entry (an anchor) on the game's reference page;
+* the default rendered for each option is the value the engine uses
+  (``load_rules(game).options``);
+* Sphinx's search index maps rule terms and character names to the reference
+  page, and lists options and variants as objects;
+* the built search page, run in headless Chromium, finds the reference page
+  (skipped when ``chromium`` is not installed).
+
+With pytest-xdist the workers share one build (a file lock decides who builds).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import html
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest.importorskip("sphinx")
+pytest.importorskip("myst_parser")
+pytest.importorskip("furo")
+
+from kbsim.rules.loader import load_rules, shipped_games  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+GAMES = shipped_games()
+BUILD_TIMEOUT = 600
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9_]+", "-", str(text).lower()).strip("-") or "x"
+
+
+def _characters(game: str) -> list[tuple[str, str]]:
+    """(key, display name) of every character of a game; empty while the rule file has none."""
+    chars = getattr(load_rules(game).model, "characters", None)
+    if chars is None:
+        return []
+    roster = getattr(chars, "roster", chars)
+    items = roster.items() if isinstance(roster, dict) else [(getattr(c, "name", str(i)), c)
+                                                              for i, c in enumerate(roster)]
+    return [(str(k), str(getattr(c, "name", None) or k)) for k, c in items]
+
+
+def _all_examples(game: str) -> list[str]:
+    model = load_rules(game).model
+    names = [ex.name for ex in model.examples]
+    chars = getattr(model, "characters", None)
+    roster = getattr(chars, "roster", chars) or {}
+    for c in (roster.values() if isinstance(roster, dict) else roster):
+        names += [ex.name for ex in getattr(c, "examples", None) or []]
+    return names
+
+
+# ------------------------------------------------------------------ the build
+def _build(out: Path) -> None:
+    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+           "-d", str(out / "doctrees"), str(DOCS), str(out / "html")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT, cwd=ROOT)
+    (out / "build.log").write_text(f"$ {' '.join(cmd)}\n{proc.stdout}\n{proc.stderr}", encoding="utf-8")
+    (out / "status").write_text(str(proc.returncode), encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def html_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The built HTML (one build shared by all xdist workers of this session)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    out = shared / "kbsim-docs"
+    out.mkdir(exist_ok=True)
+    with open(shared / "kbsim-docs.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not (out / "status").exists():
+                _build(out)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    if (out / "status").read_text() != "0":
+        log = (out / "build.log").read_text(encoding="utf-8")
+        pytest.fail(f"the documentation build failed (warnings are errors):\n{log[-6000:]}", pytrace=False)
+    return out / "html"
+
+
+def _ids(page: Path) -> set[str]:
+    return set(re.findall(r'\bid="([^"]+)"', page.read_text(encoding="utf-8")))
+
+
+class _Defaults(HTMLParser):
+    """Collects, per ``option-*`` section, the text of the elements marked ``kbsim-default``."""
+
+    VOID = {"br", "img", "hr", "meta", "link", "input", "col", "wbr", "source", "area", "base", "embed"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[tuple[str, str | None, bool]] = []  # (tag, id, is-default)
+        self.found: dict[str, list[str]] = {}
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag in self.VOID:
+            return
+        a = dict(attrs)
+        is_default = "kbsim-default" in (a.get("class") or "").split()
+        self.stack.append((tag, a.get("id"), is_default))
+        if is_default:
+            self.found.setdefault(self._option() or "?", []).append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i][0] == tag:
+                del self.stack[i:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        if any(d for _, _, d in self.stack):
+            self.found[self._option() or "?"][-1] += data
+
+    def _option(self) -> str | None:
+        for _, ident, _ in reversed(self.stack):
+            if ident and ident.startswith("option-"):
+                return ident.removeprefix("option-")
+        return None
+
+
+def _search_index(html_dir: Path) -> dict:
+    text = (html_dir / "searchindex.js").read_text(encoding="utf-8")
+    return json.loads(text[text.index("(") + 1:text.rindex(")")])
+
+
+def _docs_with(index: dict, word: str) -> set[str]:
+    """Documents the search index lists for ``word`` (stemmed as Sphinx's English search does)."""
+    from sphinx.search.en import SearchEnglish
+
+    stem = SearchEnglish({}).stem(word.lower())
+    found: set[int] = set()
+    for table in ("terms", "titleterms"):
+        hit = index[table].get(stem, [])
+        found.update([hit] if isinstance(hit, int) else hit)
+    return {index["docnames"][i] for i in found}
+
+
+# ------------------------------------------------------------------ tests
+def test_there_are_games_to_document() -> None:
+    assert "kingsbridge" in GAMES
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_rule_file_entry_is_rendered(html_dir: Path, game: str) -> None:
+    page = html_dir / "rules" / f"{game}.html"
+    assert page.is_file(), f"no reference page for {game}"
+    ids = _ids(page)
+    model = load_rules(game).model
+    wanted = {f"option-{n}" for n in model.options}
+    wanted |= {f"variant-{n}" for n in model.variants}
+    wanted |= {f"character-{_slug(k)}" for k, _ in _characters(game)}
+    wanted |= {f"example-{_slug(n)}" for n in _all_examples(game)}
+    wanted |= {"overview", "components", "rule-setup", "rule-turn", "options", "variants", "clarifications",
+               "examples"}
+    if game == "kingsbridge":
+        wanted |= {"rule-turn-lay-out-rebuild", "rule-end", "rule-end-stalemate"}
+    missing = sorted(wanted - ids)
+    assert not missing, f"{game}: entries missing from the reference page: {missing}"
+    text = html.unescape(page.read_text(encoding="utf-8")).replace("\u2019", "'")
+    for clar in model.clarifications:
+        assert clar.topic in text, clar.topic
+    if getattr(model, "provisional", None):
+        assert "Provisional data." in text
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_rendered_defaults_are_the_engines(html_dir: Path, game: str) -> None:
+    engine = load_rules(game).options
+    parser = _Defaults()
+    parser.feed((html_dir / "rules" / f"{game}.html").read_text(encoding="utf-8"))
+    rendered = parser.found
+    assert set(rendered) == set(engine), f"options with a rendered default: {sorted(rendered)}"
+    for name, value in engine.items():
+        assert len(rendered[name]) == 1, f"{name}: {len(rendered[name])} defaults marked"
+        shown = yaml.safe_load(rendered[name][0])
+        assert shown == value and type(shown) is type(value), f"{name}: page says {shown!r}, engine uses {value!r}"
+
+
+def test_search_index_maps_rule_terms_to_the_reference(html_dir: Path) -> None:
+    index = _search_index(html_dir)
+    for word in ("stalemate", "rebuild", "exchange"):
+        assert "rules/kingsbridge" in _docs_with(index, word), word
+
+
+@pytest.mark.parametrize("game,key,name", [(g, k, n) for g in GAMES for k, n in _characters(g)]
+                         or [pytest.param(None, None, None, marks=pytest.mark.skip(reason="no characters yet"))])
+def test_search_finds_each_character(html_dir: Path, game: str, key: str, name: str) -> None:
+    index = _search_index(html_dir)
+    for word in re.findall(r"\w+", name):
+        assert f"rules/{game}" in _docs_with(index, word), f"searching {word!r} misses the {game} page"
+    objects = index["objects"].get(game, [])
+    assert any(o[3] == f"character-{_slug(key)}" for o in objects)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_search_lists_options_and_variants_as_objects(html_dir: Path, game: str) -> None:
+    index = _search_index(html_dir)
+    page = index["docnames"].index(f"rules/{game}")
+    anchors = {o[3] for o in index["objects"].get(game, []) if o[0] == page}
+    model = load_rules(game).model
+    expected = {f"option-{n}" for n in model.options} | {f"variant-{n}" for n in model.variants}
+    assert expected <= anchors, sorted(expected - anchors)
+
+
+def test_cli_reference_lists_every_command(html_dir: Path) -> None:
+    import typer.main
+
+    from kbsim.cli import app
+
+    ids = _ids(html_dir / "guide" / "cli.html")
+
+    def walk(cmd, path: str):
+        yield path
+        for name, sub in (getattr(cmd, "commands", None) or {}).items():
+            if not getattr(sub, "hidden", False):
+                yield from walk(sub, f"{path} {name}")
+
+    paths = list(walk(typer.main.get_command(app), "kbsim"))
+    assert "kbsim run" in paths
+    missing = [p for p in paths if "cli-" + _slug(p.replace(" ", "-")) not in ids]
+    assert not missing, missing
+
+
+def test_records_page_lists_every_column(html_dir: Path) -> None:
+    from kbsim.sim.records import SCHEMA
+
+    text = (html_dir / "guide" / "records.html").read_text(encoding="utf-8")
+    for f in SCHEMA:
+        assert f'<span class="pre">{f.name}</span>' in text, f.name
+
+
+def test_rule_file_fields_page_has_the_json_schema(html_dir: Path) -> None:
+    text = (html_dir / "guide" / "rule-file-fields.html").read_text(encoding="utf-8")
+    assert 'id="schema-rulefile"' in text and 'id="json-schema"' in text
+
+
+def test_a_provisional_reason_becomes_a_warning_box() -> None:
+    from types import SimpleNamespace
+
+    from kbsim.docs_ext import provisional_note
+
+    (box,) = provisional_note(SimpleNamespace(provisional="the card list of the box is not published"))
+    assert box.tagname == "warning"
+    assert "Provisional data." in box.astext() and "card list of the box" in box.astext()
+    assert provisional_note(SimpleNamespace(provisional=None)) == []
+    assert provisional_note(SimpleNamespace()) == []
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+# the rules term, and one character name once the rule files have characters ("Ragna" when she is there)
+_NAMES = [(n, g) for g in GAMES for _, n in _characters(g)]
+SEARCHES = [("stalemate", "kingsbridge")] + ([next((x for x in _NAMES if x[0] == "Ragna"), _NAMES[0])]
+                                            if _NAMES else [])
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium)")
+@pytest.mark.parametrize("query,game", SEARCHES)
+def test_search_page_in_headless_chromium(html_dir: Path, tmp_path: Path, query: str, game: str) -> None:
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(html_dir))
+    handler.log_message = lambda *a, **k: None  # type: ignore[assignment]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/search.html?q={query.split()[-1]}"
+        proc = subprocess.run(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000", "--dump-dom", url],
+            capture_output=True, text=True, timeout=90)
+    finally:
+        server.shutdown()
+        server.server_close()
+    dom = proc.stdout
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = dom[dom.find('id="search-results"'):]
+    listed = results[results.find('class="search"'):]
+    listed = listed[:listed.find("</ul>")]
+    assert f'href="rules/{game}.html' in listed, f"searching {query!r} did not list rules/{game}:\n{results[:3000]}"

@@ -45,9 +45,18 @@ def main() -> None:
                      "games_per_s": games_per_second(base, "greedy", players, n)})
     rows.append({"bench": "random", "variant": "base", "players": 4,
                  "games_per_s": games_per_second(base, "random", 4, max(20, n // 50))})
+    chars = compile_rules(load_rules("kingsbridge", ["characters"]))
+    rows.append({"bench": "greedy", "variant": "characters", "players": 4,
+                 "games_per_s": games_per_second(chars, "greedy", 4, max(20, n // 20))})
+    solo = compile_rules(load_rules("kingsbridge", ["solo"]))
+    rows.append({"bench": "greedy", "variant": "solo", "players": 1,
+                 "games_per_s": games_per_second(solo, "greedy", 1, max(20, n // 20))})
+    corners = compile_rules(load_rules("kings-corners"))
+    rows.append({"bench": "greedy", "variant": "kings-corners", "players": 4,
+                 "games_per_s": games_per_second(corners, "greedy", 4, max(20, n // 10))})
     for r in rows:
         if not args.json:
-            print(f"{r['bench']:>8} {r['variant']:>6} {r['players']}p  {r['games_per_s']:8.0f} games/s (1 core)")
+            print(f"{r['bench']:>8} {r['variant']:>13} {r['players']}p  {r['games_per_s']:8.0f} games/s (1 core)")
     if not args.quick:
         with tempfile.TemporaryDirectory() as d:
             t0 = time.perf_counter()

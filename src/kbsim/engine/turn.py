@@ -738,15 +738,26 @@ class Turn:
         out = []
         rows = self.rows
         n = len(rows)
+        steps = g.steps
         starts = (False, True) if g.rebuild_from_start else (False,)
         targets = (False, True) if (self.m_start and self.m_start_rb) else (False,)
+        plain = not (self.m_equal or self.skips or self.m_start) and self.state.joker is None
+        ends = [row[-1] if row else None for row in rows]
         for src in range(n):
-            length = len(rows[src])
-            for k in range(1, length + 1):
+            s = rows[src]
+            length = len(s)
+            ks = (length,) if g.rebuild_whole_only else range(1, length + 1)
+            for k in ks:
                 for fs in starts:
                     if fs and k == length:
                         continue  # a whole row is already listed as an end segment
+                    first = s[0] if fs else s[length - k]
                     for dst in range(n):
+                        if dst == src:
+                            continue
+                        # cheap filter: on plain rows a segment can only go where its first card fits
+                        if plain and ends[dst] is not None and first - ends[dst] not in steps:
+                            continue
                         for ts in targets:
                             if self.can_rebuild(src, k, dst, fs, ts):
                                 out.append(Rebuild(src, k, dst, fs, ts))

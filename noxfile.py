@@ -34,3 +34,16 @@ def bench(session: nox.Session) -> None:
     """Games per second, single process, per bot and player count (see benchmarks/bench.py)."""
     session.install("-e", ".")
     session.run("python", "benchmarks/bench.py", *session.posargs)
+
+
+@nox.session
+def ladder(session: nox.Session) -> None:
+    """Bot ladder and planner benchmark (benchmarks/ladder.py); options after -- go to the ladder.
+
+    Ladder: planner vs greedy and greedy vs random, 1,000 deals each played with seats swapped (2,000 2-player
+    games per pair); the session fails unless every 95% interval lies above 50%. Then the planner's decision
+    time and games/s in 4-player games.
+    """
+    session.install("-e", ".")
+    session.run("python", "benchmarks/ladder.py", "ladder", "--check", *session.posargs)
+    session.run("python", "benchmarks/ladder.py", "bench")

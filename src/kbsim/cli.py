@@ -156,7 +156,7 @@ def run(
     loaded, g = _load(game, variant, option)
     _check_players(g, players)
     try:
-        bot_names = parse_bots(bots, players)
+        bot_names = parse_bots(bots, players, g.family)
     except UnknownBot as e:
         fail(f"--bots: {e}")
     if seed is None:
@@ -184,7 +184,7 @@ def run(
         be = BACKENDS[backend](workers=n_workers if backend != "serial" else 1)
     done = output.done_chunks()
     todo = [c for c in plan_chunks(games, size) if (c.start, c.stop) not in done] if not output.complete else []
-    summary = Summary()
+    summary = Summary(*(g.score[3:5] if g.score else ()))
 
     def on_sigterm(signum, frame):  # turn SIGTERM into the same clean stop as Ctrl-C
         raise KeyboardInterrupt
@@ -232,11 +232,13 @@ def run(
     pf = pq.ParquetFile(out_path)
     for i in range(pf.num_row_groups):
         summary.add(pf.read_row_group(i, columns=["game_index", "players", "winners", "end_reason",
-                                                    "turns"]).to_pydict())
+                                                    "turns", "score", "hands"]).to_pydict())
     result = summary.result(seconds if todo else None)
     result.update({"game": g.game, "variant": g.variant, "options": loaded.changed, "bots": bot_names,
                    "seed": seed, "out": str(out_path), "workers": be.workers, "backend": be.name,
                    "seconds": seconds, "games_played_now": sum(len(c) for c in todo)})
+    if getattr(g, "provisional", None):  # rules whose data is not the published one (e.g. a card list)
+        result["provisional"] = g.provisional
     if json_out:
         print(json.dumps(result, indent=2))
     else:
@@ -256,14 +258,27 @@ def _print_summary(s: dict) -> None:
                   str(seat["shared_wins"]))
     out.print(t)
     r = s["end_reasons"]
-    out.print(f"ended by a win {r['won']['rate']:.1%}, stalemate {r['stalemate']['rate']:.1%} "
+    out.print(f"ended by a win {r['won']['rate']:.1%}, all out (solo/cooperative) {r['all_out']['rate']:.1%}, "
+              f"stalemate {r['stalemate']['rate']:.1%} "
               f"({r['stalemate']['ci95'][0]:.1%} - {r['stalemate']['ci95'][1]:.1%}), turn limit "
               f"{r['turn_limit']['rate']:.1%}; shared-win games {s['shared_win_games']}")
+    if s.get("score"):
+        sc = s["score"]
+        out.print(f"team score: mean {sc['mean']:.2f} (min {sc['min']}, max {sc['max']}); won (>= "
+                  f"{sc['won']['threshold']}) {sc['won']['rate']:.1%} ({sc['won']['ci95'][0]:.1%} - "
+                  f"{sc['won']['ci95'][1]:.1%}); expert (>= {sc['expert']['threshold']}) {sc['expert']['rate']:.1%}",
+                  highlight=False)
+        out.print("score distribution: " + ", ".join(f"{v}: {c}" for v, c in sc["distribution"].items()),
+                  highlight=False)
     tu = s["turns"]
+    if s.get("hands_per_game") and s["hands_per_game"] > 1:
+        out.print(f"hands per match: mean {s['hands_per_game']:.2f}", highlight=False)
     out.print(f"turns per game: mean {tu['mean']:.1f}, median {tu['median']:.0f}, 95th percentile {tu['p95']:.0f}")
     speed = (f"{s['games_per_second']:.0f} games/s on {s['workers']} worker(s) ({s['backend']}), "
              f"{s['seconds']:.2f} s" if s["games_per_second"] else "nothing left to play")
     out.print(f"{speed}; records: {s['out']}", highlight=False)
+    if s.get("provisional"):
+        out.print(f"provisional data: {s['provisional']}", highlight=False)
 
 
 # ------------------------------------------------------------------ replay
@@ -291,36 +306,52 @@ def replay(
     _, g = _load(game, variant, option)
     _check_players(g, players)
     try:
-        names = parse_bots(bots, players)
+        names = parse_bots(bots, players, g.family)
     except UnknownBot as e:
         fail(f"--bots: {e}")
     gs = game_seed(seed, game_index)
+    if g.family != "rows":  # a market game: its own notation (kbsim.engine.market)
+        from kbsim.engine.market import replay_market_log
+
+        res = play_game(g, [make_bot(n, g.family) for n in names], gs, check=True, log=True)
+        lines = replay_market_log(g, players, gs, res.log)
+        if json_out:
+            print(json.dumps({"seed": gs, "winners": list(res.winners), "end_reason": res.end_reason,
+                              "turns": res.turns, "scores": res.scores, "log": lines}, indent=2))
+            return
+        for ln in lines:
+            out.print(f"{ln['turn']:>4} seat {ln['seat']}: {'; '.join(ln['moves'])}   market: "
+                      f"{' | '.join(ln['market'])}", highlight=False)
+        out.print(f"end: {res.end_reason}, winners {list(res.winners)}, scores {res.scores}")
+        return
     import random
 
     start = deal(g, players, random.Random(gs))
-    res = play_game(g, [make_bot(n) for n in names], gs, check=True, log=True)
+    res = play_game(g, [make_bot(n, g.family) for n in names], gs, check=True, log=True)
     # render moves against a replayed board so rebuilds show their first card
     from kbsim.engine.turn import Turn
 
     st = start
     lines = []
     for turn_no, (seat, moves) in enumerate(res.log, start=1):
-        t = Turn(g, st.rows, st.hands[seat], st.piles[seat], st.discard)
+        st.turn_no = turn_no
+        t = Turn.for_seat(g, st, seat)
         texts = []
         for m in moves:
-            texts.append(format_move(m, t.rows))
+            texts.append(format_move(m, t.rows, g))
             t.apply(m)
         lines.append({"turn": turn_no, "seat": seat, "moves": texts,
                       "rows": [format_cards(r) for r in st.rows]})
     if json_out:
         print(json.dumps({"seed": gs, "winners": list(res.winners), "end_reason": res.end_reason,
-                          "turns": res.turns, "log": lines}, indent=2))
+                          "turns": res.turns, "score": res.score, "log": lines}, indent=2))
         return
     out.print(f"game {game_index} of run seed {seed}: game seed {gs}, {players} players, bots {','.join(names)}")
     for ln in lines:
         out.print(f"{ln['turn']:>4} seat {ln['seat']}: {'; '.join(ln['moves'])}   rows: {' | '.join(ln['rows'])}",
                   highlight=False)
-    out.print(f"end: {res.end_reason}, winners {list(res.winners)}, cards left {res.cards_left}")
+    score = f", score {res.score}" if res.score is not None else ""
+    out.print(f"end: {res.end_reason}, winners {list(res.winners)}, cards left {res.cards_left}{score}")
 
 
 # ------------------------------------------------------------------ rules
@@ -363,12 +394,7 @@ def rules_show(game: Annotated[str, typer.Argument(help="Game name or rule file.
         return
     out.print(f"[bold]{m.title}[/] ({m.game}), {m.players.min}-{m.players.max} players — {loaded.source}")
     out.print(m.summary, highlight=False)
-    sections = [("Cards", m.cards.summary), ("Rows", m.table.rows.summary), ("Completion",
-                m.table.rows.completion.summary), ("Setup", m.setup.summary), ("Turn", m.turn.summary),
-                ("Lay out", m.turn.lay_out.summary), ("Rebuild", m.turn.lay_out.rebuild.summary),
-                ("Exchange", m.turn.exchange.summary), ("Pass", m.turn.pass_.summary),
-                ("Refill", m.turn.refill.summary), ("Win", m.end.win.summary),
-                ("Stalemate", m.end.stalemate.summary), ("Turn limit", m.end.turn_limit.summary)]
+    sections = m.sections()
     for title, text in sections:
         out.print(f"\n[bold]{title}[/]\n{text}", highlight=False)
     t = Table(title="Options (value in force; * = changed from the file's default)")
@@ -388,11 +414,25 @@ def rules_show(game: Annotated[str, typer.Argument(help="Game name or rule file.
 
 
 @rules_app.command("schema")
-def rules_schema() -> None:
+def rules_schema(family: Annotated[str, typer.Option(
+        help="Which rule files: rows (Kingsbridge, King's Corners), market (Continental Express) or all.")]
+        = "all") -> None:
     """Print the JSON Schema of rule files (for editors and validators)."""
+    from pydantic.json_schema import models_json_schema
+
+    from kbsim.rules.market_schema import MarketRuleFile
     from kbsim.rules.schema import RuleFile
 
-    print(json.dumps(RuleFile.model_json_schema(by_alias=True), indent=2))
+    models = {"rows": [RuleFile], "market": [MarketRuleFile], "all": [RuleFile, MarketRuleFile]}
+    if family not in models:
+        fail(f"--family {family!r}: expected one of: {', '.join(models)}")
+    if len(models[family]) == 1:
+        schema = models[family][0].model_json_schema(by_alias=True)
+    else:
+        refs, schema = models_json_schema([(m, "validation") for m in models[family]], by_alias=True,
+                                          title="kbsim rule file")
+        schema["anyOf"] = [refs[(m, "validation")] for m in models[family]]
+    print(json.dumps(schema, indent=2))
 
 
 @rules_app.command("test")
@@ -423,6 +463,155 @@ def rules_test(files: Annotated[Optional[list[str]], typer.Argument(
     print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
     if failed:
         raise typer.Exit(1)
+
+
+# ------------------------------------------------------------------ report / compare
+def _print_report(result, head: list[str], json_out: bool, extra: dict) -> None:
+    if json_out:
+        print(json.dumps(result.as_json() | extra, indent=2, default=str))
+        return
+    print(f"report: {result.path} ({result.size / 1e6:.1f} MB, {result.figures} figures, "
+          f"rendered in {result.seconds:.1f} s)")
+    for line in head + result.summary:
+        print(line)
+
+
+@app.command()
+def report(
+    study: Annotated[str, typer.Argument(help="Study file (reports/NAME.toml or .yaml), or a study name.")],
+    out_path: Annotated[Optional[Path], typer.Option("--out", "-o", help="HTML file to write (default: "
+                                                     "_build/NAME.html beside the study file).")] = None,
+    records: Annotated[Optional[Path], typer.Option(help="Folder for the records of the study's cells (default: "
+                                                    "_build/records/NAME/ beside the study file).")] = None,
+    games: Annotated[Optional[int], typer.Option("--games", "-n", help="Deals per cell instead of the study's "
+                                                 "(for a quick look; records are kept apart).")] = None,
+    workers: Annotated[Optional[int], typer.Option(help="Worker processes (default: all cores).")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar (on a terminal).")] = True,
+) -> None:
+    """Play a study's missing cells (records on disk are reused), then write one self-contained HTML page.
+
+    Example: kbsim report reports/seat-advantage
+    """
+    from kbsim.analysis.report import ReportError, write_report
+    from kbsim.analysis.study import StudyError, load_study, plan_study, report_input, run_study
+
+    if workers is not None and workers < 1:
+        fail(f"--workers {workers}: expected at least 1")
+    if games is not None and games < 1:
+        fail(f"--games {games}: expected a number of games >= 1")
+    try:
+        plan = plan_study(load_study(study), records_dir=records, games=games)
+    except StudyError as e:
+        fail(e.one_line())
+    try:
+        if progress and err.is_terminal and not json_out:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            with Progress(TextColumn("[bold]playing"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
+                          TimeRemainingColumn(), console=err, transient=True) as bar:
+                task = bar.add_task("games", total=None)
+                stats = run_study(plan, workers, progress=lambda done, total: bar.update(task, total=total,
+                                                                                         completed=done))
+        else:
+            stats = run_study(plan, workers)
+        result = write_report(report_input(plan), out_path or plan.source.parent / "_build" / f"{plan.study.name}.html")
+    except (StudyError, ReportError) as e:
+        fail(str(e).replace("\n", "; "))
+    except KeyboardInterrupt:
+        print(f"kbsim: interrupted; finished chunks are kept in {plan.records_dir}; run the same command again "
+              f"to continue", file=sys.stderr)
+        sys.exit(130)
+    head = [f"games: {stats.games_played:,} played now in {stats.played} of {stats.runs} runs, {stats.reused} runs "
+            f"reused from {plan.records_dir}"]
+    _print_report(result, head, json_out, {"study": str(plan.source), "runs": stats.runs, "runs_reused": stats.reused,
+                                           "runs_played": stats.played, "games_played": stats.games_played,
+                                           "records": str(plan.records_dir)})
+
+
+@app.command()
+def compare(
+    files: Annotated[list[Path], typer.Argument(help="Records files (Parquet) written by kbsim run or kbsim "
+                                                "report; the first file's arm is the baseline.")],
+    out_path: Annotated[Optional[Path], typer.Option("--out", "-o", help="HTML file to write (default: "
+                                                     "reports/_build/compare-….html).")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
+) -> None:
+    """Build a report page from existing records: arms side by side, paired on shared deals.
+
+    Files with the same variant, options and bots form one arm. Example:
+    kbsim compare runs/base.parquet runs/either-end.parquet -o compare.html
+    """
+    from kbsim.analysis.report import ReportError, compare_input, write_report
+
+    try:
+        inp = compare_input(files)
+        result = write_report(inp, out_path or Path("reports") / "_build" / f"{inp.name}.html")
+    except ReportError as e:
+        fail(str(e).replace("\n", "; "))
+    _print_report(result, [], json_out, {"files": [str(f) for f in files]})
+
+
+@app.command()
+def solve(
+    rows: Annotated[str, typer.Option("--rows", "-r", help="The rows, separated by |: values (3 4 5) or a run "
+                                      "(3-5), _ for an empty row, E7 for the joker as 7; fewer rows than the "
+                                      "table holds leave the rest empty. Example: \"3|8|9|5|1|13\".")],
+    hand: Annotated[str, typer.Option("--hand", "-H", help="Your hand cards, e.g. \"1 4 6 8 11 12\".")],
+    character: Annotated[Optional[str], typer.Option(
+        "--character", "-c", help="A character you may play this turn (needs rules with characters, "
+                                  "e.g. --variant characters).")] = None,
+    discard: Annotated[str, typer.Option("--discard", help="Cards in the discard pile (they count toward the "
+                                         "copies of each value; a character may take them).")] = "",
+    pile: Annotated[int, typer.Option("--pile", help="Cards left in your draw pile; with 0, laying your whole "
+                                      "hand wins and no minimum of cards applies.")] = 1,
+    game: GameOpt = "kingsbridge",
+    variant: VariantOpt = [],  # noqa: B006
+    option: OptionOpt = [],  # noqa: B006
+    budget: Annotated[Optional[int], typer.Option(help="Positions the search may store (default 50000); "
+                                                  "past it the best turn found so far is shown.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print {laid, moves, rows, hand} as JSON.")] = False,
+) -> None:
+    """Find the best turn for a board and a hand: the most hand cards laid, then the best board left.
+
+    Example: kbsim solve --rows "3|8|9|5|1|13" --hand "1 4 6 8 11 12"
+    """
+    from kbsim.engine.notation import format_cards
+    from kbsim.solver import DEFAULT_BUDGET, BoardError, parse_board, parse_hand
+    from kbsim.solver import solve as solve_board
+
+    if pile < 0:
+        fail(f"--pile {pile}: expected a number of cards >= 0")
+    if budget is not None and budget < 1:
+        fail(f"--budget {budget}: expected at least 1")
+    _, g = _load(game, variant, option)
+    try:
+        board = parse_board(rows, g.n_rows)
+        held = parse_hand(hand)
+        gone = parse_hand(discard, "--discard")
+        sol = solve_board(g, board, held, discard=gone, pile_size=pile, budget=budget or DEFAULT_BUDGET,
+                          character=character)
+    except BoardError as e:
+        fail(str(e))
+    if json_out:
+        print(json.dumps(sol.to_json()))
+        return
+    p = sol.plan
+    how = "every position searched" if p.exact else f"search stopped at its budget of {p.nodes} positions"
+    out.print(f"best turn: {sol.laid} of {len(held)} hand card(s) laid ({how})", highlight=False)
+    if not sol.laid:
+        out.print("  no card can be laid: exchange or pass instead", highlight=False)
+    for i, text in enumerate(sol.texts, start=1):
+        out.print(f"  {i:>2}. {text}", highlight=False)
+    extra = []
+    if sol.completed:
+        extra.append(f"{sol.completed} row(s) completed")
+    if sol.won:
+        extra.append("the game is won")
+    if extra:
+        out.print("  " + "; ".join(extra), highlight=False)
+    out.print("rows: " + " | ".join(format_cards(r) for r in sol.rows), highlight=False)
+    out.print("hand: " + (format_cards(sol.hand) if sol.hand else "(empty)"), highlight=False)
 
 
 def main() -> None:

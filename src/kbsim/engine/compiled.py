@@ -268,7 +268,8 @@ def compile_rules(loaded: LoadedRules) -> CompiledGame:
                         for c in kinds)
     lay = m.turn.lay_out
     ch = m.characters if (m.characters and m.characters.enabled) else None
-    roster = tuple(compile_character(key, c, m) for key, c in m.characters.roster.items()) if ch else ()
+    roster = tuple(compile_character(key, c, m) for key, c in m.characters.roster.items()
+                   if key not in m.characters.removed) if ch else ()
     row_diffs = set(steps)
     for c in roster:
         row_diffs |= c.row_diffs

@@ -201,7 +201,6 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
     passes = [0] * n
     rebuilds = [0] * n
     minus = [0] * n
-    out = [False] * n
     completed = 0
     idle = [0] * n
     exact_round = 0
@@ -215,7 +214,7 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
     all_out = game.all_out
     score = None
     while turns < game.turn_limit:
-        if all_out and out[seat]:
+        if all_out and state.held(seat) == 0:  # out (a seat handed cards again by a power plays again)
             seat = (seat + 1) % n
             continue
         turns += 1
@@ -241,14 +240,12 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
             exchanges[seat] += 1
         if turn.passed:
             passes[seat] += 1
-        if turn.won:
-            if not all_out:
-                winners, reason = (seat,), WON
-                break
-            out[seat] = True
-            if all(out):
-                reason = ALL_OUT
-                break
+        if turn.won and not all_out:
+            winners, reason = (seat,), WON
+            break
+        if all_out and all(state.held(k) == 0 for k in range(n)):
+            reason = ALL_OUT
+            break
         if turn.laid:
             for k in range(n):
                 idle[k] = 0

@@ -31,6 +31,7 @@ joker                  ``(value, row)``         ``V on R``
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from itertools import combinations
@@ -352,7 +353,7 @@ class CompiledCharacter:
         Raises:
             ValueError: the text does not match the steps.
         """
-        parts = [p.strip() for p in text.split(" then ")] if text.strip() else []
+        parts = [p.strip() for p in re.split(r"(?:^|\s+)then(?:\s+|$)", text.strip())] if text.strip() else []
         while len(parts) < len(self.steps):
             parts.append("")
         if len(parts) != len(self.steps):
@@ -361,7 +362,9 @@ class CompiledCharacter:
 
     def format_args(self, args: tuple) -> str:
         parts = [step.format(a) for step, a in zip(self.steps, args, strict=True)]
-        return " then ".join(p for p in parts if p) if any(parts) else ""
+        while parts and not parts[-1]:
+            parts.pop()  # trailing steps without arguments are implied
+        return " then ".join(parts)
 
 
 def compile_character(key: str, character, model) -> CompiledCharacter:

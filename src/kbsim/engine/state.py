@@ -177,7 +177,7 @@ def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:
             for _ in range(min(game.chars_display, len(keys))):
                 state.display.append(state.char_deck.pop())
         else:
-            per = dict(game.chars_deal).get(players, len(keys) // players)
+            per = min(dict(game.chars_deal).get(players, len(keys) // players), len(keys) // players)
             for i in range(per * players):
                 state.char_piles[(game.first_seat + i) % players].append(keys[i])
             state.box = keys[per * players:]

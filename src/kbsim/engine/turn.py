@@ -69,7 +69,7 @@ class Turn:
     __slots__ = ("g", "rows", "hand", "_pile", "discard", "_opponents", "phase", "laid", "rebuilds",
                  "completed", "won", "exchanged", "passed", "log", "on_move", "state", "seat",
                  "m_start", "m_start_rb", "m_equal", "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi",
-                 "chars_played", "minus_cards")
+                 "chars_played", "minus_cards", "_start_empty", "_playing")
 
     def __init__(self, game: CompiledGame, rows: list[list[int]], hand: list[int], pile: list[int],
                  discard: list[int], opponents=(), *, state: GameState | None = None, seat: int = 0):
@@ -95,6 +95,8 @@ class Turn:
         self.skips = self.skip_lo = self.skip_hi = 0
         self.chars_played = 0
         self.minus_cards = 0
+        self._start_empty = not hand  # a turn that starts with no hand card may just refill
+        self._playing: str | None = None
 
     @classmethod
     def for_seat(cls, game: CompiledGame, state: GameState, seat: int, opponents=()) -> Turn:
@@ -129,7 +131,7 @@ class Turn:
     def needed(self) -> int:
         """Hand cards this lay-out turn must still lay before it may end."""
         g = self.g
-        if g.min_only_while_pile and not self._pile:
+        if (g.min_only_while_pile and not self._pile) or (self._start_empty and self._pile):
             return 0
         return max(0, g.min_lay - self.laid)
 
@@ -458,7 +460,7 @@ class Turn:
         if self.phase == DONE:
             raise IllegalMove("the turn is over")
         g = self.g
-        if self.laid < g.min_lay and (self._pile or not g.min_only_while_pile):
+        if self.needed:
             raise IllegalMove(f"a lay-out turn must lay at least {g.min_lay} hand card(s)")
         pending = self._must_lay_pending()
         if pending is not None:
@@ -525,17 +527,29 @@ class Turn:
         return progress_path(self.g, self.rows, held, hand)[0] is True
 
     def minus(self, cards: tuple[int, ...] | list[int]) -> None:
-        """Put ``cards`` on this seat's minus pile (solo/cooperative), refill; the turn ends."""
+        """Put ``cards`` on this seat's minus pile (solo/cooperative), refill; the turn ends.
+
+        The cards come from the hand; a seat with no hand card left gives parked cards instead.
+        """
         g = self.g
         if self.phase != START:
             raise IllegalMove("the minus pile is instead of laying: it must be the whole turn")
         if not g.minus_allowed:
             raise IllegalMove("there is no minus pile in these rules")
-        if len(cards) != min(g.minus_cards, len(self.hand)):
-            raise IllegalMove(f"put exactly {g.minus_cards} hand card(s) on the minus pile")
+        source = self.hand if self.hand else [c for c, _ in self.state.parked[self.seat]]
+        if len(cards) != min(g.minus_cards, len(source)) or not cards:
+            raise IllegalMove(f"put exactly {g.minus_cards} card(s) on the minus pile")
         if g.minus_only_when_stuck and self.can_lay_anything():
             raise IllegalMove("a card can still be laid, so nothing goes to the minus pile")
-        self._take_from_hand(cards)
+        if self.hand:
+            self._take_from_hand(cards)
+        else:
+            park = self.state.parked[self.seat]
+            for c in cards:
+                i = next((k for k, (pc, _) in enumerate(park) if pc == c), None)
+                if i is None:
+                    raise IllegalMove(f"card {c} is not parked")
+                del park[i]
         self.state.minus[self.seat].extend(cards)
         self.minus_cards += len(cards)
         self._refill()
@@ -576,8 +590,12 @@ class Turn:
         else:
             st.char_piles[self.seat].pop(0)
         self.chars_played += 1
-        for step, a in zip(ch.steps, args, strict=True):
-            step.apply(self, tuple(a))
+        self._playing = key
+        try:
+            for step, a in zip(ch.steps, args, strict=True):
+                step.apply(self, tuple(a))
+        finally:
+            self._playing = None
         if not ch.is_joker:
             if self.g.chars_display_mode:
                 st.box.append(key)
@@ -692,7 +710,7 @@ class Turn:
             raise IllegalMove(f"a joker as {value} does not continue row {r + 1}")
         if not row and not g.may_open(value, r):
             raise IllegalMove(f"a joker as {value} may not open a row")
-        key = next(c.key for c in g.roster if c.is_joker)
+        key = self._playing if self._playing is not None else next(c.key for c in g.roster if c.is_joker)
         self.state.joker = key
         row.append(-value)
         self._complete(r)
@@ -746,6 +764,8 @@ class Turn:
         for src in range(n):
             s = rows[src]
             length = len(s)
+            if not length:
+                continue
             ks = (length,) if g.rebuild_whole_only else range(1, length + 1)
             for k in ks:
                 for fs in starts:
@@ -805,14 +825,15 @@ class Turn:
         return out
 
     def minus_moves(self) -> list[Minus]:
-        """Legal minus-pile moves (each distinct choice of cards)."""
+        """Legal minus-pile moves (each distinct choice of cards; parked cards when the hand is empty)."""
         g = self.g
-        if self.phase != START or not g.minus_allowed or not self.hand:
+        source = sorted(self.hand) if self.hand else sorted(c for c, _ in self.state.parked[self.seat])
+        if self.phase != START or not g.minus_allowed or not source:
             return []
-        k = min(g.minus_cards, len(self.hand))
+        k = min(g.minus_cards, len(source))
         if g.minus_only_when_stuck and self.can_lay_anything():
             return []
-        return [Minus(c) for c in sorted(set(combinations(sorted(self.hand), k)))]
+        return [Minus(c) for c in sorted(set(combinations(source, k)))]
 
     def can_pass(self) -> bool:
         g = self.g
@@ -850,7 +871,7 @@ class Turn:
                  state=st, seat=self.seat)
         for name in ("phase", "laid", "rebuilds", "completed", "won", "exchanged", "passed", "m_start",
                      "m_start_rb", "m_equal", "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi",
-                     "chars_played", "minus_cards"):
+                     "chars_played", "minus_cards", "_start_empty", "_playing"):
             setattr(t, name, getattr(self, name))
         return t
 

@@ -22,6 +22,9 @@ from pydantic import ValidationError
 
 from kbsim.rules.schema import RuleFile
 
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_CACHE: dict[tuple, tuple[LoadedRules, list]] = {}  # key -> (rules, [(file it depends on, mtime)])
+
 
 class RulesError(Exception):
     """A rule file, variant or option that cannot be used.
@@ -81,7 +84,7 @@ def read_document(path: Path) -> dict[str, Any]:
     except OSError as e:
         raise RulesError(f"{path}: cannot read: {e.strerror}") from None
     try:
-        doc = yaml.safe_load(text)
+        doc = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader (C version when available)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "?"
@@ -105,8 +108,14 @@ def format_validation(path: Path | str, err: ValidationError) -> list[str]:
     return lines
 
 
-def validate_document(doc: dict[str, Any], source: Path | str) -> RuleFile:
+def validate_document(doc: dict[str, Any], source: Path | str, rule_file: Path | None = None) -> RuleFile:
     """Validate a rule document.
+
+    Args:
+        doc: the parsed document.
+        source: the file (or a label naming file, variants and options) used in error messages.
+        rule_file: the rule file the document comes from (files it names are resolved against it);
+            defaults to ``source`` when that is a path.
 
     Raises:
         RulesError: one line per problem: ``FILE: field.path: message (got VALUE)``.
@@ -116,8 +125,9 @@ def validate_document(doc: dict[str, Any], source: Path | str) -> RuleFile:
         from kbsim.rules.market_schema import MarketRuleFile
 
         model = MarketRuleFile
+    where = rule_file if rule_file is not None else (source if isinstance(source, Path) else None)
     try:
-        return model.model_validate(doc)
+        return model.model_validate(doc, context={"source": where})
     except ValidationError as e:
         raise RulesError(format_validation(source, e)) from None
 
@@ -241,6 +251,33 @@ def load_rules(game: str = "kingsbridge", variants: list[str] | tuple[str, ...] 
             overlay that makes the rules invalid.
     """
     path = find_rule_file(game)
+    try:
+        key = (str(path.resolve()), path.stat().st_mtime_ns, tuple(variants),
+               json.dumps(options or {}, sort_keys=True, default=str), json.dumps(overlay or {}, sort_keys=True,
+                                                                               default=str))
+    except OSError:
+        key = None
+    if key is not None and key in _CACHE:
+        loaded, deps = _CACHE[key]
+        if all(_mtime(p) == m for p, m in deps):
+            return loaded
+    loaded = _load_rules(path, variants, options, overlay)
+    if key is not None:
+        if len(_CACHE) > 256:
+            _CACHE.clear()
+        deps = [(p, _mtime(p)) for p in getattr(loaded.model, "dependencies", lambda: [])()]
+        _CACHE[key] = (loaded, deps)
+    return loaded
+
+
+def _mtime(path: Path) -> int | None:
+    try:
+        return Path(path).stat().st_mtime_ns
+    except OSError:
+        return None
+
+
+def _load_rules(path: Path, variants, options, overlay) -> LoadedRules:
     doc = read_document(path)
     base = validate_document(doc, path)
     for name, opt in base.options.items():
@@ -260,7 +297,7 @@ def load_rules(game: str = "kingsbridge", variants: list[str] | tuple[str, ...] 
     if overlay:
         merged = deep_merge(merged, overlay)
     label = f"{path} (with {'+'.join(variants) or 'no variant'}, options {options or {}})"
-    model = validate_document(merged, label) if merged is not doc else base
+    model = validate_document(merged, label, path) if merged is not doc else base
     effective = {name: _get_path(merged, opt.path) for name, opt in base.options.items()}
     defaults = {name: _get_path(doc, opt.path) for name, opt in base.options.items()}
     changed = {k: v for k, v in effective.items() if defaults[k] != v}

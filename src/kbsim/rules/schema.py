@@ -466,6 +466,16 @@ class Characters(Strict):
     on_any_turn: bool = Field(
         True, description="A character may be played in a turn that is then an exchange or a pass.")
     roster: dict[str, Character] = Field(default_factory=dict)
+    removed: list[str] = Field(default_factory=list,
+                               description="Roster keys left out of the game (e.g. to measure a character's effect).")
+
+    @model_validator(mode="after")
+    def _removed_known(self) -> Characters:
+        unknown = [k for k in self.removed if k not in self.roster]
+        if unknown:
+            raise ValueError(f"removed: unknown character(s) {', '.join(unknown)}; expected roster keys "
+                             f"({', '.join(self.roster)})")
+        return self
 
 
 class Option(Strict):
@@ -538,6 +548,10 @@ class RuleFile(Strict):
             for key in variant.options:
                 if key not in self.options:
                     raise ValueError(f"variants.{name}.options: unknown option {key!r}")
+        if self.characters is not None:
+            jokers = [k for k, c in self.characters.roster.items() if any(st.joker for st in c.power)]
+            if len(jokers) > 1:
+                raise ValueError(f"characters.roster: at most one joker character, got {', '.join(jokers)}")
         for i, clar in enumerate(self.clarifications):
             if clar.option is not None and clar.option not in self.options:
                 raise ValueError(f"clarifications.{i}.option: unknown option {clar.option!r}")

@@ -1,0 +1,220 @@
+"""Bot ladder and planner benchmark (``nox -s ladder``; or ``python benchmarks/ladder.py``).
+
+Ladder (``python benchmarks/ladder.py ladder``)
+    For each pair of bots (default: planner vs greedy, greedy vs random), 2
+    players, ``--deals`` deals (default 1000). Deal ``i`` is the game seed
+    ``game_seed(--seed, i)``, played twice on the same cards: bots ``[A, B]``,
+    then ``[B, A]`` (seats swapped), so each pair plays ``2 x deals`` games
+    and neither seat nor deal favours a bot. A game is a **win** for the bot
+    that wins alone; a stalemate that ends in a shared win, and a game stopped
+    by the turn limit, is a **tie** and is reported apart. The win rate of A is
+    its share of the decisive games, with a 95% Wilson interval
+    (:func:`kbsim.analysis.stats.wilson_interval`); the score with ties
+    counted as half a win is shown too. ``--check`` exits with status 1
+    unless every interval lies wholly above 50%. Results do not depend on
+    ``--workers``.
+
+Benchmark (``python benchmarks/ladder.py bench``)
+    4-player planner-only games on one core: games per second (wall clock
+    and CPU time), and the planner's decision time per turn (median, 99th
+    percentile, maximum), the positions its search stored per turn, the turns
+    whose search hit its node budget, and the share of the run spent deciding.
+
+Both print a table, and with ``--json FILE`` write their numbers as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+from kbsim import __version__
+from kbsim.analysis.stats import percentile, wilson_interval
+from kbsim.bots import make_bot
+from kbsim.bots.planner import PlannerBot
+from kbsim.engine.compiled import compile_rules
+from kbsim.engine.game import play_game
+from kbsim.rules.loader import load_rules
+from kbsim.sim.seeding import game_seed
+
+PAIRS = (("planner", "greedy"), ("greedy", "random"))
+
+
+# ------------------------------------------------------------------ ladder
+def _play_deals(args: tuple) -> list[tuple[int, int, int]]:
+    """Play deals ``lo..hi-1`` both ways; per deal: (A's sole wins, B's sole wins, ties) over its two games."""
+    a, b, lo, hi, seed, variants = args
+    g = compile_rules(load_rules("kingsbridge", variants))
+    out = []
+    for i in range(lo, hi):
+        s = game_seed(seed, i)
+        wa = wb = ties = 0
+        for seat_a in (0, 1):
+            names = [a, b] if seat_a == 0 else [b, a]
+            res = play_game(g, [make_bot(n) for n in names], s)
+            if len(res.winners) == 1:
+                if res.winners[0] == seat_a:
+                    wa += 1
+                else:
+                    wb += 1
+            else:
+                ties += 1
+        out.append((wa, wb, ties))
+    return out
+
+
+def ladder(pairs, deals: int, seed: int, workers: int, variants: tuple[str, ...]) -> list[dict]:
+    """Play every pair; return one result dict per pair (see the module docstring)."""
+    results = []
+    chunk = max(1, min(50, deals // (workers * 4) or 1))
+    for a, b in pairs:
+        t0 = time.perf_counter()
+        jobs = [(a, b, lo, min(lo + chunk, deals), seed, variants) for lo in range(0, deals, chunk)]
+        if workers > 1:
+            with ProcessPoolExecutor(workers) as ex:
+                per_deal = [r for part in ex.map(_play_deals, jobs) for r in part]
+        else:
+            per_deal = [r for job in jobs for r in _play_deals(job)]
+        wa = sum(r[0] for r in per_deal)
+        wb = sum(r[1] for r in per_deal)
+        ties = sum(r[2] for r in per_deal)
+        games = 2 * deals
+        lo, hi = wilson_interval(wa, wa + wb)
+        results.append({
+            "a": a, "b": b, "deals": deals, "games": games, "a_wins": wa, "b_wins": wb, "ties": ties,
+            "a_win_rate": wa / (wa + wb) if wa + wb else float("nan"), "a_ci95": [lo, hi],
+            "a_score_ties_half": (wa + ties / 2) / games,
+            "deals_a_won_both": sum(1 for r in per_deal if r[0] == 2),
+            "deals_b_won_both": sum(1 for r in per_deal if r[1] == 2),
+            "seconds": time.perf_counter() - t0,
+        })
+    return results
+
+
+def _print_ladder(results: list[dict]) -> None:
+    print(f"{'pair':<22}{'games':>7}{'A wins':>8}{'B wins':>8}{'ties':>6}{'A rate':>9}  {'95% interval':<17}"
+          f"{'ties=1/2':>9}{'A 2-0':>7}{'B 2-0':>7}{'s':>7}")
+    for r in results:
+        lo, hi = r["a_ci95"]
+        print(f"{r['a'] + ' vs ' + r['b']:<22}{r['games']:>7}{r['a_wins']:>8}{r['b_wins']:>8}{r['ties']:>6}"
+              f"{r['a_win_rate']:>9.1%}  {lo:.1%} - {hi:.1%}{'':<3}{r['a_score_ties_half']:>9.1%}"
+              f"{r['deals_a_won_both']:>7}{r['deals_b_won_both']:>7}{r['seconds']:>7.0f}")
+
+
+# ------------------------------------------------------------------ benchmark
+class _TimedPlanner(PlannerBot):
+    """The planner, timing each decision (the time of ``play_turn``, the turn's moves included)."""
+
+    def __init__(self, sink: list[float], nodes: list[int]):
+        super().__init__()
+        self._sink = sink
+        self._nodes = nodes
+
+    def play_turn(self, turn) -> None:
+        n0 = self.nodes
+        t0 = time.perf_counter()
+        super().play_turn(turn)
+        self._sink.append(time.perf_counter() - t0)
+        self._nodes.append(self.nodes - n0)
+
+
+def bench(games: int, players: int, seed: int, variants: tuple[str, ...]) -> dict:
+    """Planner-only games in this process; return the figures (see the module docstring)."""
+    g = compile_rules(load_rules("kingsbridge", variants))
+    # games/s without timing hooks
+    w0, c0 = time.perf_counter(), time.process_time()
+    for i in range(games):
+        play_game(g, [make_bot("planner") for _ in range(players)], game_seed(seed, i))
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    # decision times
+    times: list[float] = []
+    nodes: list[int] = []
+    truncated = turns = 0
+    w1 = time.perf_counter()
+    for i in range(games):
+        bots = [_TimedPlanner(times, nodes) for _ in range(players)]
+        play_game(g, bots, game_seed(seed, i))
+        truncated += sum(b.truncated for b in bots)
+        turns += sum(b.turns for b in bots)
+    timed_wall = time.perf_counter() - w1
+    times.sort()
+    nodes.sort()
+    ms = [t * 1000 for t in times]
+    return {
+        "games": games, "players": players, "variants": list(variants), "seed": seed,
+        "games_per_s_wall": games / wall, "games_per_s_cpu": games / cpu,
+        "turns": turns, "turns_per_game": turns / games,
+        "decision_ms_median": percentile(ms, 50), "decision_ms_p99": percentile(ms, 99), "decision_ms_max": ms[-1],
+        "decision_share": sum(times) / timed_wall,
+        "nodes_median": percentile(nodes, 50), "nodes_p99": percentile(nodes, 99), "nodes_max": nodes[-1],
+        "budget": PlannerBot().budget, "truncated_turns": truncated,
+        "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+    }
+
+
+def _print_bench(r: dict) -> None:
+    print(f"{r['games']} games, {r['players']} players, planner only, variants {r['variants'] or 'base'}, "
+          f"seed {r['seed']}")
+    print(f"  games/s: {r['games_per_s_wall']:.0f} (wall clock), {r['games_per_s_cpu']:.0f} (CPU time); "
+          f"{r['turns_per_game']:.1f} turns per game")
+    print(f"  decision time per turn: median {r['decision_ms_median']:.3f} ms, 99th percentile "
+          f"{r['decision_ms_p99']:.3f} ms, max {r['decision_ms_max']:.2f} ms "
+          f"({r['decision_share']:.0%} of the run)")
+    print(f"  positions searched per turn: median {r['nodes_median']:.0f}, 99th percentile {r['nodes_p99']:.0f}, "
+          f"max {r['nodes_max']}; budget {r['budget']}, turns that hit it: {r['truncated_turns']} of {r['turns']}")
+    print(f"  load average {r['load_average']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: ``ladder`` (default) or ``bench``; ``--help`` for the options."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd")
+    lp = sub.add_parser("ladder", help="paired, seat-swapped 2-player matches between bots")
+    lp.add_argument("--deals", type=int, default=1000, help="deals per pair; each is played twice (default 1000)")
+    lp.add_argument("--seed", type=int, default=20240609, help="run seed (default 20240609)")
+    lp.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)")
+    lp.add_argument("--pairs", default=",".join(f"{a}:{b}" for a, b in PAIRS),
+                    help="comma-separated A:B pairs (default planner:greedy,greedy:random)")
+    lp.add_argument("--variant", action="append", default=[], help="rule variant (repeatable)")
+    lp.add_argument("--check", action="store_true", help="exit 1 unless every A beats its B (interval above 50%%)")
+    lp.add_argument("--json", dest="json_path", help="also write the results to this JSON file")
+    bp = sub.add_parser("bench", help="planner decision time and games/s, one core")
+    bp.add_argument("--games", type=int, default=300, help="games (default 300)")
+    bp.add_argument("--players", type=int, default=4, help="players (default 4)")
+    bp.add_argument("--seed", type=int, default=7, help="run seed (default 7)")
+    bp.add_argument("--variant", action="append", default=[], help="rule variant (repeatable)")
+    bp.add_argument("--json", dest="json_path", help="also write the figures to this JSON file")
+    args = ap.parse_args(argv)
+    if args.cmd is None:
+        args = ap.parse_args(["ladder", *(argv if argv is not None else sys.argv[1:])])
+    meta = {"kbsim": __version__, "python": platform.python_version(), "machine": platform.machine()}
+    if args.cmd == "bench":
+        r = bench(args.games, args.players, args.seed, tuple(args.variant))
+        _print_bench(r)
+        payload = meta | {"bench": r}
+        ok = True
+    else:
+        pairs = [tuple(p.split(":")) for p in args.pairs.split(",") if p]
+        if args.deals < 1 or any(len(p) != 2 for p in pairs):
+            ap.error("--deals must be >= 1 and --pairs a list of A:B")
+        results = ladder(pairs, args.deals, args.seed, max(1, args.workers), tuple(args.variant))
+        print(f"ladder: {args.deals} deals x 2 seatings per pair, 2 players, seed {args.seed}, "
+              f"variants {args.variant or 'base'}; ties (shared wins, turn limit) reported apart")
+        _print_ladder(results)
+        payload = meta | {"seed": args.seed, "variants": args.variant, "ladder": results}
+        ok = all(r["a_ci95"][0] > 0.5 for r in results)
+        if args.check and not ok:
+            print("check failed: some interval does not lie above 50%", file=sys.stderr)
+    if args.json_path:
+        with open(args.json_path, "w", encoding="utf-8") as f:
+            json.dump(payload, f, indent=2)
+    return 0 if ok or not getattr(args, "check", False) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

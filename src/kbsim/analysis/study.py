@@ -1,0 +1,626 @@
+"""Studies as data: the study file format, its validation, and running the cells of a study.
+
+A study file (``reports/NAME.toml``, or ``.yaml``/``.yml``) names a rule set, the
+**arms** to compare (variants + options + bots), the player counts, the games per
+cell and one run seed. Example::
+
+    name = "variants"                  # letters, digits, - _ . (used in file names)
+    title = "Base game against its variants"
+    question = "How do the rebuild readings change game length?"
+    game = "kingsbridge"               # shipped game or path to a rule file
+    players = [2, 3, 4, 5]
+    games = 10000                      # deals per cell
+    seed = 20240601
+    baseline = "base"                  # arm the others are compared with (default: the first)
+
+    [[arms]]
+    name = "base"
+
+    [[arms]]
+    name = "rebuild either end"
+    variants = ["rebuild-either-end"]  # applied in order, like --variant
+    options = { min_hand_cards = 1 }   # like --option KEY=VALUE
+    bots = "greedy"                    # one bot for every seat, or a lineup: ["greedy", "random"]
+
+    [sweep]                            # optional: every arm is also played at each value of one option
+    option = "hand_size"
+    values = [5, 6, 7]
+    baseline = 6                       # default: the first value
+
+The file is validated with pydantic (unknown fields are errors); every problem is
+reported as ``FILE: field.path: message``. The rule set, variants, options, bots
+and player counts are checked against the rules *before* any game is played.
+
+**Cells and runs.** A cell is (arm, player count[, sweep value]). A bot lineup
+is cycled over the seats (``["greedy", "random"]`` at 3 players is greedy,
+random, greedy). With ``rotate_seats = true`` (the default) a mixed lineup is
+played once per distinct rotation of the seats, every rotation on the same
+deals, so each bot sits in each seat of every deal; a lineup of one bot needs no
+rotation. Each rotation of a cell is an ordinary run, written with
+:class:`kbsim.sim.output.RunOutput` to ``RECORDS/<cell>-<hash>.parquet`` where the
+hash covers every parameter that determines the records (rule set digest,
+variant, options, players, bots, games, seed, chunk size); those parameters are
+also in the file's metadata. A second ``kbsim report`` therefore reuses finished
+files, completes interrupted ones, and never mixes runs.
+
+**Common random numbers.** Every run of a study uses the study's seed, so game
+``i`` of every arm and sweep value starts from the deal ``game_seed(seed, i)``: arm
+differences are measured as paired differences on the same deals
+(:mod:`kbsim.analysis.paired`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+
+from kbsim.analysis.report import Condition, ReportInput, SweepInfo
+from kbsim.sim.seeding import MAX_SEED
+
+STUDY_SUFFIXES = (".toml", ".yaml", ".yml")
+# doc-only keys left out of the rules digest: rewording a summary does not invalidate records
+_DOC_KEYS = frozenset({"summary", "title", "examples", "clarifications", "description", "confidence"})
+
+
+class StudyError(Exception):
+    """A study that cannot be used: unreadable or invalid file, unknown variant/option/bot, bad records folder.
+
+    ``str(err)`` is one or more lines, each naming the study file and the field (or arm).
+    """
+
+    def __init__(self, lines: list[str] | str):
+        self.lines = [lines] if isinstance(lines, str) else list(lines)
+        super().__init__("\n".join(self.lines))
+
+    def one_line(self) -> str:
+        """All problems on one line (for the CLI)."""
+        return "; ".join(self.lines)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+OptionValue = Any
+
+
+class Arm(_Strict):
+    """One arm of a study: a rule set configuration and the bots that play it."""
+
+    name: str = Field(min_length=1, max_length=200, description="Label of the arm (any text; unique in the study).")
+    summary: str = Field("", description="What the arm is, for the report.")
+    variants: list[str] = Field(default_factory=list, description="Variants of the rule file, applied in order.")
+    options: dict[str, OptionValue] = Field(default_factory=dict, description="Option name -> value.")
+    bots: str | list[str] = Field("greedy", description="One bot for all seats, or a lineup cycled over the seats.")
+
+    @field_validator("variants", mode="before")
+    @classmethod
+    def _one_variant(cls, v: Any) -> Any:
+        return [v] if isinstance(v, str) else v
+
+    @field_validator("bots")
+    @classmethod
+    def _bots_not_empty(cls, v: str | list[str]) -> str | list[str]:
+        names = [v] if isinstance(v, str) else v
+        if not names or any(not n.strip() for n in names):
+            raise ValueError("expected a bot name or a non-empty list of bot names")
+        return v
+
+    def lineup(self, players: int) -> tuple[str, ...]:
+        """Bot per seat for ``players`` seats (a list is cycled over the seats)."""
+        names = [self.bots] if isinstance(self.bots, str) else list(self.bots)
+        return tuple(names[s % len(names)] for s in range(players))
+
+
+class Sweep(_Strict):
+    """One option swept over values; every arm is played at every value."""
+
+    option: str = Field(min_length=1, description="Option name, e.g. hand_size.")
+    values: list[OptionValue] = Field(min_length=1, description="Values, in the order they are drawn.")
+    baseline: OptionValue = Field(None, description="Value the others are compared with (default: the first).")
+
+    @model_validator(mode="after")
+    def _check(self) -> Sweep:
+        keys = [json.dumps(v, sort_keys=True) for v in self.values]
+        if len(set(keys)) != len(keys):
+            raise ValueError("sweep.values: every value must appear once")
+        if self.baseline is not None and json.dumps(self.baseline, sort_keys=True) not in keys:
+            raise ValueError(f"sweep.baseline: {self.baseline!r} is not one of sweep.values")
+        return self
+
+    @property
+    def base_value(self) -> Any:
+        """The baseline value (the first value unless ``baseline`` is given)."""
+        return self.values[0] if self.baseline is None else self.baseline
+
+
+class Study(_Strict):
+    """A study file: which arms x player counts [x sweep values] to play, how many games, which seed."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100,
+                      description="Identifier (used in file names).")
+    title: str | None = Field(None, description="Heading of the report (default: the name).")
+    question: str = Field("", description="The question the study answers, shown at the top of the report.")
+    game: str = Field("kingsbridge", description="Shipped game name or path to a rule file.")
+    players: list[Annotated[int, Field(ge=1, le=20)]] = Field(min_length=1, description="Player counts.")
+    games: int = Field(ge=1, le=100_000_000, description="Deals per cell (each rotation of a lineup plays them all).")
+    seed: int = Field(ge=0, le=MAX_SEED, description="Run seed shared by every cell (common random numbers).")
+    arms: list[Arm] = Field(min_length=1)
+    baseline: str | None = Field(None, description="Arm the others are compared with (default: the first).")
+    sweep: Sweep | None = None
+    rotate_seats: bool = Field(True, description="Play a mixed bot lineup in every rotation of the seats.")
+
+    _source: Path | None = PrivateAttr(None)
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> Study:
+        if len(set(self.players)) != len(self.players):
+            raise ValueError("players: every player count must appear once")
+        seen: dict[str, int] = {}
+        for i, arm in enumerate(self.arms):
+            if arm.name in seen:
+                raise ValueError(f"arms.{i}.name: {arm.name!r} is already the name of arms.{seen[arm.name]}")
+            seen[arm.name] = i
+            if self.sweep is not None and self.sweep.option in arm.options:
+                raise ValueError(f"arms.{i}.options: sets {self.sweep.option!r}, the option the sweep varies")
+        if self.baseline is not None and self.baseline not in seen:
+            raise ValueError(f"baseline: {self.baseline!r} is not the name of an arm")
+        return self
+
+    @property
+    def source(self) -> Path | None:
+        """The file the study was read from (None when built in code)."""
+        return self._source
+
+    @property
+    def base_arm(self) -> Arm:
+        """The baseline arm."""
+        name = self.baseline or self.arms[0].name
+        return next(a for a in self.arms if a.name == name)
+
+
+def _format_errors(source: Path | str, err: ValidationError) -> list[str]:
+    lines = []
+    for e in err.errors():
+        loc = ".".join(str(x) for x in e["loc"])
+        msg = e["msg"]
+        if msg.startswith("Value error, "):
+            msg = msg[len("Value error, "):]
+        if e["type"] == "extra_forbidden":
+            msg = "unknown field (not part of the study format; check the spelling)"
+        got = e.get("input")
+        shown = "" if e["type"] in ("missing", "extra_forbidden") or not loc else \
+            f" (got {json.dumps(got, default=str)[:60]})"
+        lines.append(f"{source}: {loc}: {msg}{shown}" if loc else f"{source}: {msg}")
+    return lines
+
+
+def _search_dirs() -> list[Path]:
+    dirs = [Path.cwd() / "reports"]
+    checkout = Path(__file__).resolve().parents[3] / "reports"
+    if checkout.is_dir() and checkout not in dirs:
+        dirs.append(checkout)
+    return dirs
+
+
+def available_studies() -> list[str]:
+    """Names of the study files in ``./reports`` (and the source checkout's ``reports/``), sorted."""
+    names = set()
+    for d in _search_dirs():
+        if d.is_dir():
+            names.update(p.stem for p in d.iterdir() if p.suffix in STUDY_SUFFIXES)
+    return sorted(names)
+
+
+def find_study(ref: str | Path) -> Path:
+    """Resolve a study reference to its file.
+
+    Args:
+        ref: a path (``reports/variants.toml``), a path without suffix
+            (``reports/variants``), or a name looked up in ``./reports`` and in the
+            source checkout's ``reports/`` (``variants``).
+
+    Returns:
+        The study file's path.
+
+    Raises:
+        StudyError: nothing matches.
+    """
+    p = Path(ref)
+    if p.is_file():
+        return p
+    candidates = [p.with_name(p.name + s) for s in STUDY_SUFFIXES]
+    if len(p.parts) == 1:
+        candidates += [d / (p.name + s) for d in _search_dirs() for s in STUDY_SUFFIXES]
+    for c in candidates:
+        if c.is_file():
+            return c
+    known = ", ".join(available_studies()) or "none found"
+    raise StudyError(f"{ref}: no such study file (tried .toml, .yaml, .yml); studies in reports/: {known}")
+
+
+def load_study(ref: str | Path) -> Study:
+    """Read and validate a study file (TOML or YAML).
+
+    Args:
+        ref: see :func:`find_study`.
+
+    Returns:
+        The validated :class:`Study` (its ``source`` is the file read).
+
+    Raises:
+        StudyError: no such file, a syntax error (with line), or invalid content
+            (one line per problem: ``FILE: field.path: message``).
+    """
+    path = find_study(ref)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise StudyError(f"{path}: cannot read: {e}") from None
+    if path.suffix == ".toml":
+        try:
+            doc = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise StudyError(f"{path}: TOML syntax error: {e}") from None
+    else:
+        try:
+            doc = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "?"
+            raise StudyError(f"{path}: YAML syntax error at {where}: {getattr(e, 'problem', None) or e}") from None
+    if not isinstance(doc, dict):
+        raise StudyError(f"{path}: expected a table of study fields at the top level, got {type(doc).__name__}")
+    return study_from_dict(doc, path)
+
+
+def study_from_dict(doc: dict[str, Any], source: Path | str = "<study>") -> Study:
+    """Validate a study given as a dict.
+
+    Raises:
+        StudyError: invalid content, one line per problem.
+    """
+    try:
+        study = Study.model_validate(doc)
+    except ValidationError as e:
+        raise StudyError(_format_errors(source, e)) from None
+    study._source = Path(source)
+    return study
+
+
+# ------------------------------------------------------------------ planning
+def slug(text: str, limit: int = 40) -> str:
+    """A file-name-safe version of ``text`` (letters, digits, ``-_.=``), at most ``limit`` characters."""
+    s = re.sub(r"[^A-Za-z0-9_.=-]+", "-", text).strip("-.")
+    return (s or "x")[:limit]
+
+
+def _strip_docs(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _strip_docs(v) for k, v in node.items() if k not in _DOC_KEYS}
+    if isinstance(node, list):
+        return [_strip_docs(v) for v in node]
+    return node
+
+
+def rules_digest(loaded) -> str:
+    """A short hash of the rules in force: records of other rules never mix.
+
+    Left out, so that they do not invalidate records: documentation text, the
+    option and variant declarations (their effect is already applied, and the
+    effective options are part of the run parameters), and the character cards
+    when they are not in play.
+    """
+    doc = loaded.model.model_dump(mode="json", by_alias=True)
+    doc.pop("options", None)
+    doc.pop("variants", None)
+    chars = doc.get("characters")
+    if not (isinstance(chars, dict) and chars.get("enabled")):
+        doc.pop("characters", None)
+    doc = _strip_docs(doc)
+    return hashlib.blake2b(json.dumps(doc, sort_keys=True).encode(), digest_size=6).hexdigest()
+
+
+def chunk_size_for(games: int) -> int:
+    """Games per chunk of a study run: a function of ``games`` only, so a rerun finds the same chunks."""
+    return max(1, min(500, max(25, games // 16)))
+
+
+def rotations(lineup: tuple[str, ...], rotate: bool) -> list[tuple[str, ...]]:
+    """The distinct seat rotations of a lineup (rotation r gives seat s the bot ``lineup[(s + r) % P]``).
+
+    A lineup of one bot, or ``rotate`` false, gives only the lineup itself.
+    """
+    if not rotate or len(set(lineup)) <= 1:
+        return [lineup]
+    out: list[tuple[str, ...]] = []
+    for r in range(len(lineup)):
+        rot = lineup[r:] + lineup[:r]
+        if rot not in out:
+            out.append(rot)
+    return out
+
+
+@dataclass(frozen=True)
+class CellRun:
+    """One run of a study: a cell (condition x player count) in one seat rotation.
+
+    Attributes:
+        condition: the arm (and sweep value) played.
+        players: seats.
+        rotation: index of the seat rotation (0 = the lineup as written).
+        spec: what :mod:`kbsim.sim.runner` plays.
+        params: the parameters stored in the records file (and compared on reuse).
+        path: the records file.
+    """
+
+    condition: Condition
+    players: int
+    rotation: int
+    spec: Any
+    params: dict
+    path: Path
+
+
+@dataclass
+class StudyPlan:
+    """A validated study with its rules loaded: the conditions, the runs and where their records go."""
+
+    study: Study
+    source: Path
+    conditions: list[Condition]
+    runs: list[CellRun]
+    records_dir: Path
+    games: int
+    comparisons: list[tuple[str, str]]
+    rules_source: str = ""
+
+
+def _condition_label(arm: Arm, study: Study, value: Any) -> str:
+    if study.sweep is None:
+        return arm.name
+    v = f"{study.sweep.option}={json.dumps(value) if not isinstance(value, str) else value}"
+    return v if len(study.arms) == 1 else f"{arm.name} · {v}"
+
+
+def plan_study(study: Study, records_dir: Path | None = None, games: int | None = None) -> StudyPlan:
+    """Check a study against its rules and bots and list its runs.
+
+    Args:
+        study: a validated study (from :func:`load_study`).
+        records_dir: folder for the cell records (default: ``_build/records/NAME/``
+            beside the study file).
+        games: deals per cell instead of the study's ``games`` (e.g. for a quick look).
+
+    Returns:
+        The :class:`StudyPlan`.
+
+    Raises:
+        StudyError: unknown game, variant, option, option value or bot, or a player count the game does not
+            allow; each message names the study file, the arm and the unknown name.
+    """
+    from kbsim.bots import BOTS
+    from kbsim.engine.compiled import compile_rules
+    from kbsim.rules.loader import RulesError, find_rule_file, load_rules
+    from kbsim.sim.runner import RunSpec
+
+    source = study.source or Path(f"{study.name}.toml")
+    n_games = study.games if games is None else games
+    if n_games < 1:
+        raise StudyError(f"--games {n_games}: expected a number of games >= 1")
+    try:
+        rule_file = find_rule_file(study.game)
+    except RulesError as e:
+        raise StudyError(f"{source}: game: {'; '.join(e.lines)}") from None
+    if records_dir is None:
+        records_dir = source.parent / "_build" / "records" / study.name
+    values = study.sweep.values if study.sweep else [None]
+    conditions: list[Condition] = []
+    runs: list[CellRun] = []
+    by_arm_value: dict[tuple[str, str], str] = {}
+    for i, arm in enumerate(study.arms):
+        where = f"{source}: arm {arm.name!r} (arms.{i})"
+        lineups = {p: arm.lineup(p) for p in study.players}
+        for name in sorted({b for lu in lineups.values() for b in lu}):
+            if name not in BOTS:
+                raise StudyError(f"{where}.bots: unknown bot {name!r}; expected one of: {', '.join(sorted(BOTS))}")
+        for j, value in enumerate(values):
+            opts = dict(arm.options)
+            if study.sweep is not None:
+                opts[study.sweep.option] = value
+            try:
+                loaded = load_rules(str(rule_file), arm.variants, opts)
+            except RulesError as e:  # the loader speaks of --option; in a study it is the arm's options
+                msg = "; ".join(e.lines).replace(": --option: ", ": options: ")
+                raise StudyError(f"{where}: {msg}") from None
+            g = compile_rules(loaded)
+            for p in study.players:
+                if not g.min_players <= p <= g.max_players:
+                    raise StudyError(f"{source}: players: {p} is not allowed; {g.game} is played by "
+                                     f"{g.min_players} to {g.max_players} players")
+            key = f"{i:02d}-{slug(arm.name, 32)}"
+            if study.sweep is not None:
+                key += f"-{j:02d}-{slug(study.sweep.option, 16)}={slug(json.dumps(value), 16)}"
+            by_arm_value[(arm.name, json.dumps(value, sort_keys=True))] = key
+            cond = Condition(key=key, label=_condition_label(arm, study, value), arm=arm.name, summary=arm.summary,
+                             variants=tuple(arm.variants), options=opts, changed=dict(loaded.changed),
+                             effective=dict(loaded.options),
+                             bots=arm.bots if isinstance(arm.bots, str) else ",".join(arm.bots),
+                             sweep_value=value)
+            conditions.append(cond)
+            digest = rules_digest(loaded)
+            for p in study.players:
+                for r, lineup in enumerate(rotations(lineups[p], study.rotate_seats)):
+                    spec = RunSpec(game=g, players=p, bots=lineup, games=n_games, seed=study.seed)
+                    params = spec.parameters() | {"chunk_size": chunk_size_for(n_games), "rules_digest": digest}
+                    h = hashlib.blake2b(json.dumps(params, sort_keys=True).encode(), digest_size=5).hexdigest()
+                    path = records_dir / f"{key}-{p}p-r{r}-{h}.parquet"
+                    runs.append(CellRun(condition=cond, players=p, rotation=r, spec=spec, params=params, path=path))
+    base = study.base_arm.name
+    comparisons: list[tuple[str, str]] = []
+    for value in values:
+        vk = json.dumps(value, sort_keys=True)
+        for arm in study.arms:
+            if arm.name != base:
+                comparisons.append((by_arm_value[(arm.name, vk)], by_arm_value[(base, vk)]))
+    if study.sweep is not None:
+        bk = json.dumps(study.sweep.base_value, sort_keys=True)
+        for arm in study.arms:
+            for value in values:
+                vk = json.dumps(value, sort_keys=True)
+                if vk != bk:
+                    comparisons.append((by_arm_value[(arm.name, vk)], by_arm_value[(arm.name, bk)]))
+    return StudyPlan(study=study, source=source, conditions=conditions, runs=runs, records_dir=records_dir,
+                     games=n_games, comparisons=comparisons, rules_source=str(rule_file))
+
+
+# ------------------------------------------------------------------ running
+@dataclass
+class RunStats:
+    """What :func:`run_study` did.
+
+    Attributes:
+        runs: runs in the study.
+        reused: runs whose finished records were already on disk.
+        played: runs (fully or partly) played now.
+        games_played: games played now.
+        paths: records file of every run, in plan order.
+    """
+
+    runs: int = 0
+    reused: int = 0
+    played: int = 0
+    games_played: int = 0
+    paths: list[Path] = field(default_factory=list)
+
+
+def run_study(plan: StudyPlan, workers: int | None = None, backend: str = "processes",
+              progress: Callable[[int, int], None] | None = None) -> RunStats:
+    """Play the runs whose records are missing; reuse finished files; complete interrupted ones.
+
+    Args:
+        plan: from :func:`plan_study`.
+        workers: worker processes (default: all cores); 1 plays in this process.
+        backend: ``processes`` (default) or ``serial``.
+        progress: called as ``progress(games_done_now, games_to_play)`` after each chunk
+            (and once with 0 before the first game).
+
+    Returns:
+        :class:`RunStats`.
+
+    Raises:
+        StudyError: the records folder cannot be created, or a records file there belongs to other parameters.
+    """
+    from kbsim import __version__
+    from kbsim.sim.output import OutputError, RunOutput
+    from kbsim.sim.runner import Backend, ProcessesBackend, default_workers, plan_chunks, run_chunks
+
+    try:
+        plan.records_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise StudyError(f"--records {plan.records_dir}: cannot create the folder: {e.strerror}") from None
+    n_workers = workers or default_workers()
+    be = Backend() if backend == "serial" or n_workers <= 1 else ProcessesBackend(workers=n_workers)
+    stats = RunStats(runs=len(plan.runs), paths=[r.path for r in plan.runs])
+    todo = []
+    for run in plan.runs:
+        try:
+            output = RunOutput(run.path, run.params, __version__, resume=True)
+        except OutputError as e:
+            raise StudyError(f"{plan.source}: records of arm {run.condition.arm!r}, {run.players} players: {e}") \
+                from None
+        if output.complete:
+            stats.reused += 1
+            continue
+        done = output.done_chunks()
+        chunks = [c for c in plan_chunks(run.spec.games, run.params["chunk_size"]) if (c.start, c.stop) not in done]
+        todo.append((run, output, chunks))
+    total = sum(len(c) for _, _, chunks in todo for c in chunks)
+    played = 0
+    if progress is not None:
+        progress(0, total)
+    for run, output, chunks in todo:
+        def on_chunk(chunk: range, cols: dict[str, list], output=output) -> None:
+            nonlocal played
+            output.write_chunk(chunk, cols)
+            played += len(chunk)
+            if progress is not None:
+                progress(played, total)
+
+        if chunks:
+            run_chunks(run.spec, be, chunks, on_chunk)
+        output.finalize()
+        stats.played += 1
+    stats.games_played = played
+    return stats
+
+
+# ------------------------------------------------------------------ records -> report input
+def load_plan_records(plan: StudyPlan):
+    """The records of every run of ``plan`` as one polars DataFrame with a ``condition`` column (condition key).
+
+    Raises:
+        StudyError: a run's records file is missing (run :func:`run_study` first).
+    """
+    from kbsim.analysis.report import read_records
+
+    missing = [r.path for r in plan.runs if not r.path.is_file()]
+    if missing:
+        raise StudyError(f"{plan.source}: records missing (e.g. {missing[0]}); run the study first")
+    return read_records([(r.path, r.condition.key) for r in plan.runs])
+
+
+def report_input(plan: StudyPlan) -> ReportInput:
+    """Everything the report page needs for a study whose runs are finished.
+
+    Raises:
+        StudyError: records are missing.
+    """
+    from kbsim.sim.records import read_metadata
+
+    st = plan.study
+    records = load_plan_records(plan)
+    versions = sorted({str(read_metadata(r.path).get("version", "?")) for r in plan.runs})
+    lineups = sorted({",".join(a.bots) if isinstance(a.bots, list) else a.bots for a in st.arms})
+    params = [
+        ("study file", str(plan.source)),
+        ("game (rule file)", f"{st.game} ({plan.rules_source})"),
+        ("player counts", ", ".join(str(p) for p in st.players)),
+        ("deals per cell", f"{plan.games:,}" + ("" if plan.games == st.games else f" (study file: {st.games:,})")),
+        ("run seed", str(st.seed)),
+        ("bots", "; ".join(lineups)),
+        ("seat rotation", "each mixed lineup played in every seat rotation on the same deals"
+         if st.rotate_seats else "off"),
+        ("baseline arm", st.base_arm.name),
+    ]
+    if st.sweep:
+        params.append(("sweep", f"{st.sweep.option} over {', '.join(json.dumps(v) for v in st.sweep.values)} "
+                                f"(baseline {json.dumps(st.sweep.base_value)})"))
+    params.append(("records", str(plan.records_dir)))
+    from kbsim.rules.loader import load_rules
+
+    provisional = getattr(load_rules(plan.rules_source).model, "provisional", None) if plan.rules_source else None
+    if provisional:  # the rules' data (e.g. a card list) is not the published one: say so on the page
+        params.insert(2, ("provisional data", provisional))
+    sweep = None
+    if st.sweep:
+        keys = {(c.arm, json.dumps(c.sweep_value, sort_keys=True)): c.key for c in plan.conditions}
+        sweep = SweepInfo(option=st.sweep.option, values=list(st.sweep.values), baseline=st.sweep.base_value,
+                          arms=[a.name for a in st.arms], keys=keys)
+    return ReportInput(title=st.title or st.name, name=st.name, question=st.question, source=str(plan.source),
+                       parameters=params, conditions=plan.conditions, comparisons=plan.comparisons, sweep=sweep,
+                       records=records, versions=versions)
+
+
+__all__ = ["Arm", "CellRun", "RunStats", "Study", "StudyError", "StudyPlan", "Sweep", "available_studies",
+           "chunk_size_for", "find_study", "load_plan_records", "load_study", "plan_study", "report_input",
+           "rotations", "rules_digest", "run_study", "slug", "study_from_dict"]

@@ -1,0 +1,58 @@
+"""Shared fixtures and helpers for the kbsim test suite."""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kbsim.engine.compiled import CompiledGame, compile_rules
+from kbsim.engine.turn import Turn
+from kbsim.rules.loader import load_rules
+
+REPO = Path(__file__).resolve().parents[1]
+RULE_FILE = REPO / "rules" / "kingsbridge.yaml"
+
+
+@functools.cache
+def _compiled(variants: tuple[str, ...], options: tuple[tuple[str, object], ...]) -> CompiledGame:
+    return compile_rules(load_rules("kingsbridge", variants, dict(options)))
+
+
+def compiled(*variants: str, **options) -> CompiledGame:
+    """The compiled Kingsbridge rules with ``variants`` and ``options`` (cached per combination)."""
+    return _compiled(tuple(variants), tuple(sorted(options.items())))
+
+
+@pytest.fixture(scope="session")
+def game() -> CompiledGame:
+    """The shipped Kingsbridge rules, compiled, without variant or option."""
+    return compiled()
+
+
+def make_turn(game: CompiledGame, rows, hand=(), pile_top_first=(), discard=()) -> Turn:
+    """A turn on a hand-made board.
+
+    ``rows`` is a list of card lists (or of lists to copy), ``pile_top_first`` the draw pile
+    with its top card first (the engine keeps the top card last).
+    """
+    return Turn(game, [list(r) for r in rows], list(hand), list(pile_top_first)[::-1], list(discard))
+
+
+def cli_env() -> dict[str, str]:
+    """Environment for CLI subprocesses: no terminal width override, no colour codes."""
+    env = dict(os.environ)
+    for k in ("COLUMNS", "LINES", "FORCE_COLOR", "TERM"):
+        env.pop(k, None)
+    env["NO_COLOR"] = "1"
+    return env
+
+
+def run_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run ``python -m kbsim.cli ARGS`` in ``cwd`` and capture its text output."""
+    return subprocess.run([sys.executable, "-m", "kbsim.cli", *args], cwd=cwd, env=cli_env(),
+                          capture_output=True, text=True, timeout=timeout)

@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
 
-from kbsim.rules.schema import Clarification, Option, Players, Strict, Summary, Variant
+from kbsim.rules.schema import Clarification, Option, Players, Strict, Summary, Variant, check_option_references
 
 Key = Field(pattern=r"^[a-z][a-z0-9-]*$", description="Identifier (lower case, digits, `-`).")
 
@@ -493,13 +493,7 @@ class MarketRuleFile(Strict):
 
     @model_validator(mode="after")
     def _cross_checks(self, info: ValidationInfo) -> MarketRuleFile:
-        for name, variant in self.variants.items():
-            for key in variant.options:
-                if key not in self.options:
-                    raise ValueError(f"variants.{name}.options: unknown option {key!r}")
-        for i, clar in enumerate(self.clarifications):
-            if clar.option is not None and clar.option not in self.options:
-                raise ValueError(f"clarifications.{i}.option: unknown option {clar.option!r}")
+        check_option_references(self.options, self.variants, self.clarifications)
         keys = [self.currency.key, *self.events, *self.characters]
         dup = sorted({k for k in keys if keys.count(k) > 1})
         if dup:

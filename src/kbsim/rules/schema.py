@@ -504,6 +504,22 @@ class Clarification(Strict):
     confidence: Literal["R", "I", "?"] = "I"
 
 
+def check_option_references(options: dict[str, Option], variants: dict[str, Variant],
+                            clarifications: list[Clarification]) -> None:
+    """Every option a variant sets or a clarification names must be declared.
+
+    Raises:
+        ValueError: naming the variant or clarification and the unknown option.
+    """
+    for name, variant in variants.items():
+        for key in variant.options:
+            if key not in options:
+                raise ValueError(f"variants.{name}.options: unknown option {key!r}")
+    for i, clar in enumerate(clarifications):
+        if clar.option is not None and clar.option not in options:
+            raise ValueError(f"clarifications.{i}.option: unknown option {clar.option!r}")
+
+
 class RuleFile(Strict):
     """A whole rule file: one game, its options, variants, clarifications and examples."""
 
@@ -544,17 +560,11 @@ class RuleFile(Strict):
 
     @model_validator(mode="after")
     def _cross_checks(self) -> RuleFile:
-        for name, variant in self.variants.items():
-            for key in variant.options:
-                if key not in self.options:
-                    raise ValueError(f"variants.{name}.options: unknown option {key!r}")
+        check_option_references(self.options, self.variants, self.clarifications)
         if self.characters is not None:
             jokers = [k for k, c in self.characters.roster.items() if any(st.joker for st in c.power)]
             if len(jokers) > 1:
                 raise ValueError(f"characters.roster: at most one joker character, got {', '.join(jokers)}")
-        for i, clar in enumerate(self.clarifications):
-            if clar.option is not None and clar.option not in self.options:
-                raise ValueError(f"clarifications.{i}.option: unknown option {clar.option!r}")
         total = (self.cards.values.max - self.cards.values.min + 1) * self.cards.copies * max(1, len(self.cards.suits))
         starts = self.table.rows.count * self.setup.row_starts
         if self.setup.relocate_starts and self.setup.relocate_starts.to_group not in {

@@ -25,7 +25,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from kbsim.sim.records import SCHEMA, publish, read_metadata, to_table
+from kbsim.sim.records import SCHEMA, publish, read_metadata, to_table, write_parquet
 
 
 class OutputError(Exception):
@@ -127,16 +127,7 @@ class RunOutput:
 
     def write_chunk(self, chunk: range, columns: dict[str, list]) -> None:
         """Write one finished chunk atomically."""
-        table = to_table(columns, self.meta)
-        final = self.parts / _part_name(chunk)
-        fd, tmp = tempfile.mkstemp(prefix=".chunk-", suffix=".tmp", dir=self.parts)
-        os.close(fd)
-        try:
-            pq.write_table(table, tmp, compression="zstd")
-            publish(tmp, final)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_parquet(to_table(columns, self.meta), self.parts / _part_name(chunk))
 
     def iter_chunks(self):
         """Yield each written chunk as an Arrow table, in game-index order."""

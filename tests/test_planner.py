@@ -20,10 +20,11 @@ from conftest import REPO, compiled, make_turn, run_cli
 from kbsim import solver
 from kbsim.bots import make_bot
 from kbsim.bots.planner import PlannerBot
+from kbsim.engine.compiled import compile_rules
 from kbsim.engine.game import play_game
 from kbsim.engine.notation import parse_cards
 from kbsim.engine.turn import DONE, HIDDEN, Turn
-from kbsim.rules.loader import load_rules
+from kbsim.rules.loader import RulesError, load_rules
 from kbsim.sim.seeding import game_seed
 from kbsim.solver import BoardError, check_board, parse_board, plan_turn, search, solve
 
@@ -213,6 +214,17 @@ def test_planner_plays_legal_games(variants, players, games):
         assert res.turns > 0
 
 
+def test_planner_characters_off_any_turn_and_kings_corners():
+    g = compiled("characters", characters_on_any_turn=False)
+    play_game(g, [make_bot("planner") for _ in range(3)], game_seed(6, 0), check=True)
+    try:
+        kc = compile_rules(load_rules("kings-corners"))
+    except RulesError:
+        pytest.skip("no King's Corners rule file")
+    res = play_game(kc, [make_bot("planner") for _ in range(2)], game_seed(6, 1), check=True)
+    assert res.turns > 0
+
+
 def test_planner_games_replay_exactly(game):
     a = play_game(game, [make_bot("planner"), make_bot("greedy")], game_seed(3, 1), log=True)
     b = play_game(game, [make_bot("planner"), make_bot("greedy")], game_seed(3, 1), log=True)
@@ -289,6 +301,8 @@ def test_cli_solve_text_and_json(tmp_path):
     (["--rows", "3|x", "--hand", "1"], "row 2"),
     (["--rows", "3", "--hand", "1", "--character", "ragna"], "characters"),
     (["--rows", "3", "--hand", "1", "--pile", "-1"], "--pile"),
+    (["--rows", "3", "--hand", "1 x"], "--hand"),
+    (["--game", "continental-express", "--rows", "3", "--hand", "1"], "rows of cards"),
 ])
 def test_cli_solve_errors(tmp_path, args, mentions):
     p = run_cli("solve", *args, cwd=tmp_path)

@@ -89,7 +89,8 @@ VariantOpt = Annotated[list[str], typer.Option(
 OptionOpt = Annotated[list[str], typer.Option(
     "--option", "-o", metavar="KEY=VALUE", help="Set a named rule option, e.g. rebuild_segments=either (repeatable).")]
 BotsOpt = Annotated[str, typer.Option("--bots", "-b", help="One bot for all seats (greedy) or one per seat "
-                                      "(greedy,random,greedy,greedy). Bots: random, greedy.")]
+                                      "(greedy,random,greedy,greedy). Bots: random, greedy, planner "
+                                      "(market games: random, greedy).")]
 
 
 # ------------------------------------------------------------------ run
@@ -585,10 +586,12 @@ def solve(
     if budget is not None and budget < 1:
         fail(f"--budget {budget}: expected at least 1")
     _, g = _load(game, variant, option)
+    if getattr(g, "family", "rows") != "rows":
+        fail(f"solve works for games played on rows of cards (Kingsbridge, King's Corners), not {g.game}")
     try:
-        board = parse_board(rows, g.n_rows)
-        held = parse_hand(hand)
-        gone = parse_hand(discard, "--discard")
+        board = parse_board(rows, g.n_rows, g)
+        held = parse_hand(hand, "--hand", g)
+        gone = parse_hand(discard, "--discard", g)
         sol = solve_board(g, board, held, discard=gone, pile_size=pile, budget=budget or DEFAULT_BUDGET,
                           character=character)
     except BoardError as e:
@@ -610,8 +613,8 @@ def solve(
         extra.append("the game is won")
     if extra:
         out.print("  " + "; ".join(extra), highlight=False)
-    out.print("rows: " + " | ".join(format_cards(r) for r in sol.rows), highlight=False)
-    out.print("hand: " + (format_cards(sol.hand) if sol.hand else "(empty)"), highlight=False)
+    out.print("rows: " + " | ".join(format_cards(r, g) for r in sol.rows), highlight=False)
+    out.print("hand: " + (format_cards(sol.hand, g) if sol.hand else "(empty)"), highlight=False)
 
 
 def main() -> None:

@@ -1095,12 +1095,13 @@ def verify(turn: Turn, plan: Plan) -> Turn:
 
 
 # ------------------------------------------------------------------ puzzles (kbsim solve)
-def parse_board(text: str, n_rows: int) -> list[list[int]]:
+def parse_board(text: str, n_rows: int, game: CompiledGame | None = None) -> list[list[int]]:
     """Parse the rows of a puzzle: ``"3|8|9|5|1|13"``, ``"3-5|_|9 10"``.
 
     Args:
-        text: row slots separated by ``|``; each a list of values, a run ``a-b``, or ``_``/nothing for empty.
+        text: row slots separated by ``|``; each a list of cards, a run ``a-b``, or ``_``/nothing for empty.
         n_rows: row cards on the table; fewer slots given leave the rest empty.
+        game: the rules, for decks whose cards are written with suits (``10H KS``).
 
     Returns:
         The rows (0-based list of lists, ``n_rows`` long).
@@ -1114,21 +1115,21 @@ def parse_board(text: str, n_rows: int) -> list[list[int]]:
     rows = []
     for i, slot in enumerate(slots, start=1):
         try:
-            rows.append(parse_cards(slot))
+            rows.append(parse_cards(slot, game))
         except NotationError as e:
             raise BoardError(f"row {i}: {e}") from None
     rows.extend([] for _ in range(n_rows - len(rows)))
     return rows
 
 
-def parse_hand(text: str, what: str = "hand") -> list[int]:
+def parse_hand(text: str, what: str = "hand", game: CompiledGame | None = None) -> list[int]:
     """Parse hand (or other zone) cards: ``"1 4 6"``, ``"3-5 9"``; ``_`` or nothing for none.
 
     Raises:
-        BoardError: not valid card notation.
+        BoardError: not valid card notation (the message starts with ``what``).
     """
     try:
-        return parse_cards(text)
+        return parse_cards(text, game)
     except NotationError as e:
         raise BoardError(f"{what}: {e}") from None
 
@@ -1153,8 +1154,9 @@ def check_board(g: CompiledGame, rows: list[list[int]], hand: list[int], discard
         for v in cards:
             if where in ("hand", "discard") and v < 0:
                 raise BoardError(f"{where}: a joker (E{-v}) can only lie in a row")
-            if not lo <= abs(v) <= hi:
-                raise BoardError(f"{where}: value {abs(v)} is outside {lo}..{hi}")
+            value = g.value(v) if hasattr(g, "value") else abs(v)
+            if not lo <= value <= hi:
+                raise BoardError(f"{where}: value {value} is outside {lo}..{hi}")
     jokers = sum(1 for row in rows for c in row if c < 0)
     if jokers and not any(getattr(c, "is_joker", False) for c in g.roster):
         raise BoardError("a joker (E) lies in a row, but these rules have no joker character "
@@ -1163,15 +1165,15 @@ def check_board(g: CompiledGame, rows: list[list[int]], hand: list[int], discard
         raise BoardError(f"{jokers} jokers lie in the rows; there is only one joker character")
     for i, row in enumerate(rows, start=1):
         if not g.row_is_legal(row):
-            raise BoardError(f"row {i} ({format_cards(row)}) breaks the row rule: each card must follow the one "
-                             f"before by {sorted(g.steps)}, and a gap or a repeat needs a character's mark "
-                             f"that these rules allow")
+            raise BoardError(f"row {i} ({format_cards(row, g)}) is not a legal row: each card must continue the "
+                             f"one before it (a gap or a repeat needs a character's mark these rules allow)")
         if g.is_complete(row):
-            raise BoardError(f"row {i} ({format_cards(row)}) is complete: it would already be in the discard pile")
+            raise BoardError(f"row {i} ({format_cards(row, g)}) is complete: it would already be in the discard "
+                             f"pile")
     count = Counter(v for zone in (*rows, hand, discard) for v in zone if v > 0)
     over = {v: c for v, c in sorted(count.items()) if c > g.copies}
     if over:
-        shown = ", ".join(f"{c} x {v}" for v, c in over.items())
+        shown = ", ".join(f"{c} x {format_cards([v], g)}" for v, c in over.items())
         raise BoardError(f"more copies than the deck holds ({g.copies} of each value): {shown} "
                          f"on the table, in hand and in the discard pile")
 

@@ -48,6 +48,8 @@ class GreedyBot(BaseBot):
         # differences a card may have from the row end it continues, the regular step first
         first = () if g.fast_step is None else (g.fast_step,)
         self._steps = first + tuple(sorted(d for d in g.steps if d != g.fast_step))
+        self._row_any = tuple(o is None for o in g.row_open)
+        self._min_lay = g.min_lay
         self._consts = (g.may_open, g.open_any, g.rebuild_allowed, g.complete_when_all,
                         g.value_min, g.value_max, g.step, g.full_length)
 
@@ -58,6 +60,20 @@ class GreedyBot(BaseBot):
         """
         g = self.game
         have = set(hand)
+        fast = g.fast_step
+        if fast is not None and (r < 0 or r >= len(self._row_any) or self._row_any[r]) and len(self._steps) == 1:
+            # plain deck, any card opens the row: chains are arithmetic runs
+            best_start, best_len = None, 0
+            check_open = not (0 <= r < len(self._row_any) and self._row_any[r])
+            for v in have:
+                if (v - fast) in have or (check_open and not g.may_open(v, r)):
+                    continue
+                n = 1
+                while v + n * fast in have:
+                    n += 1
+                if n > best_len or (n == best_len and v < best_start):
+                    best_start, best_len = v, n
+            return [] if best_start is None else list(range(best_start, best_start + best_len * fast, fast))
         steps = self._steps
         best: list[int] = []
         for v in sorted(have):
@@ -125,13 +141,12 @@ class GreedyBot(BaseBot):
         may_open, open_any, rebuild_ok, completable, vmin, vmax, step, full = self._consts
         special = self.game.chars_enabled
         fast = self.game.fast_step
+        n_fixed = self.game.n_rows
+        row_any = self._row_any
         while True:
             changed = False  # set by steps 2 and 3 only: step 1's lays are already seen by step 2
             # 1. lay on row ends
-            for r in range(len(rows)):
-                if r >= len(rows):
-                    break
-                row = rows[r]
+            for r, row in enumerate(rows):  # (a completed extra row vanishes: enumerate follows the list)
                 while row and hand:
                     end = row[-1]
                     if fast is not None and end + fast in hand:
@@ -151,6 +166,7 @@ class GreedyBot(BaseBot):
                     return
             # 2. rebuilds that empty or complete a row (only if an emptied row can be used)
             if rebuild_ok and (open_any and hand or turn.needed == 0 or any(may_open(c) for c in hand)):
+                safe = turn.laid >= self._min_lay or turn.needed == 0
                 moved = True
                 while moved:
                     moved = False
@@ -170,7 +186,11 @@ class GreedyBot(BaseBot):
                         first = s[0]
                         for d in steps:
                             dst = ends.get(first - d)
-                            if dst is not None and dst != src and turn.can_rebuild(src, len(s), dst):
+                            # before the minimum is laid, a rebuild must leave a row card some hand card can
+                            # open (an emptied extra row vanishes instead)
+                            if dst is not None and dst != src and (
+                                    safe or (src < n_fixed and (row_any[src] or any(may_open(c, src) for c in hand)))) \
+                                    and turn.can_rebuild(src, len(s), dst):
                                 turn.rebuild(src, len(s), dst)
                                 moved = changed = True
                                 break
@@ -186,6 +206,9 @@ class GreedyBot(BaseBot):
                                     want = abs(dr[-1]) + step
                                     idx = next((j for j in range(len(s) - 1, -1, -1) if abs(s[j]) == want), -1)
                                     k = len(s) - idx if idx >= 0 else 0
+                                if not safe and not (dst < n_fixed and (
+                                        row_any[dst] or any(may_open(c, dst) for c in hand))):
+                                    continue
                                 if 0 < k < len(s) and len(dr) + k >= full and turn.can_rebuild(src, k, dst) \
                                         and (not special or self.game.is_complete(dr + s[-k:])):
                                     turn.rebuild(src, k, dst)
@@ -195,8 +218,8 @@ class GreedyBot(BaseBot):
                                 break
             # 3. open empty rows with the longest run held
             if hand:
-                for r in range(len(rows)):
-                    if r < len(rows) and not rows[r] and hand:
+                for r, row in enumerate(rows):
+                    if not row and hand:
                         run = self._longest_run(hand, r)
                         if not run:
                             continue

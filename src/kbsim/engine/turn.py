@@ -462,9 +462,10 @@ class Turn:
         g = self.g
         if self.needed:
             raise IllegalMove(f"a lay-out turn must lay at least {g.min_lay} hand card(s)")
-        pending = self._must_lay_pending()
-        if pending is not None:
-            raise IllegalMove(f"{g.card_text(pending)} must be laid while it can be")
+        if g.must_lay:
+            pending = self._must_lay_pending()
+            if pending is not None:
+                raise IllegalMove(f"{g.card_text(pending)} must be laid while it can be")
         if not g.refill_at_start:
             self._refill()
         self.phase = DONE

@@ -5,9 +5,15 @@ file without a reference page, an example the engine no longer agrees with, or a
 records column without a description. These tests then check the result:
 
 * every option, variant, character and example of every shipped rule file has
-  its entry (an anchor) on the game's reference page;
+  its entry (an anchor) on the game's reference page, and every ``summary``
+  written anywhere in the rule file (and its card table) is on that page,
+  whatever the engine family;
 * the default rendered for each option is the value the engine uses
   (``load_rules(game).options``);
+* provisional data (Continental Express's card table) is announced by a
+  warning box at the top of the page and above the card lists;
+* the games list, the rule-file fields of every engine family, and the study
+  format are documented;
 * Sphinx's search index maps rule terms and character names to the reference
   page, and lists options and variants as objects;
 * the built search page, run in headless Chromium, finds the reference page
@@ -60,6 +66,41 @@ def _characters(game: str) -> list[tuple[str, str]]:
     items = roster.items() if isinstance(roster, dict) else [(getattr(c, "name", str(i)), c)
                                                               for i, c in enumerate(roster)]
     return [(str(k), str(getattr(c, "name", None) or k)) for k, c in items]
+
+
+def _summaries(obj: object, path: str = "") -> list[tuple[str, str]]:
+    """(dotted path, text) of every non-empty ``summary`` field in a validated rule file, at any depth."""
+    from pydantic import BaseModel
+
+    out: list[tuple[str, str]] = []
+    if isinstance(obj, BaseModel):
+        for name in type(obj).model_fields:
+            value = getattr(obj, name)
+            if name == "summary" and isinstance(value, str):
+                if value.strip():
+                    out.append((path or "(root)", value))
+            else:
+                out += _summaries(value, f"{path}.{name}" if path else name)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            out += _summaries(v, f"{path}.{k}")
+    elif isinstance(obj, list | tuple):
+        for i, v in enumerate(obj):
+            out += _summaries(v, f"{path}.{i}")
+    return out
+
+
+def _page_text(page: Path) -> str:
+    """The visible text of a built page, with Sphinx's typography undone and whitespace collapsed."""
+    text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8")))
+    return _plain_text(text)
+
+
+def _plain_text(text: str) -> str:
+    for fancy, plain in (("\u2019", "'"), ("\u2018", "'"), ("\u201c", '"'), ("\u201d", '"'), ("\u2026", "..."),
+                         ("\u2014", "---"), ("\u2013", "--"), ("`", "")):
+        text = text.replace(fancy, plain)
+    return " ".join(text.split())
 
 
 def _all_examples(game: str) -> list[str]:
@@ -177,6 +218,10 @@ def test_every_rule_file_entry_is_rendered(html_dir: Path, game: str) -> None:
                "examples"}
     if game == "kingsbridge":
         wanted |= {"rule-turn-lay-out-rebuild", "rule-end", "rule-end-stalemate"}
+    if getattr(model, "family", "rows") == "market":  # the card table, each pattern and event, the examples' cards
+        wanted |= {"rule-cards", "rule-market", "rule-contracts", "rule-end", "examples-cards"}
+        wanted |= {f"rule-contracts-patterns-{_slug(k)}" for k in model.contracts.patterns}
+        wanted |= {f"rule-events-{_slug(k)}" for k in model.events}
     missing = sorted(wanted - ids)
     assert not missing, f"{game}: entries missing from the reference page: {missing}"
     text = html.unescape(page.read_text(encoding="utf-8")).replace("\u2019", "'")
@@ -184,6 +229,59 @@ def test_every_rule_file_entry_is_rendered(html_dir: Path, game: str) -> None:
         assert clar.topic in text, clar.topic
     if getattr(model, "provisional", None):
         assert "Provisional data." in text
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_summary_of_the_rule_file_is_on_its_page(html_dir: Path, game: str) -> None:
+    text = _page_text(html_dir / "rules" / f"{game}.html")
+    summaries = _summaries(load_rules(game).model)
+    assert summaries, f"{game}: no summaries found in the rule file"
+    missing = [path for path, summary in summaries if _plain_text(summary) not in text]
+    assert not missing, f"{game}: summaries not rendered on the reference page: {missing}"
+
+
+def _warning_boxes(page: Path) -> list[tuple[int, str]]:
+    """(offset in the page, text) of every ``kbsim-provisional`` warning box."""
+    source = page.read_text(encoding="utf-8")
+    out = []
+    for m in re.finditer(r'<div class="[^"]*\bkbsim-provisional\b[^"]*">', source):
+        end = source.find("</div>", m.end())
+        out.append((m.start(), _plain_text(html.unescape(re.sub(r"<[^>]+>", " ", source[m.end():end])))))
+    return out
+
+
+def test_continental_express_page_warns_of_its_provisional_card_table(html_dir: Path) -> None:
+    assert "continental-express" in GAMES
+    model = load_rules("continental-express").model
+    assert model.cards.provisional, "the card table is no longer provisional: drop or adapt this test"
+    page = html_dir / "rules" / "continental-express.html"
+    source = page.read_text(encoding="utf-8")
+    boxes = _warning_boxes(page)
+    reason = _plain_text(model.cards.provisional)
+    assert len(boxes) >= 2, boxes
+    # at the top of the page, before the overview: the whole rule set is provisional
+    top_at, top = boxes[0]
+    assert top_at < source.index('id="overview"')
+    assert "Provisional data." in top and reason in top
+    # and above the card lists, with how to replace the table
+    cards_at = source.index('id="rule-cards"')
+    in_cards = [t for at, t in boxes if cards_at < at < source.index("<table", cards_at)]
+    assert in_cards and reason in in_cards[0] and "card_table" in in_cards[0]
+    # the games list says so too
+    games = _page_text(html_dir / "rules" / "index.html")
+    assert "provisional data" in games
+
+
+def test_a_rows_page_has_no_provisional_box(html_dir: Path) -> None:
+    assert not _warning_boxes(html_dir / "rules" / "kingsbridge.html")
+
+
+def test_rules_index_links_every_game(html_dir: Path) -> None:
+    source = (html_dir / "rules" / "index.html").read_text(encoding="utf-8")
+    text = _page_text(html_dir / "rules" / "index.html")
+    for game in GAMES:
+        assert f'href="{game}.html"' in source, game
+        assert _plain_text(load_rules(game).model.title) in text, game
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -255,6 +353,45 @@ def test_records_page_lists_every_column(html_dir: Path) -> None:
 def test_rule_file_fields_page_has_the_json_schema(html_dir: Path) -> None:
     text = (html_dir / "guide" / "rule-file-fields.html").read_text(encoding="utf-8")
     assert 'id="schema-rulefile"' in text and 'id="json-schema"' in text
+
+
+def test_rule_file_fields_page_covers_every_family(html_dir: Path) -> None:
+    from kbsim.docs_ext import schema_roots
+
+    text = (html_dir / "guide" / "rule-file-fields.html").read_text(encoding="utf-8")
+    families = {getattr(load_rules(g).model, "family", "rows") for g in GAMES}
+    roots = dict(schema_roots())
+    assert families <= set(roots), f"engine families without a schema section: {families - set(roots)}"
+    for family, root in roots.items():
+        assert f'id="schema-family-{family}"' in text
+        assert f'id="schema-{root.__name__.lower()}"' in text
+        for name in root.model_fields:  # every top-level field is in the root's table
+            key = root.model_fields[name].alias or name
+            assert f'<span class="pre">{key}</span>' in text, f"{root.__name__}.{key}"
+
+
+def test_studies_page_documents_the_study_format(html_dir: Path) -> None:
+    from kbsim.analysis.study import Arm, Study, Sweep
+
+    text = _page_text(html_dir / "guide" / "studies.html")
+    for model in (Study, Arm, Sweep):
+        for name, info in model.model_fields.items():
+            assert (info.alias or name) in text, f"the studies page does not mention {model.__name__}.{name}"
+    for command in ("kbsim report", "kbsim compare", "kbsim.records.load"):
+        assert command in text, command
+    for study in sorted((ROOT / "reports").glob("*.toml")):
+        assert f"reports/{study.name}" in text, f"the studies page does not list {study.name}"
+
+
+def test_guide_describes_every_bot_and_the_solver(html_dir: Path) -> None:
+    from kbsim.bots import bots_for
+
+    source = (html_dir / "guide" / "install.html").read_text(encoding="utf-8")
+    families = {getattr(load_rules(g).model, "family", "rows") for g in GAMES}
+    for name in sorted({n for f in families for n in bots_for(f)}):  # each bot is a term of the bots list
+        assert re.search(rf'<dt[^>]*>\s*<code[^>]*><span class="pre">{re.escape(name)}</span>', source), name
+    assert "kbsim solve" in _page_text(html_dir / "guide" / "install.html")
+    assert "planned" not in _page_text(html_dir / "index.html").lower()
 
 
 def test_a_provisional_reason_becomes_a_warning_box() -> None:

@@ -5,11 +5,15 @@ the engine uses, so the documentation cannot drift from the code:
 
 ``{kbsim-rules} GAME``
     The whole reference of one rule file: overview, components, setup by
-    player count (dealt by the engine itself), the turn, rebuilding, the end
-    of the game, every character (once the rules language has them), every
-    option with the default the engine applies, every variant, the
-    clarifications and the executable examples drawn as small boards. A
-    ``provisional`` entry anywhere in the file becomes a warning box.
+    player count (dealt by the engine itself), every rule section with its
+    summary and settings, every character, every option with the default the
+    engine applies, every variant, the clarifications and the executable
+    examples. A ``provisional`` entry anywhere in the file becomes a warning
+    box. The page is laid out by the renderer of the file's engine family
+    (:data:`RENDERERS`): :class:`RulesRenderer` for the ``rows`` family draws
+    examples as boards of rows; :class:`MarketRulesRenderer` for the
+    ``market`` family adds the card table (with its published totals) and
+    draws examples as market lines, objectives and players' cards.
 ``{kbsim-games}``
     A table of the shipped rule files, each linked to its reference page.
 ``{kbsim-cli}``
@@ -17,8 +21,9 @@ the engine uses, so the documentation cannot drift from the code:
 ``{kbsim-records}``
     The columns of a records file, from :data:`kbsim.sim.records.SCHEMA`.
 ``{kbsim-schema}``
-    The field reference of a rule file, walked from the pydantic models, and
-    the JSON Schema that ``kbsim rules schema`` prints.
+    The field reference of a rule file of every engine family, walked from
+    the pydantic models, and the JSON Schema that ``kbsim rules schema``
+    prints.
 ``{kbsim-yaml} GAME PATH`` and ``{kbsim-example} GAME NAME``
     A part of a shipped rule file as written, and one example with its drawing,
     for the authoring guide.
@@ -85,6 +90,18 @@ _TITLES = {
     "turn_limit": "Turn limit",
     "minus": "Minus pile",
     "score": "Score",
+    "family": "Engine family",
+    "currency": "Currency",
+    "tokens": "Company tokens",
+    "market": "Market",
+    "objectives": "Objectives",
+    "contracts": "Contracts",
+    "patterns": "Patterns",
+    "events": "Events",
+    "take": "Take a card",
+    "claim": "Claim an objective",
+    "trigger": "End trigger",
+    "stall": "Stalled game",
 }
 # Top-level fields with a dedicated rendering (everything else is rendered generically).
 _SPECIAL = {"schema_version", "game", "title", "summary", "players", "provisional", "options", "variants",
@@ -101,9 +118,12 @@ table.kbsim-board-table .line { display: block; margin: 0 auto 2px auto; min-wid
   background: var(--color-background-secondary, #f6f6f6); font-family: var(--font-stack--monospace, monospace); }
 table.kbsim-board-table .line.kbsim-special { font-weight: bold; border-style: dashed; }
 table.kbsim-board-table .line.kbsim-red { color: #c0262d; }
-table.kbsim-board-table .kbsim-empty { color: var(--color-foreground-muted, #777); }
-table.kbsim-settings, table.kbsim-deal, table.kbsim-options, table.kbsim-items, table.kbsim-board-table {
-  margin-left: 0; }
+table.kbsim-board-table .kbsim-empty, table.kbsim-market .kbsim-empty { color: var(--color-foreground-muted, #777); }
+table.kbsim-market code.kbsim-card { border: 1px solid var(--color-foreground-border, #999); border-radius: 3px;
+  padding: 0 0.3em; white-space: nowrap; }
+div.admonition.kbsim-provisional { border-width: 0 0 0 0.4em; font-size: 1.05em; }
+table.kbsim-settings, table.kbsim-deal, table.kbsim-options, table.kbsim-items, table.kbsim-board-table,
+table.kbsim-market, table.kbsim-cards { margin-left: 0; }
 code.kbsim-default { font-weight: bold; }
 dl.field-list.kbsim-fields { display: grid; grid-template-columns: max-content auto; column-gap: 1em; }
 dl.field-list.kbsim-fields > dt, dl.field-list.kbsim-fields > dd { margin: 0.1em 0; padding: 0; }
@@ -313,22 +333,33 @@ def _value_cell(value: Any) -> Any:
 
 # ------------------------------------------------------------------ the rules reference
 class RulesRenderer:
-    """Builds the docutils nodes of one game's reference page.
+    """Builds the docutils nodes of one game's reference page (the ``rows`` family, and the generic parts).
+
+    The page is walked from the validated model: every section model with a
+    ``summary`` becomes a section with its settings; only the parts named in
+    :attr:`special` have a rendering of their own. A family whose rule files
+    differ subclasses this class and registers it in :data:`RENDERERS`.
 
     Args:
         directive: the directive being run (for the document, the environment and warnings).
         game: the shipped game's name (or a rule-file path) given to the directive.
         labels: make each section a Sphinx label ``GAME-ANCHOR`` (off where a page shows only a piece).
+        loaded: the rules, when the caller has already loaded them (default: ``load_rules(game)``).
     """
 
-    def __init__(self, directive: SphinxDirective, game: str, labels: bool = True):
+    #: Top-level fields with a dedicated rendering (everything else is rendered generically).
+    special: frozenset[str] = frozenset(_SPECIAL)
+    #: Top-level fields shown under "Components", in this order.
+    components: tuple[str, ...] = _COMPONENTS
+
+    def __init__(self, directive: SphinxDirective, game: str, labels: bool = True, loaded: Any = None):
         from kbsim.rules.loader import load_rules
 
         self.labels = labels
         self.directive = directive
         self.env = directive.env
         self.document = directive.state.document
-        self.loaded = load_rules(game)
+        self.loaded = loaded if loaded is not None else load_rules(game)
         self.model = self.loaded.model
         self.game = self.model.game
         self.defaults = dict(self.loaded.options)  # the engine's effective value of every option
@@ -390,12 +421,12 @@ class RulesRenderer:
         page += self.provisional(m)
         page += self.overview()
         components = self.section(self._id("components"), "Components")
-        for key in _COMPONENTS:
-            if hasattr(m, key):
-                components += self.block(getattr(m, key), key, _title_for(key))
+        for key in self.components:
+            if getattr(m, key, None) is not None:
+                components += self.component(key, getattr(m, key))
         page += components
         for key, value, _ in _fields(m):
-            if key in _SPECIAL or key in _COMPONENTS:
+            if key in self.special or key in self.components:
                 continue
             if isinstance(value, BaseModel):
                 page += self.block(value, key, _title_for(key))
@@ -421,7 +452,7 @@ class RulesRenderer:
         items: list[tuple[str, Any]] = [("Players", players), ("Rule file", [code(Path(self.loaded.source).name)]),
                                         ("Game name", [code(self.game), " (use it with ", code("--game"), ")"])]
         extra = [(k, v, info) for k, v, info in _fields(m)
-                 if k not in _SPECIAL and not isinstance(v, BaseModel | list | dict) and v is not None]
+                 if k not in self.special and not isinstance(v, BaseModel | list | dict) and v is not None]
         for k, v, _ in extra:
             items.append((_title_for(k), [code(scalar(v))]))
         sec += field_list(items)
@@ -431,16 +462,23 @@ class RulesRenderer:
                     " lists the named sets of changes a run can select with ", code("--variant"), ".")
         return sec
 
-    def block(self, obj: BaseModel, path: str, title: str) -> list[nodes.Node]:
+    def component(self, key: str, value: Any) -> list[nodes.Node]:
+        """One part of the "Components" section (a rule section by default)."""
+        return self.block(value, key, _title_for(key))
+
+    def block(self, obj: BaseModel, path: str, title: str | nodes.Node,
+              omit: Iterable[str] = ()) -> list[nodes.Node]:
         """A rule section: its summary, a table of its settings, then its sub-rules as subsections.
 
         A sub-model without a ``summary`` has its settings folded into the parent's table
         (``sequence.step``); a section with nothing of its own (no summary, no settings)
-        around a single sub-rule is left out and that sub-rule takes its place.
+        around a single sub-rule is left out and that sub-rule takes its place. Fields
+        named in ``omit`` are left out (a name already shown as the title).
         """
         params: list[tuple[str, str, Any, Any]] = []  # (shown key, dotted path, value, FieldInfo)
         children: list[tuple[str, Any]] = []
         self._collect(obj, path, "", params, children)
+        params = [p for p in params if p[0] not in set(omit)]
         summary = getattr(obj, "summary", "") or ""
         body: list[nodes.Node] = []
         for key, value in children:
@@ -498,16 +536,24 @@ class RulesRenderer:
         key = path.rsplit(".", 1)[-1]
         sec = self.section(self._id("rule-" + slug(path.replace(".", "-").replace("_", "-"))), _title_for(key))
         for name, item in _items(value):
-            sub_title = str(getattr(item, "title", None) or getattr(item, "name", None) or name)
-            sec += self.block(item, f"{path}.{name}", sub_title) or [para(f"`{name}`")]
+            named = getattr(item, "title", None) or getattr(item, "name", None)
+            sub_title: str | nodes.Node = str(named) if named else code(name)
+            sec += self.block(item, f"{path}.{name}", sub_title, omit=("name", "title")) or [para(f"`{name}`")]
         return [sec]
 
-    def param_table(self, params: list[tuple[str, str, Any, Any]]) -> nodes.table:
+    def param_table(self, params: list[tuple[str, str, Any, Any]], pick: bool = False) -> nodes.table:
+        """Settings with their values, meanings and the options that set them.
+
+        With ``pick``, a meaning that lists each value (```a```: ...; ```b```: ...) is cut to the
+        value set here (a character's effect: only what its own operation does).
+        """
         rows = []
         for key, dotted, value, info in params:
             opt = self.option_by_path.get(dotted)
-            rows.append([[code(key)], [code(scalar(value))], (info.description or "") if info else "",
-                         [self.option_ref(opt)] if opt else ""])
+            meaning = (info.description or "") if info else ""
+            if pick and isinstance(value, str):
+                meaning = _meaning_of(meaning, value)
+            rows.append([[code(key)], [code(scalar(value))], meaning, [self.option_ref(opt)] if opt else ""])
         return table(["Setting", "Value", "Meaning", "Option"], rows, classes=["kbsim-settings"],
                      widths=[3, 2, 8, 3])
 
@@ -580,6 +626,7 @@ class RulesRenderer:
             params = [p for p in params if p[0] != "roster"]
             if params:
                 sec += self.param_table(params)
+        sec += self.characters_intro(characters)
         for key, ch in _items(roster):
             sec += self.character(str(key), ch)
         return sec
@@ -607,17 +654,29 @@ class RulesRenderer:
         parts.append(" brings them into play." if len(turning_on) == 1 else " bring them into play.")
         return [para(*parts)]
 
+    def characters_intro(self, characters: Any) -> list[nodes.Node]:
+        """Text before the first character (nothing here; a family may explain how its characters work)."""
+        return []
+
+    def character_facts(self, key: str, ch: Any) -> list[tuple[str, Any]]:
+        """Short facts shown under a character's summary, as (label, cell) pairs."""
+        if getattr(ch, "duration", None):
+            return [("Lasts", [code(ch.duration)])]
+        return []
+
     def character(self, key: str, ch: Any) -> list[nodes.Node]:
         name = str(getattr(ch, "title", None) or getattr(ch, "name", None) or key)
-        base = f"characters.roster.{key}" if "roster" in type(getattr(self.model, "characters", None) or
-                                                            BaseModel).model_fields else f"characters.{key}"
+        chars = getattr(self.model, "characters", None)
+        in_roster = isinstance(chars, BaseModel) and "roster" in type(chars).model_fields
+        base = f"characters.roster.{key}" if in_roster else f"characters.{key}"
         sub = self.section(self._id(f"character-{slug(key)}"), name)
         index = self.register(sub, "rule-character", key, "character")
         sub += self.provisional(ch)
         if getattr(ch, "summary", ""):
             sub += para(ch.summary)
-        if getattr(ch, "duration", None):
-            sub += field_list([("Lasts", [code(ch.duration)])])
+        facts = self.character_facts(key, ch)
+        if facts:
+            sub += field_list(facts)
         params: list = []
         children: list = []
         steps = []
@@ -635,7 +694,7 @@ class RulesRenderer:
                 else:
                     params.append((k, f"{base}.{k}", v, info))
         if params:
-            sub += self.param_table(params)
+            sub += self.param_table(params, pick=True)
         for i, step in enumerate(steps):
             sub += self.power_step(step, f"{base}.power.{i}", i + 1, len(steps))
         for k, v in children:
@@ -781,7 +840,7 @@ class RulesRenderer:
                 text = yaml.safe_dump(var.overlay, sort_keys=False, allow_unicode=True).strip()
                 sub += nodes.literal_block(text, text, language="yaml")
             players = loaded.model.players
-            use = f"kbsim run --variant {name}"
+            use = f"kbsim run --game {self.game} --variant {name}"
             if (players.min, players.max) != (m.players.min, m.players.max):
                 sub += self.deal_table(loaded)
                 use += f" --players {players.min}"
@@ -954,6 +1013,17 @@ class RulesRenderer:
         return sec
 
 
+def _meaning_of(description: str, value: str) -> str:
+    """The part of a description that lists values (```a```: ...; ```b```: ...) about ``value``, else all of it."""
+    parts = re.split(r";\s+(?=`[^`]+`:)", description)
+    found = [re.match(r"^`([^`]+)`:\s*(.*)$", p.strip(), re.S) for p in parts]
+    if len(parts) > 1 and all(found):
+        for m in found:
+            if m is not None and m.group(1) == value:
+                return m.group(2).rstrip(".") + "."
+    return description
+
+
 def _model_of(ann: Any) -> type[BaseModel] | None:
     if isinstance(ann, type) and issubclass(ann, BaseModel):
         return ann
@@ -1013,6 +1083,431 @@ def _type_words(ann: Any) -> str:
     return str(ann)
 
 
+# ------------------------------------------------------------------ the market family
+def rule_anchor(path: str) -> str:
+    """The anchor :meth:`RulesRenderer.block` gives the rule section at a dotted path (``rule-contracts-...``)."""
+    return "rule-" + slug(path.replace(".", "-").replace("_", "-"))
+
+
+class MarketRulesRenderer(RulesRenderer):
+    """The reference page of a ``market`` family rule file.
+
+    The rule sections (currency, tokens, market, objectives, contracts and their
+    patterns, events, setup, turn, end) are rendered like any other family's. On
+    top of that:
+
+    * the **card table** (``cards``, read from the file ``card_table`` names) is a
+      component of its own: a warning box when it is provisional, its totals next
+      to the ``published`` ones, then its wagons, characters, companies,
+      objectives and contracts as tables;
+    * the **setup** table is dealt by the market engine for every player count;
+    * each **character** shows the copies the card table holds;
+    * **examples** are drawn as market lines with their decks, the objective line
+      and one row per player, before and after the moves, and each move is
+      spelled out; the small ``example_cards`` list they play on is shown once.
+    """
+
+    special = RulesRenderer.special | {"card_table", "example_cards", "published"}
+    components = ("cards", "currency", "tokens")
+
+    # ---- cards
+    @staticmethod
+    def card(key: str) -> nodes.Node:
+        """A market card (or an empty place, ``-``) as it is written in the examples."""
+        if key == "-":
+            return nodes.inline("empty", "empty", classes=["kbsim-empty"])
+        return code(key, classes=["kbsim-card"])
+
+    def cards_cell(self, text: str | None, empty: str = "none") -> Any:
+        """A cell of space-separated card keys (wagons, box, tokens); ``None`` (not checked) is blank."""
+        if text is None:
+            return ""
+        words = text.split()
+        if not words:
+            return [self.card("-")] if empty == "empty" else empty
+        parts: list[Any] = []
+        for i, w in enumerate(words):
+            parts += ([" "] if i else []) + [self.card(w)]
+        return parts
+
+    @staticmethod
+    def ids_cell(ids: list[str] | None, empty: str = "none", notes: dict[str, str] | None = None) -> Any:
+        """A cell of objective or contract ids; ``-`` is an empty place; ``None`` (not checked) is blank.
+
+        ``notes`` adds a word in brackets after an id (the icon of a claimed objective).
+        """
+        if ids is None:
+            return ""
+        if not ids:
+            return empty
+        parts: list[Any] = []
+        for i, x in enumerate(ids):
+            parts += ([", "] if i else []) + [MarketRulesRenderer.card(x)]
+            if notes and x in notes:
+                parts.append(f" ({notes[x]})")
+        return parts
+
+    def icon_notes(self) -> dict[str, str]:
+        """Objective id -> the name of its icon's company, in the card list the examples play on."""
+        cards = getattr(self.model, "example_cards", None) or self.model.cards
+        names = {c.key: c.name for c in cards.companies}
+        return {o.id: names.get(o.company, o.company) for o in cards.objectives}
+
+    def component(self, key: str, value: Any) -> list[nodes.Node]:
+        if key == "cards":
+            return self.card_table_section(value)
+        return super().component(key, value)
+
+    def card_table_section(self, cards: Any) -> list[nodes.Node]:
+        """The card table: provisional warning, file, totals against the published ones, the card lists."""
+        m = self.model
+        sec = self.section(self._id("rule-cards"), "Card table")
+        box = self.provisional(cards)
+        if box:
+            hint = para("To play the real cards, write them in a table with the same keys and fields, point ",
+                        code("card_table"), " in the rule file at it and check it with ",
+                        code(f"kbsim rules check {self.game}"), "; ", code("--option card_table=FILE"),
+                        " tries another table for a single run.")
+            box[0] += hint
+        sec += box
+        if cards.summary:
+            sec += para(cards.summary)
+        if m.card_table:
+            cell: list[Any] = [code(m.card_table), " (relative to the rule file)"]
+            opt = self.option_by_path.get("card_table")
+            if opt:
+                cell += ["; option ", self.option_ref(opt)]
+            sec += field_list([("File", cell)])
+        sec += self.totals_table(cards)
+        sec += self.card_lists(cards)
+        return [sec]
+
+    def totals_table(self, cards: Any) -> list[nodes.Node]:
+        """The table's totals next to the totals the sources print (``published``)."""
+        m = self.model
+        published = m.published.model_dump() if getattr(m, "published", None) is not None else {}
+        labels = {"wagons": "Wagons", "characters": "Characters", "objectives": "Objectives",
+                  "contracts": "Contracts", "tokens": "Company tokens"}
+        rows = []
+        for key, n in cards.totals().items():
+            want = published.get(key)
+            rows.append([labels.get(key, _title_for(key)), str(n), "not published" if want is None else str(want)])
+        market = (sum(w.count for w in cards.wagons) + m.currency.cards + sum(cards.characters.values())
+                  + sum(e.count for e in m.events.values()))
+        rows.append([f"Market cards in all (wagons, {m.currency.name} cards, characters, events)", str(market), ""])
+        intro = para("Totals of this table, next to the totals the sources print (rule file: ", code("published"),
+                     "); a card table whose totals differ from a published one is refused when the rules are "
+                     "loaded.")
+        return [intro, table(["Cards", "In the table", "Published"], rows, classes=["kbsim-cards"], widths=[6, 2, 2])]
+
+    def card_lists(self, cards: Any) -> list[nodes.Node]:
+        """Tables of a card table's wagons, characters, companies, objectives and contracts."""
+        m = self.model
+        wagon_names = {w.key: w.name for w in cards.wagons}
+        company_names = {c.key: c.name for c in cards.companies}
+        wild = set(m.turn.claim.wild)
+        out: list[nodes.Node] = []
+
+        def add(title: str, header: list[str], rows: list[list[Any]], widths: list[int]) -> None:
+            keep = [i for i in range(len(header)) if i == 0 or any(r[i] not in ("", None) for r in rows)]
+            out.append(para(nodes.strong(title, title)))
+            out.append(table([header[i] for i in keep], [[r[i] for i in keep] for r in rows],
+                             classes=["kbsim-cards"], widths=[widths[i] for i in keep]))
+
+        add("Wagons", ["Key", "Name", "Copies", "Wild"],
+            [[[self.card(w.key)], w.name, str(w.count), "yes: stands for any wagon" if w.key in wild else ""]
+             for w in cards.wagons], [2, 4, 1, 3])
+        if cards.characters:
+            add("Characters", ["Character", "Copies"],
+                [[[local_ref(f"character-{slug(k)}", m.characters[k].name if k in m.characters else k)], str(n)]
+                 for k, n in cards.characters.items()], [4, 1])
+        icons = {c.key: sum(1 for o in cards.objectives if o.company == c.key) for c in cards.companies}
+        add("Companies", ["Key", "Name", "Tokens", "Objectives with its icon"],
+            [[[code(c.key)], c.name, str(c.tokens), str(icons[c.key])] for c in cards.companies], [2, 4, 1, 2])
+        add("Objectives", ["Id", "Name", "Wagons needed", "Points", "Icon"],
+            [[[code(o.id)], o.name, ", ".join(f"{n} × {wagon_names.get(k, k)}" for k, n in o.needs.items()),
+              str(o.points), company_names.get(o.company, o.company)] for o in cards.objectives], [2, 4, 6, 1, 3])
+        rows = []
+        for c in cards.contracts:
+            terms: list[Any] = []
+            for i, t in enumerate(c.terms):
+                terms += ([" + "] if i else []) + [local_ref(rule_anchor(f"contracts.patterns.{t.pattern}"),
+                                                             code(t.pattern))]
+                if t.colour is not None:
+                    terms.append(f" ({company_names.get(t.colour, t.colour)})")
+            rows.append([[code(c.id)], c.name, terms])
+        add("Contracts", ["Id", "Name", "Scores the patterns"], rows, [2, 4, 6])
+        return out
+
+    # ---- setup
+    def deal_table(self, loaded: Any = None) -> list[nodes.Node]:
+        """The table after setup for every supported player count, laid out by the market engine."""
+        from kbsim.engine.compiled import compile_rules
+        from kbsim.engine.market import GAP, new_state
+
+        loaded = loaded or self.loaded
+        m = loaded.model
+        try:
+            g = compile_rules(loaded)
+            rows = []
+            for players in range(m.players.min, m.players.max + 1):
+                st = new_state(g, players, random.Random(0))
+                face_up = sum(1 for line in st.lines for c in line if c != GAP)
+                shown = sum(1 for o in st.obj_visible if o != GAP)
+                rows.append([str(players), str(face_up), " / ".join(str(len(d)) for d in st.decks),
+                             f"{shown} / {len(st.obj_deck)}",
+                             f"{len(st.offered[0])}, keeps {g.contracts_kept}", str(len(st.contract_box)),
+                             str(st.currency[0])])
+        except Exception as e:  # a rule file the engine cannot set up is a real problem: say so
+            logger.warning("kbsim: %s: the engine could not set up this game: %s", self.game, e,
+                           location=(self.env.docname, self.directive.lineno))
+            return []
+        header = ["Players", "Market cards face up", "Left in each deck", "Objectives face up / in their deck",
+                  "Contracts dealt to each", "Contracts not dealt", f"{m.currency.name} cards each"]
+        return [para("The table after setup, as the engine lays it out:"),
+                table(header, rows, classes=["kbsim-deal"])]
+
+    # ---- characters
+    def characters_intro(self, characters: Any) -> list[nodes.Node]:
+        if not characters:
+            return []
+        return [para("Characters are market cards: the player who takes one (paying its place like any card) "
+                     "carries out its effect at once, then it leaves the game; an effect that cannot be carried "
+                     "out is lost. The copies of each are counted in the card table.")]
+
+    def character_facts(self, key: str, ch: Any) -> list[tuple[str, Any]]:
+        cards = getattr(self.model, "cards", None)
+        facts = super().character_facts(key, ch)
+        if cards is not None:
+            note = " (provisional card table)" if cards.provisional else ""
+            facts.append(("Copies", f"{cards.characters.get(key, 0)}{note}"))
+        return facts
+
+    # ---- examples
+    def examples_section(self) -> nodes.section:
+        m = self.model
+        sec = self.section(self._id("examples"), "Examples")
+        sec += para("Each example lays out a table (the market lines, cheapest place first, with what is left in "
+                    "each deck; the face-up objectives; every player's cards), plays the listed moves and states "
+                    "the result; what it leaves out is not checked. The same examples run in the test suite (",
+                    code("kbsim rules test"), "), and the documentation build runs them too: it warns, and a build "
+                    "with warnings as errors stops, if the engine no longer gives a stated result.")
+        forms = self.move_forms()
+        if forms:
+            sec += para(nodes.strong("Moves.", "Moves."), " ", *forms)
+        if getattr(m, "example_cards", None) is not None:
+            sub = self.section(self._id("examples-cards"), "Cards the examples use")
+            if m.example_cards.summary:
+                sub += para(m.example_cards.summary)
+            sub += para("The examples play on a small card list of their own (rule file: ", code("example_cards"),
+                        "), so that they check the rules and not the card table.")
+            sub += self.card_lists(m.example_cards)
+            sec += sub
+        for ex in m.examples:
+            sec += self.example(ex)
+        return sec
+
+    @staticmethod
+    def move_forms() -> list[nodes.Node]:
+        """The forms of the market move notation, from :func:`kbsim.engine.market.parse_market_move`."""
+        from kbsim.engine import market
+
+        doc = market.parse_market_move.__doc__ or ""
+        for chunk in doc.split("\n\n"):
+            text = " ".join(chunk.split())
+            if text.startswith("Forms:"):
+                return inline(text.removeprefix("Forms:").strip().replace("``", "`"))
+        return []
+
+    def describe_move(self, text: str) -> str:
+        """A move of the market notation in words (the notation itself is checked by the engine)."""
+        m = self.model
+        parts = text.split()
+        op, args = (parts[0].lower(), parts[1:]) if parts else ("", [])
+
+        def by(effect: str) -> str:
+            names = [c.name for c in m.characters.values() if c.effect.op == effect]
+            return f" ({' or '.join(names)})" if names else ""
+
+        if op == "take" and len(args) == 2 and all(a.isdigit() for a in args):
+            place = int(args[1])
+            cost = f" (a place that costs {m.market.costs[place - 1]})" if 1 <= place <= len(m.market.costs) else ""
+            return f"take the card in line {args[0]}, place {place}{cost}"
+        if op == "claim" and len(args) == 1:
+            return (f"claim face-up objective {args[0]}" if args[0].isdigit() else f"claim objective `{args[0]}`")
+        if op == "end" and not args:
+            return "end the turn; the next seat plays"
+        if op == "choose" and len(args) == 1:
+            return f"keep contract `{args[0]}`"
+        if op == "steal" and len(args) == 1:
+            return f"take every {m.currency.name} card of seat {args[0]}{by('take_currency')}"
+        if op == "swap" and len(args) == 3:
+            return f"give your `{args[0]}` to seat {args[1]} for their `{args[2]}`{by('swap_wagons')}"
+        if op == "token" and len(args) == 1:
+            return f"take a `{args[0]}` company token from the supply{by('take_token')}"
+        return ""
+
+    def market_board(self, lines: list[str], decks: list[str] | None) -> nodes.container:
+        """Market lines (one row per deck, cheapest place first) and, when given, what is left in each deck."""
+        costs = self.model.market.costs
+        header = ["Line"] + [f"Place {i + 1} (cost {c})" for i, c in enumerate(costs)]
+        if decks is not None:
+            header.append("Deck (top first)")
+        rows = []
+        for d, text in enumerate(lines):
+            words = text.split()
+            words = (words + ["-"] * len(costs))[:len(costs)]
+            row: list[Any] = [str(d + 1)] + [self.card(w) for w in words]
+            if decks is not None:
+                row.append(self.cards_cell(decks[d] if d < len(decks) else "", empty="empty"))
+            rows.append(row)
+        box = nodes.container(classes=["kbsim-board"])
+        box += table(header, rows, classes=["kbsim-market"])
+        return box
+
+    def players_table(self, players: list[Any], seat: int | None = None, checked: bool = False) -> nodes.table:
+        """One row per seat; ``checked``: expected values, where a blank cell is not checked."""
+        m = self.model
+        labels = {"wagons": "Wagons", "currency": f"{m.currency.name} cards", "tokens": "Company tokens",
+                  "objectives": "Objectives claimed", "contracts": "Contracts kept"}
+        columns: list[str] = []
+        for p in players:
+            for k, v, _ in _fields(p):
+                shown = v is not None if checked else v not in (None, "", [], 0)
+                if shown and k not in columns:
+                    columns.append(k)
+        order = list(labels)
+        columns.sort(key=lambda k: order.index(k) if k in order else len(order))
+        rows = []
+        for i, p in enumerate(players):
+            values = {k: v for k, v, _ in _fields(p)}
+            row: list[Any] = [f"{i} (to play)" if seat == i else str(i)]
+            for k in columns:
+                v = values.get(k)
+                if v is None:
+                    row.append("")
+                elif k in ("wagons", "tokens"):
+                    row.append(self.cards_cell(v))
+                elif k == "objectives":
+                    row.append(self.ids_cell(v, notes=self.icon_notes()))
+                elif k == "contracts":
+                    row.append(self.ids_cell(v))
+                elif isinstance(v, str):
+                    row.append(self.cards_cell(v))
+                elif isinstance(v, list):
+                    row.append(self.ids_cell([str(x) for x in v]))
+                else:
+                    row.append([code(scalar(v))])
+            rows.append(row)
+        return table(["Seat"] + [labels.get(k, _title_for(k)) for k in columns], rows, classes=["kbsim-market"])
+
+    def example(self, ex: Any) -> nodes.section:
+        """One example: its table, the moves in words, the stated result and the table after."""
+        m = self.model
+        st = ex.state
+        sec = self.section(self._id(f"example-{slug(ex.name)}"), code(ex.name))
+        if ex.summary:
+            sec += para(ex.summary)
+        setup: list[tuple[str, Any]] = []
+        for k, v in ex.options.items():
+            setup.append(("Option", [self.option_ref(k) if k in m.options else code(k), " = ", code(scalar(v))]))
+        setup.append(("Players", str(len(st.players))))
+        setup.append(("To play", f"seat {st.seat}"))
+        if getattr(st, "trigger_seat", None) is not None:
+            setup.append(("End triggered by", f"seat {st.trigger_seat} (the final round is being played)"))
+        if st.objectives:
+            setup.append(("Objectives face up", self.ids_cell(st.objectives)))
+        if st.objective_deck:
+            setup.append(("Objective deck (top first)", self.ids_cell(st.objective_deck)))
+        sec += field_list(setup)
+        empty_market = all(w == "-" for line in st.market for w in line.split())
+        if empty_market and not any(d.split() for d in st.decks):
+            sec += para(nodes.strong("Market:", "Market:"), " every place empty, every deck used up.")
+        else:
+            sec += para(nodes.strong("Market before", "Market before"))
+            sec += self.market_board(st.market, st.decks if any(d.split() for d in st.decks) else None)
+            if not any(d.split() for d in st.decks):
+                sec += para("Every deck is used up.")
+        if any(v not in (None, "", [], 0) for p in st.players for _, v, _ in _fields(p)):
+            sec += para(nodes.strong("Players before", "Players before"))
+            sec += self.players_table(st.players, seat=st.seat)
+        if ex.moves:
+            moves = nodes.enumerated_list(enumtype="arabic")
+            for mv in ex.moves:
+                li = nodes.list_item()
+                words = self.describe_move(mv)
+                li += para(code(mv), *([": ", words] if words else []))
+                moves += li
+            sec += para(nodes.strong("Moves", "Moves"))
+            sec += moves
+        else:
+            sec += para("No moves: the example scores the table as it stands.")
+        sec += self.example_result(ex)
+        return sec
+
+    def example_result(self, ex: Any) -> list[nodes.Node]:
+        """The stated result of an example: refused move, values, the market and the players after."""
+        exp = ex.expect
+        items: list[tuple[str, Any]] = []
+        if exp.illegal is not None:
+            move = ex.moves[exp.illegal - 1] if 0 < exp.illegal <= len(ex.moves) else "?"
+            items.append(("Refused", [f"move {exp.illegal} (", code(move), ") is not allowed; the moves before it "
+                                      "stand"]))
+
+        def per_seat(values: list[Any]) -> str:
+            return "; ".join(f"seat {i}: {v}" for i, v in enumerate(values))
+
+        for k, v, _ in _fields(exp):
+            if v is None or k in ("illegal", "market", "decks", "players"):
+                continue
+            if k == "objectives":
+                items.append(("Objectives face up", self.ids_cell(v)))
+            elif k == "objective_deck":
+                items.append(("Objective deck (top first)", self.ids_cell(v, empty="empty")))
+            elif k == "box":
+                items.append(("Out of the game (box)", self.cards_cell(v)))
+            elif k == "characters_lost":
+                items.append(("Characters lost", str(v)))
+            elif k == "seat":
+                items.append(("To play next", f"seat {v}"))
+            elif k == "ended":
+                items.append(("Game over", "yes" if v else "no"))
+            elif k == "winners":
+                seats = ", ".join(str(s) for s in v)
+                items.append(("Winners", f"seat {seats}" if len(v) == 1 else
+                              (f"seats {seats} (a shared win)" if v else "none")))
+            elif isinstance(v, list) and all(isinstance(x, int) for x in v):
+                items.append((_title_for(k), per_seat(v)))
+            else:
+                items.append((_title_for(k), _value_cell(v)))
+        out: list[nodes.Node] = []
+        if items:
+            out += [para(nodes.strong("Result", "Result")), field_list(items)]
+        if exp.market is not None:
+            out += [para(nodes.strong("Market after", "Market after")), self.market_board(exp.market, exp.decks)]
+        elif exp.decks is not None:
+            decks = [[f"line {i + 1}: ", *(self.cards_cell(d, empty="empty") if d.split() else ["empty"])]
+                     for i, d in enumerate(exp.decks)]
+            out += [para(nodes.strong("Decks after (top first)", "Decks after (top first)")), bullets(decks)]
+        if exp.players is not None and any(v is not None for p in exp.players for _, v, _ in _fields(p)):
+            out += [para(nodes.strong("Players after", "Players after"), " (blank cells are not checked)"),
+                    self.players_table(exp.players, checked=True)]
+        return out
+
+
+#: The page renderer of each engine family (a rule file's ``family``; ``rows`` when it has none).
+RENDERERS: dict[str, type[RulesRenderer]] = {"rows": RulesRenderer, "market": MarketRulesRenderer}
+
+
+def make_renderer(directive: SphinxDirective, game: str, labels: bool = True) -> RulesRenderer:
+    """The renderer of a rule file's engine family (:data:`RENDERERS`), with the rules loaded once."""
+    from kbsim.rules.loader import load_rules
+
+    loaded = load_rules(game)
+    cls = RENDERERS.get(getattr(loaded.model, "family", "rows") or "rows", RulesRenderer)
+    return cls(directive, game, labels=labels, loaded=loaded)
+
+
 class RulesDirective(SphinxDirective):
     """``{kbsim-rules} GAME``: the reference page of one rule file."""
 
@@ -1025,7 +1520,9 @@ class RulesDirective(SphinxDirective):
         game = self.arguments[0]
         try:
             self.env.note_dependency(str(find_rule_file(game).resolve()))
-            renderer = RulesRenderer(self, game)
+            renderer = make_renderer(self, game)
+            for dep in getattr(renderer.model, "dependencies", lambda: [])():
+                self.env.note_dependency(str(Path(dep).resolve()))
         except RulesError as e:
             raise self.error(f"kbsim-rules {game}: {e}") from None
         rendered = _rendered(self.env)
@@ -1076,7 +1573,7 @@ class ExampleDirective(SphinxDirective):
 
         game, name = self.arguments
         try:
-            renderer = RulesRenderer(self, game, labels=False)
+            renderer = make_renderer(self, game, labels=False)
             source = read_document(find_rule_file(game))
         except RulesError as e:
             raise self.error(f"kbsim-example {game}: {e}") from None
@@ -1303,68 +1800,138 @@ def _all_models(ann: Any) -> list[type[BaseModel]]:
     return [m for arg in get_args(ann) for m in _all_models(arg)]
 
 
-def _type_nodes(ann: Any) -> list[Any]:
-    """Like :func:`_type_words` but model types link to their own table."""
+def _type_nodes(ann: Any, anchors: dict[type, str] | None = None) -> list[Any]:
+    """Like :func:`_type_words` but model types link to their own table (``anchors``: model -> anchor)."""
+    anchors = anchors or {}
     if isinstance(ann, type) and issubclass(ann, BaseModel):
-        return [local_ref(f"schema-{ann.__name__.lower()}", code(ann.__name__))]
+        return [local_ref(anchors.get(ann, f"schema-{ann.__name__.lower()}"), code(ann.__name__))]
     origin = get_origin(ann)
     if origin in (Union, types.UnionType):
         out: list[Any] = []
         for i, a in enumerate(get_args(ann)):
-            out += ([" or "] if i else []) + _type_nodes(a)
+            out += ([" or "] if i else []) + _type_nodes(a, anchors)
         return out
     if origin is list and _all_models(ann):
-        return ["a list of ", *_type_nodes(get_args(ann)[0])]
+        return ["a list of ", *_type_nodes(get_args(ann)[0], anchors)]
     if origin is dict and _all_models(ann):
-        return ["a mapping of names to ", *_type_nodes(get_args(ann)[1])]
+        return ["a mapping of names to ", *_type_nodes(get_args(ann)[1], anchors)]
     return [_type_words(ann)]
 
 
+#: The root model of the rule files of each engine family (``family:`` in a rule file; ``rows`` by default).
+SCHEMA_FAMILIES = {"rows": "kbsim.rules.schema:RuleFile", "market": "kbsim.rules.market_schema:MarketRuleFile"}
+
+
+def schema_roots() -> list[tuple[str, type[BaseModel]]]:
+    """(family, root model) of every engine family, from :data:`SCHEMA_FAMILIES`."""
+    import importlib
+
+    out = []
+    for family, target in SCHEMA_FAMILIES.items():
+        module, _, attr = target.partition(":")
+        out.append((family, getattr(importlib.import_module(module), attr)))
+    return out
+
+
 class SchemaDirective(SphinxDirective):
-    """``{kbsim-schema}``: a table per rule-file model (field, type, default, meaning) and the JSON Schema."""
+    """``{kbsim-schema}``: per engine family, a table per rule-file model (field, type, default, meaning), then
+    the JSON Schema ``kbsim rules schema`` prints.
+
+    A model two families share (``Option``, ``Variant``, ...) is described once, under the first
+    family; a model name both families use for different models gets the family in its anchor
+    (``schema-market-setup``) and title.
+    """
 
     option_spec = {"no-json": directives.flag}
 
     def run(self) -> list[nodes.Node]:
-        from pydantic_core import PydanticUndefined
-
-        from kbsim.rules.schema import RuleFile
-
+        roots = schema_roots()
+        anchors: dict[type, str] = {}
+        per_family: list[tuple[str, type[BaseModel], list[type[BaseModel]]]] = []
+        for family, root in roots:
+            mine = []
+            for cls in _models_in_order(root):
+                if cls in anchors:
+                    continue
+                ident = f"schema-{cls.__name__.lower()}"
+                if ident in anchors.values():
+                    ident = f"schema-{family}-{cls.__name__.lower()}"
+                anchors[cls] = ident
+                mine.append(cls)
+            per_family.append((family, root, mine))
         out: list[nodes.Node] = []
-        for cls in _models_in_order(RuleFile):
-            ident = f"schema-{cls.__name__.lower()}"
-            sec = nodes.section(ids=[ident], names=[ident])
-            sec += nodes.title("", "", code(cls.__name__))
-            self.state.document.note_explicit_target(sec, sec)
-            doc = (cls.__doc__ or "").strip().split("\n\n")[0]
-            if doc and cls.__doc__ != BaseModel.__doc__:
-                sec += para(" ".join(doc.split()).replace("``", "`"))
-            rows = []
-            for name, info in cls.model_fields.items():
-                key = info.alias or name
-                bounds = _constraints(info)
-                type_cell = _type_nodes(info.annotation) + ([f" ({bounds})"] if bounds else [])
-                if info.is_required():
-                    default: Any = "required"
-                elif info.default_factory is not None:
-                    default = [code(scalar(info.default_factory()))]
-                elif info.default is PydanticUndefined:
-                    default = ""
-                else:
-                    default = [code(scalar(info.default))]
-                rows.append([[code(key)], type_cell, default, (info.description or "").replace("``", "`")])
-            sec += table(["Field", "Type", "Default", "Meaning"], rows, classes=["kbsim-schema"],
-                         widths=[3, 4, 2, 7])
-            out.append(sec)
+        for family, root, models in per_family:
+            ident = f"schema-family-{family}"
+            fam = nodes.section(ids=[ident], names=[ident])
+            title = f"The {family} family"
+            fam += nodes.title(title, title)
+            self.state.document.note_explicit_target(fam, fam)
+            fam += para(f"Rule files with `family: {family}`" + (" (or no `family`)" if family == "rows" else "")
+                        + ". The root of such a file is ", local_ref(anchors[root], code(root.__name__)),
+                        "; models already described above are linked, not repeated.")
+            for cls in models:
+                fam += self.model_section(cls, anchors, family)
+            out.append(fam)
         if "no-json" not in self.options:
-            text = json.dumps(RuleFile.model_json_schema(by_alias=True), indent=2)
+            text = self.json_schema(roots)
             sec = nodes.section(ids=["json-schema"], names=["json-schema"])
             sec += nodes.title("JSON Schema", "JSON Schema")
             self.state.document.note_explicit_target(sec, sec)
-            sec += para("The same models as JSON Schema, exactly as ", code("kbsim rules schema"), " prints it:")
+            sec += para("The same models as JSON Schema, as ", code("kbsim rules schema"), " prints it (every "
+                        "family; ", code("--family rows"), " or ", code("--family market"), " prints one):")
             sec += nodes.literal_block(text, text, language="json", classes=["no-search"])
             out.append(sec)
         return out
+
+    def model_section(self, cls: type[BaseModel], anchors: dict[type, str], family: str) -> nodes.section:
+        from pydantic_core import PydanticUndefined
+
+        ident = anchors[cls]
+        sec = nodes.section(ids=[ident], names=[ident])
+        label = cls.__name__ + (f" ({family})" if ident.startswith(f"schema-{family}-") else "")
+        sec += nodes.title("", "", code(label))
+        self.state.document.note_explicit_target(sec, sec)
+        doc = (cls.__doc__ or "").strip().split("\n\n")[0]
+        if doc and cls.__doc__ != BaseModel.__doc__:
+            sec += para(" ".join(doc.split()).replace("``", "`"))
+        rows = []
+        for name, info in cls.model_fields.items():
+            key = info.alias or name
+            bounds = _constraints(info)
+            type_cell = _type_nodes(info.annotation, anchors) + ([f" ({bounds})"] if bounds else [])
+            if info.is_required():
+                default: Any = "required"
+            elif info.default_factory is not None:
+                default = [code(scalar(info.default_factory()))]
+            elif info.default is PydanticUndefined:
+                default = ""
+            else:
+                default = [code(scalar(info.default))]
+            rows.append([[code(key)], type_cell, default, (info.description or "").replace("``", "`")])
+        sec += table(["Field", "Type", "Default", "Meaning"], rows, classes=["kbsim-schema"], widths=[3, 4, 2, 7])
+        return sec
+
+    def json_schema(self, roots: list[tuple[str, type[BaseModel]]]) -> str:
+        """What ``kbsim rules schema`` prints (run in-process), else the schema built here from the models."""
+        try:
+            from typer.testing import CliRunner
+
+            from kbsim.cli import app
+
+            result = CliRunner().invoke(app, ["rules", "schema"])
+            if result.exit_code == 0 and result.stdout.strip().startswith("{"):
+                return json.dumps(json.loads(result.stdout), indent=2)
+            problem = (result.stdout or "").strip()[-200:] or repr(result.exception)
+        except Exception as e:  # the command line cannot be imported: say so, and show the models' schema
+            problem = f"{type(e).__name__}: {e}"
+        logger.warning("kbsim: `kbsim rules schema` did not print a JSON Schema (%s); the page shows the schema "
+                       "of the models instead", problem, location=(self.env.docname, self.lineno))
+        from pydantic.json_schema import models_json_schema
+
+        refs, schema = models_json_schema([(m, "validation") for _, m in roots], by_alias=True,
+                                          title="kbsim rule file")
+        schema["anyOf"] = [refs[(m, "validation")] for _, m in roots]
+        return json.dumps(schema, indent=2)
 
 
 # ------------------------------------------------------------------ API pages

@@ -114,7 +114,10 @@ class Contract:
 class MarketGame:
     """Everything the market engine needs to play one rule set (immutable, picklable).
 
-    Attributes (beyond the identification shared with the rows family):
+    Besides the identification shared with the rows family (``game``, ``title``,
+    ``variant``, ``options``, player counts, ``turn_limit``), it holds:
+
+    Attributes:
         kinds: market card kinds; ``wagon_kinds``, ``wild_kinds``, ``currency_kind`` index into it.
         n_decks, costs, slide, setup_reshuffle: the market (``costs[p]`` is the cost of place ``p``).
         objectives, visible_objectives, replace_objectives: objective cards and their face-up line.

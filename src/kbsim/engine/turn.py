@@ -146,33 +146,27 @@ class Turn:
         pile = st.char_piles[self.seat]
         return [pile[0]] if pile else []
 
-    def _end_fits(self, end: int, card: int, rebuild: bool = False) -> int:
-        """How ``card`` may follow row end ``end``: 0 no, 1 normally or as an equal value, 2 by a skip."""
-        end = abs(end)
-        d = card - end
+    def _joint_fits(self, lower: int, upper: int, rebuild: bool) -> int:
+        """How ``upper`` may follow ``lower`` along a row: 0 no, 1 normally or as an equal value, 2 by a skip."""
+        d = upper - lower
         if d in self.g.steps:
             return 1
         if self.m_equal and d == 0 and (self.m_equal_rb or not rebuild):
             return 1
-        if self.skips and d == 2 * self.g.step and self.skip_lo <= end + self.g.step <= self.skip_hi \
+        if self.skips and d == 2 * self.g.step and self.skip_lo <= lower + self.g.step <= self.skip_hi \
                 and (self.m_skip_rb or not rebuild):
             return 2
         return 0
+
+    def _end_fits(self, end: int, card: int, rebuild: bool = False) -> int:
+        """How ``card`` may follow row end ``end`` (see :meth:`_joint_fits`)."""
+        return self._joint_fits(abs(end), card, rebuild)
 
     def _start_fits(self, first: int, card: int, rebuild: bool = False) -> int:
         """How ``card`` may go before row start ``first`` (only with a start-laying modifier)."""
         if not self.m_start or (rebuild and not self.m_start_rb):
             return 0
-        first = abs(first)
-        d = first - card
-        if d in self.g.steps:
-            return 1
-        if self.m_equal and d == 0 and (self.m_equal_rb or not rebuild):
-            return 1
-        if self.skips and d == 2 * self.g.step and self.skip_lo <= card + self.g.step <= self.skip_hi \
-                and (self.m_skip_rb or not rebuild):
-            return 2
-        return 0
+        return self._joint_fits(card, abs(first), rebuild)
 
     def can_lay(self, card: int, r: int) -> bool:
         """True if ``card`` may go on the end of row ``r`` now (the card must be in hand)."""

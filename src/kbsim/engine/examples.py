@@ -33,6 +33,28 @@ class ExampleResult:
     message: str = ""
 
 
+def illegal_problems(expected: int | None, illegal: tuple[int, str] | None, moves: list[str]) -> list[str]:
+    """Compare the first refused move with the example's expectation.
+
+    Args:
+        expected: 1-based index of the move that must be refused, or None if all must be accepted.
+        illegal: (1-based index, reason) of the first refused move, or None.
+        moves: the example's moves (for the message).
+
+    Returns:
+        The problems found (empty when the expectation holds).
+    """
+    if expected is not None:
+        if illegal is None:
+            return [f"expected move {expected} to be illegal, but all moves were accepted"]
+        if illegal[0] != expected:
+            return [f"expected move {expected} to be illegal, but move {illegal[0]} was: {illegal[1]}"]
+        return []
+    if illegal is not None:
+        return [f"move {illegal[0]} ({moves[illegal[0] - 1]!r}) was refused: {illegal[1]}"]
+    return []
+
+
 def run_example(rule_file: Path | str, ex: Example, variants: tuple[str, ...] = (),
                 characters: bool = False) -> ExampleResult:
     """Run one example against the rules in ``rule_file`` (with ``variants`` and the example's options).
@@ -109,13 +131,7 @@ def run_example(rule_file: Path | str, ex: Example, variants: tuple[str, ...] = 
             break
     want = ex.expect
     problems = []
-    if want.illegal is not None:
-        if illegal is None:
-            problems.append(f"expected move {want.illegal} to be illegal, but all moves were accepted")
-        elif illegal[0] != want.illegal:
-            problems.append(f"expected move {want.illegal} to be illegal, but move {illegal[0]} was: {illegal[1]}")
-    elif illegal is not None:
-        problems.append(f"move {illegal[0]} ({ex.moves[illegal[0] - 1]!r}) was refused: {illegal[1]}")
+    problems.extend(illegal_problems(want.illegal, illegal, ex.moves))
     if want.rows is not None:
         expected_rows = [parse_cards(r, g) for r in want.rows]
         if turn.rows != expected_rows:

@@ -1250,6 +1250,8 @@ def run_market_example(loaded: LoadedRules, ex: Any) -> tuple[bool, str]:
     Returns:
         ``(ok, message)``; the message lists what differed.
     """
+    from kbsim.engine.examples import illegal_problems  # (examples imports this module lazily)
+
     m = loaded.model
     g = compile_market(loaded, m.example_cards)
     try:
@@ -1283,13 +1285,7 @@ def run_market_example(loaded: LoadedRules, ex: Any) -> tuple[bool, str]:
     lost = play.lost + (turn.lost if turn is not None else 0)
     want = ex.expect
     problems = []
-    if want.illegal is not None:
-        if illegal is None:
-            problems.append(f"expected move {want.illegal} to be illegal, but all moves were accepted")
-        elif illegal[0] != want.illegal:
-            problems.append(f"expected move {want.illegal} to be illegal, but move {illegal[0]} was: {illegal[1]}")
-    elif illegal is not None:
-        problems.append(f"move {illegal[0]} ({ex.moves[illegal[0] - 1]!r}) was refused: {illegal[1]}")
+    problems.extend(illegal_problems(want.illegal, illegal, ex.moves))
 
     def line_text(cards: list[int]) -> str:
         return " ".join(g.card_text(c) for c in cards)

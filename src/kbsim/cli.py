@@ -78,9 +78,17 @@ def _load(game: str, variants: list[str], options: list[str]):
     return loaded, compile_rules(loaded)
 
 
-def _check_players(game, players: int) -> None:
+def _check_players(game, players: int, loaded=None) -> None:
     if not game.min_players <= players <= game.max_players:
-        fail(f"--players {players}: {game.game} is played by {game.min_players} to {game.max_players} players")
+        hint = ""
+        if loaded is not None:
+            fits = [name for name, v in loaded.model.variants.items()
+                    if isinstance(v.overlay.get("players"), dict)
+                    and v.overlay["players"].get("min", 0) <= players <= v.overlay["players"].get("max", 99)]
+            if fits:
+                hint = f" (for {players} player(s) try --variant {' or '.join(fits)})"
+        fail(f"--players {players}: {game.game} ({game.variant}) is played by {game.min_players} to "
+             f"{game.max_players} players{hint}")
 
 
 GameOpt = Annotated[str, typer.Option("--game", "-g", help="Shipped game name or path to a rule file.")]
@@ -155,21 +163,22 @@ def run(
     if scheduler and backend != "dask":
         fail("--scheduler needs --backend dask")
     loaded, g = _load(game, variant, option)
-    _check_players(g, players)
+    _check_players(g, players, loaded)
     try:
         bot_names = parse_bots(bots, players, g.family)
     except UnknownBot as e:
-        fail(f"--bots: {e}")
+        fail(str(e))
+    chosen_seed = seed is None
     if seed is None:
         if resume:
             fail("--resume needs the --seed of the interrupted run")
         seed = new_run_seed()
-        err.print(f"kbsim: no --seed given; using --seed {seed}")
-    if out_path is None:
-        out_path = Path("runs") / f"{g.game}-{g.variant}-{players}p-seed{seed}-n{games}.parquet"
-        out_path.parent.mkdir(parents=True, exist_ok=True)
     n_workers = workers or default_workers()
     spec = RunSpec(game=g, players=players, bots=tuple(bot_names), games=games, seed=seed, check=check)
+    if out_path is None:
+        # the run id (a hash of every parameter that decides the records) keeps different runs apart
+        out_path = Path("runs") / f"{g.game}-{g.variant}-{players}p-seed{seed}-n{games}-{spec.run_id}.parquet"
+        out_path.parent.mkdir(parents=True, exist_ok=True)
     stored = RunOutput.stored_parameters(out_path) if resume else None
     if chunk_size is None and stored and "chunk_size" in stored:
         chunk_size = stored["chunk_size"]  # a resume keeps the chunks of the interrupted run
@@ -179,6 +188,8 @@ def run(
         output = RunOutput(out_path, params, __version__, resume=resume)
     except OutputError as e:
         fail(str(e))
+    if chosen_seed:
+        err.print(f"kbsim: no --seed given; using --seed {seed}", highlight=False)
     if backend == "dask":
         be = DaskBackend(workers=n_workers, scheduler=scheduler)
     else:
@@ -217,10 +228,12 @@ def run(
               f"run the same command with --resume to complete it", file=sys.stderr)
         sys.exit(130)
     except BackendError as e:
+        output.discard_if_empty()
         fail(str(e))
     except Exception as e:  # a worker died, a disk filled up...
         if isinstance(e, (UserError, SystemExit)):
             raise
+        output.discard_if_empty()
         safe = output.games_safe()
         print(f"kbsim: error: the run failed ({type(e).__name__}: {e}); {safe} of {games} games are safe in "
               f"{output.parts}; run the same command with --resume to complete it", file=sys.stderr)
@@ -304,12 +317,12 @@ def replay(
         fail(f"--game-index {game_index}: expected an index >= 0")
     if seed < 0:
         fail(f"--seed {seed}: expected an integer >= 0")
-    _, g = _load(game, variant, option)
-    _check_players(g, players)
+    loaded, g = _load(game, variant, option)
+    _check_players(g, players, loaded)
     try:
         names = parse_bots(bots, players, g.family)
     except UnknownBot as e:
-        fail(f"--bots: {e}")
+        fail(str(e))
     gs = game_seed(seed, game_index)
     if g.family != "rows":  # a market game: its own notation (kbsim.engine.market)
         from kbsim.engine.market import replay_market_log

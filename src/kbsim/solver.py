@@ -226,23 +226,16 @@ def plan_turn(turn: Turn, *, budget: int = DEFAULT_BUDGET, prune: bool = False) 
     if not plain or len(g.steps) != 1 or g.step == 0 or g.value_max - g.value_min >= 250:
         return _search_rows(sb, needed, reb_left, budget, prune)
     engine = "runs"
-    found = _search_runs(g, rows0, hand0, needed, reb_left, budget, full)
-    cand, parents, moves_, truncated, nodes = found
+    cand, parents, moves_, truncated, nodes = _search_runs(g, rows0, hand0, needed, reb_left, budget, full)
     if not cand:
-        return Plan(moves=(), laid=0, score=evaluate(g, rows0, hand0), rows=rows0, hand=hand0, won=False,
-                    legal=False, nodes=nodes, exact=not truncated, engine=engine)
+        return _no_plan(g, rows0, hand0, nodes, truncated, engine)
     best = None
     for idx, rows_, hand_ in cand:  # candidates lay the most cards; breadth-first order
         val = evaluate(g, rows_, hand_)
         if best is None or val > best[0]:
             best = (val, idx)
     val, idx = best
-    seq: list[Move] = []
-    while idx > 0:
-        kind, a, b, c, d = moves_[idx]
-        seq.append(Lay(a, b) if kind == 0 else Rebuild(a, b, c, d))
-        idx = parents[idx]
-    seq.reverse()
+    seq = [Lay(a, b) if kind == 0 else Rebuild(a, b, c, d) for kind, a, b, c, d in _path(parents, moves_, idx)]
     before = sb.laid
     _replay(sb, seq)
     return Plan(moves=tuple(seq), laid=sb.laid - before, score=val, rows=tuple(tuple(r) for r in sb.rows),
@@ -319,6 +312,93 @@ def _replay(sb: Turn, moves: Sequence[Move]) -> None:
             raise PlanError(f"the engine refused planned move {m!r}: {e}") from None
 
 
+class _Frontier:
+    """The breadth-first bookkeeping every search shares.
+
+    Stores each new position once (by its key) with its parent, the move that
+    reached it and the cards laid so far; keeps the candidates (the positions
+    that may end the turn and lay the most cards, in the order found); and
+    stops the search at a win, when ``full`` cards are laid, or when
+    ``budget`` positions are stored (``truncated``). Iterating yields the
+    stored positions in breadth-first order until the search stops;
+    :meth:`add` hangs new positions under the one last yielded.
+    """
+
+    def __init__(self, root, key, *, needed: int, full: float, budget: int, root_ok: bool = True) -> None:
+        self.states = [root]
+        self.parents = [-1]
+        self.moves: list = [None]
+        self.laids = [0]
+        self.seen = {key}
+        self.needed, self.full, self.budget = needed, full, budget
+        self.cand: list[int] = [0] if root_ok and needed <= 0 else []
+        self.best_laid = 0 if self.cand else -1
+        self.truncated = self.stop = False
+        self.parent = 0
+
+    def __iter__(self):
+        i = 0
+        while i < len(self.states) and not self.stop:
+            self.parent = i
+            yield self.states[i]
+            i += 1
+
+    def add(self, state, move, laid: int, key=None, ok: bool = True, won: bool = False) -> bool:
+        """Store ``state`` (under ``key``, default the state itself) unless its key was seen.
+
+        ``ok``: the position may end the turn (with at least ``needed`` cards laid it is a candidate);
+        ``won``: it wins the game (the only candidate; the search stops). Returns True if the search stops.
+        """
+        k = state if key is None else key
+        seen = self.seen
+        if k in seen:
+            return False
+        seen.add(k)
+        idx = len(self.states)
+        self.states.append(state)
+        self.parents.append(self.parent)
+        self.moves.append(move)
+        self.laids.append(laid)
+        if won:
+            self.cand, self.best_laid, self.stop = [idx], laid, True
+            return True
+        if ok and laid >= self.needed:
+            if laid > self.best_laid:
+                self.best_laid = laid
+                self.cand = [idx]
+            elif laid == self.best_laid:
+                self.cand.append(idx)
+        if laid >= self.full:
+            self.stop = True
+        elif len(seen) >= self.budget:
+            self.truncated = self.stop = True
+        return self.stop
+
+    def best(self, score: Callable[[int], float]) -> int:
+        """The candidate with the highest ``score``, the first found among equals."""
+        return max(self.cand, key=lambda k: (score(k), -k))
+
+    def path(self, k: int) -> list:
+        """The moves from the start to position ``k``."""
+        return _path(self.parents, self.moves, k)
+
+
+def _path(parents: list[int], moves: list, k: int) -> list:
+    """The moves from the start (index 0) to position ``k`` of a breadth-first tree."""
+    seq = []
+    while k > 0:
+        seq.append(moves[k])
+        k = parents[k]
+    seq.reverse()
+    return seq
+
+
+def _no_plan(g: CompiledGame, rows: Rows, hand: tuple[int, ...], nodes: int, truncated: bool, engine: str) -> Plan:
+    """The plan when no position lays the cards the turn must lay."""
+    return Plan(moves=(), laid=0, score=evaluate(g, rows, hand), rows=rows, hand=hand, won=False, legal=False,
+                nodes=nodes, exact=not truncated, engine=engine)
+
+
 def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
     """Breadth-first search over copies of the turn itself (any position the engine can hold).
 
@@ -337,61 +417,25 @@ def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
 
     base = root.laid
     total = len(root.hand) + len(root.parked)
-    nodes = [root]
-    parents = [-1]
-    moves: list[Move | None] = [None]
-    seen = {key(root)}
-    valid = root.can_end()
-    cand = [0] if valid else []
-    best_laid = 0 if valid else -1
-    truncated = stop = False
-    i = 0
-    while i < len(nodes) and not stop:
-        t = nodes[i]
-        if t.phase != DONE:
-            for mv in [*t.lay_moves(), *t.rebuild_moves()]:
-                c = t.clone()
-                c.apply(mv)
-                k = key(c)
-                if k in seen:
-                    continue
-                seen.add(k)
-                idx = len(nodes)
-                nodes.append(c)
-                parents.append(i)
-                moves.append(mv)
-                laid = c.laid - base
-                if c.won:
-                    cand, best_laid, stop = [idx], laid, True
-                    break
-                if c.can_end():
-                    if laid > best_laid:
-                        best_laid, cand = laid, [idx]
-                    elif laid == best_laid:
-                        cand.append(idx)
-                if prune and laid >= total:
-                    stop = True
-                    break
-                if len(seen) >= budget:
-                    truncated = stop = True
-                    break
-        i += 1
-    rows0 = tuple(tuple(r) for r in root.rows)
-    if not cand:
-        return Plan(moves=(), laid=0, score=evaluate(g, rows0, root.hand), rows=rows0,
-                    hand=tuple(sorted(root.hand)), won=False, legal=False, nodes=len(seen), exact=not truncated,
-                    engine="clones")
-    best = max(cand, key=lambda k: (evaluate(g, nodes[k].rows, nodes[k].hand), -k))
-    seq: list[Move] = []
-    k = best
-    while k > 0:
-        seq.append(moves[k])
-        k = parents[k]
-    seq.reverse()
+    fr = _Frontier(root, key(root), needed=0, full=total if prune else float("inf"), budget=budget,
+                   root_ok=root.can_end())
+    for t in fr:
+        if t.phase == DONE:
+            continue
+        for mv in [*t.lay_moves(), *t.rebuild_moves()]:
+            c = t.clone()
+            c.apply(mv)
+            if fr.add(c, mv, c.laid - base, key(c), c.can_end(), c.won):
+                break
+    if not fr.cand:
+        return _no_plan(g, tuple(tuple(r) for r in root.rows), tuple(sorted(root.hand)), len(fr.seen),
+                        fr.truncated, "clones")
+    nodes = fr.states
+    best = fr.best(lambda k: evaluate(g, nodes[k].rows, nodes[k].hand))
     end = nodes[best]
-    return Plan(moves=tuple(seq), laid=end.laid - base, score=evaluate(g, end.rows, end.hand),
+    return Plan(moves=tuple(fr.path(best)), laid=end.laid - base, score=evaluate(g, end.rows, end.hand),
                 rows=tuple(tuple(r) for r in end.rows), hand=tuple(sorted(end.hand)), won=end.won, legal=True,
-                nodes=len(seen), exact=not truncated, engine="clones")
+                nodes=len(fr.seen), exact=not fr.truncated, engine="clones")
 
 
 def _links_apply(g: CompiledGame, rows0: Rows, n0: int, reb_left: int) -> bool:
@@ -517,18 +561,10 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
     if prune:
         E, S, L, Z, R = merge_free(E, S, L, Z, R, H, range(1, K))
     start = (E, S, L, Z, R, H)
-    states = [start]
-    laids = [0]
-    parents = [-1]
-    moves: list[tuple[int, int]] = [(-1, -1)]
-    seen = {start}
-    best_laid = 0 if needed <= 0 else -1
-    cand: list[int] = [0] if needed <= 0 else []
-    truncated = stop = False
-    i = 0
-    while i < len(states) and not stop:
-        E, S, L, Z, R, H = states[i]
-        laid = laids[i] + 1
+    fr = _Frontier(start, start, needed=needed, full=full, budget=budget)
+    laids = fr.laids
+    for E, S, L, Z, R, H in fr:
+        laid = laids[fr.parent] + 1
         children = []
         nh = nz(H)
         ne = nz(E)
@@ -563,53 +599,27 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
                 c = close(*c)
             children.append(((*c, H), (2, f), laid - 1))
         for state, mv, lc in children:
-            if state in seen:
-                continue
-            seen.add(state)
-            idx = len(states)
-            states.append(state)
-            laids.append(lc)
-            parents.append(i)
-            moves.append(mv)
-            if lc >= needed:
-                if lc > best_laid:
-                    best_laid = lc
-                    cand = [idx]
-                elif lc == best_laid:
-                    cand.append(idx)
-            if lc >= full:
-                stop = True
+            if fr.add(state, mv, lc):
                 break
-            if len(seen) >= budget:
-                truncated = stop = True
-                break
-        i += 1
 
     def score(k: int) -> float:
         """:func:`evaluate` computed from the counts."""
-        E, S, L, Z, R, H = states[k]
+        E, S, L, Z, R, H = fr.states[k]
         accepts = (nz(E) & lows_b).bit_count()
         near = sum((H >> (W * p)) & M for p in range(2, K) if (E >> (W * (p - 2))) & M)
         w = WEIGHTS
         return w[0] * (n_rows - R) + w[1] * near + w[2] * accepts + w[3] * (B - Z) / max(1, B)
 
-    if not cand:
-        return Plan(moves=(), laid=0, score=evaluate(g, rows0, hand0), rows=rows0, hand=hand0, won=False,
-                    legal=False, nodes=len(seen), exact=not truncated, engine="links")
-    best = max(cand, key=lambda k: (score(k), -k))
-    path = []
-    k = best
-    while k > 0:
-        path.append(moves[k])
-        k = parents[k]
-    path.reverse()
+    if not fr.cand:
+        return _no_plan(g, rows0, hand0, len(fr.seen), fr.truncated, "links")
+    best = fr.best(score)
     before = sb.laid
-    out = _realize(sb, path, val, pos, prune)
+    out = _realize(sb, fr.path(best), val, pos, prune)
     laid = laids[best]
     if sb.laid - before != laid:
         raise PlanError(f"carrying out the plan laid {sb.laid - before} cards, the search expected {laid}")
     return Plan(moves=tuple(out), laid=laid, score=score(best), rows=tuple(tuple(r) for r in sb.rows),
-                hand=tuple(sorted(sb.hand)), won=sb.won, legal=True, nodes=len(seen), exact=not truncated,
+                hand=tuple(sorted(sb.hand)), won=sb.won, legal=True, nodes=len(fr.seen), exact=not fr.truncated,
                 engine="links")
 
 
@@ -734,21 +744,9 @@ def _search_runs(g: CompiledGame, rows0: Rows, hand0: tuple[int, ...], needed: i
 
     start = tuple(code(r[0], r[-1]) if r else 0 for r in rows0)
     nr = len(start)
-    p_rows: list[tuple[int, ...]] = [start]
-    p_hand: list[tuple[int, ...]] = [hand0]
-    parents: list[int] = [-1]
-    moves: list = [None]
-    p_reb: list[int] = [0]
-    seen = {(*sorted(start), *hand0)}
-    best_laid = 0 if needed <= 0 else -1
-    cand_idx: list[int] = [0] if needed <= 0 else []
-    truncated = False
-    stop = False
-    i = 0
-    while i < len(p_rows) and not stop:
-        cur = p_rows[i]
-        hand = p_hand[i]
-        reb = p_reb[i]
+    # a position is (row codes, hand, rebuilds made)
+    fr = _Frontier((start, hand0, 0), (*sorted(start), *hand0), needed=needed, full=full, budget=budget)
+    for cur, hand, reb in fr:
         firsts = [((c >> 8) - o) if c else 0 for c in cur]
         lasts = [((c & 255) - o) if c else 0 for c in cur]
         children = []
@@ -815,29 +813,8 @@ def _search_runs(g: CompiledGame, rows0: Rows, hand0: tuple[int, ...], needed: i
             if r2 >= 0:
                 new[r2] = c2
             key = (*sorted(new), *h)  # the first nr items are rows, the rest the hand
-            if key in seen:
-                continue
-            seen.add(key)
-            idx = len(p_rows)
-            p_rows.append(tuple(new))
-            p_hand.append(h)
-            parents.append(i)
-            moves.append(mv)
-            p_reb.append(reb + (r2 >= 0))
-            laid = n0 - len(h)
-            if laid >= needed:
-                if laid > best_laid:
-                    best_laid = laid
-                    cand_idx = [idx]
-                elif laid == best_laid:
-                    cand_idx.append(idx)
-            if laid >= full:
-                stop = True
+            if fr.add((tuple(new), h, reb + (r2 >= 0)), mv, n0 - len(h), key):
                 break
-            if len(seen) >= budget:
-                truncated = stop = True
-                break
-        i += 1
 
     def decode(c: int) -> Row:
         if not c:
@@ -845,8 +822,8 @@ def _search_runs(g: CompiledGame, rows0: Rows, hand0: tuple[int, ...], needed: i
         first, last = (c >> 8) - o, (c & 255) - o
         return tuple(range(first, last + st, st))
 
-    cand = [(k, tuple(decode(c) for c in p_rows[k]), p_hand[k]) for k in cand_idx]
-    return cand, parents, moves, truncated, len(seen)
+    cand = [(k, tuple(decode(c) for c in fr.states[k][0]), fr.states[k][1]) for k in fr.cand]
+    return cand, fr.parents, fr.moves, fr.truncated, len(fr.seen)
 
 
 def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool) -> Plan:
@@ -906,24 +883,10 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
 
     steps = tuple(sorted(gsteps))
     two = 2 * step
-    p_rows: list[Rows] = [rows0]
-    p_hand: list[tuple[int, ...]] = [hand0]
-    p_park: list[tuple[int, ...]] = [park0]
-    p_joker: list[bool] = [joker0]
-    parents: list[int] = [-1]
-    moves: list[Move | None] = [None]
-    p_reb: list[int] = [0]
-    seen = {key(rows0, hand0, park0, joker0)}
-    best_laid = 0 if needed <= 0 else -1
-    cand: list[int] = [0] if needed <= 0 else []
-    truncated = stop = False
-    i = 0
-    while i < len(p_rows) and not stop:
-        cur = p_rows[i]
-        hand = p_hand[i]
-        park = p_park[i]
-        joker = p_joker[i]
-        reb = p_reb[i]
+    # a position is (rows, hand, parked cards, joker on the table, rebuilds made)
+    fr = _Frontier((rows0, hand0, park0, joker0, 0), key(rows0, hand0, park0, joker0), needed=needed, full=full,
+                   budget=budget)
+    for cur, hand, park, joker, reb in fr:
         nr = len(cur)
         absr = [tuple(abs(c) for c in row) for row in cur] if joker else cur
         children = []  # (rows list, hand, parked, joker on table, move, is a rebuild)
@@ -1017,53 +980,21 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                         children.append((rows, hand, park, joker and not gone, Rebuild(s, k, d, fs), True))
         for rows, h, pk, jk, mv, is_rb in children:
             rows_t = tuple(rows)
-            k = key(rows_t, h, pk, jk)
-            if k in seen:
-                continue
-            seen.add(k)
-            idx = len(p_rows)
-            p_rows.append(rows_t)
-            p_hand.append(h)
-            p_park.append(pk)
-            p_joker.append(jk)
-            parents.append(i)
-            moves.append(mv)
-            p_reb.append(reb + is_rb)
-            laid = total - len(h) - len(pk)
-            if win_possible and not h and not pk:
-                cand, best_laid, stop = [idx], laid, True
+            if fr.add((rows_t, h, pk, jk, reb + is_rb), mv, total - len(h) - len(pk), key(rows_t, h, pk, jk),
+                      won=win_possible and not h and not pk):
                 break
-            if laid >= needed:
-                if laid > best_laid:
-                    best_laid = laid
-                    cand = [idx]
-                elif laid == best_laid:
-                    cand.append(idx)
-            if laid >= full:
-                stop = True
-                break
-            if len(seen) >= budget:
-                truncated = stop = True
-                break
-        i += 1
-    if not cand:
-        return Plan(moves=(), laid=0, score=evaluate(g, rows0, hand0), rows=rows0, hand=hand0, won=False,
-                    legal=False, nodes=len(seen), exact=not truncated, engine="rows")
-    best = max(cand, key=lambda k: (evaluate(g, p_rows[k], p_hand[k]), -k))
-    seq: list[Move] = []
-    k = best
-    while k > 0:
-        seq.append(moves[k])
-        k = parents[k]
-    seq.reverse()
+    if not fr.cand:
+        return _no_plan(g, rows0, hand0, len(fr.seen), fr.truncated, "rows")
+    states = fr.states
+    best = fr.best(lambda k: evaluate(g, states[k][0], states[k][1]))
+    seq = fr.path(best)
     before = sb.laid
     _replay(sb, seq)
-    if sb.laid - before != total - len(p_hand[best]) - len(p_park[best]):
-        raise PlanError(f"replaying the plan laid {sb.laid - before} cards, the search expected "
-                        f"{total - len(p_hand[best]) - len(p_park[best])}")
+    if sb.laid - before != fr.laids[best]:
+        raise PlanError(f"replaying the plan laid {sb.laid - before} cards, the search expected {fr.laids[best]}")
     return Plan(moves=tuple(seq), laid=sb.laid - before, score=evaluate(g, sb.rows, sb.hand),
                 rows=tuple(tuple(r) for r in sb.rows), hand=tuple(sorted(sb.hand)), won=sb.won, legal=True,
-                nodes=len(seen), exact=not truncated, engine="rows")
+                nodes=len(fr.seen), exact=not fr.truncated, engine="rows")
 
 
 def verify(turn: Turn, plan: Plan) -> Turn:

@@ -52,15 +52,15 @@ def parse_bots(spec: str, players: int, family: str = "rows") -> list[str]:
     """
     names = [s.strip() for s in spec.split(",") if s.strip()]
     if not names:
-        raise UnknownBot("--bots is empty; expected a bot name or one name per seat")
+        raise UnknownBot("--bots: empty; expected a bot name or one name per seat")
     for n in names:
         registry = bots_for(family)
         if n not in registry:
-            raise UnknownBot(f"unknown bot {n!r}; expected one of: {', '.join(sorted(registry))}")
+            raise UnknownBot(f"--bots: unknown bot {n!r}; expected one of: {', '.join(sorted(registry))}")
     if len(names) == 1:
         return names * players
     if len(names) != players:
-        raise UnknownBot(f"--bots lists {len(names)} bots for {players} players; give one name or one per seat")
+        raise UnknownBot(f"--bots: {len(names)} bots for {players} players; give one name or one per seat")
     return names
 
 

@@ -16,7 +16,9 @@ Each turn it repeats, until nothing changes:
    cards that continue each other (ties: the lowest start) is laid on an empty
    row card.
 
-If it laid its minimum it ends the turn. Otherwise it exchanges the cards it
+Where the rules ask for several cards per lay-out turn, it first plays steps
+1-3 in a sandbox and lays only if they reach the minimum. If it laid its
+minimum it ends the turn. Otherwise it exchanges the cards it
 cannot use: those not within two steps of any row end (if every card is that
 close, it exchanges its single highest card). With an empty draw pile it
 passes; where the rules have a minus pile instead (solo), it puts its highest
@@ -270,7 +272,15 @@ class GreedyBot(BaseBot):
             mv = self._choose_character(turn)
             if mv is not None:
                 turn.play(mv.key, mv.args)
-        self._lay_phase(turn)
+        if turn.needed > 1:
+            # a minimum of several cards: lay only if the heuristic reaches it (tried in a sandbox first),
+            # otherwise the turn would be stuck half-way with no exchange possible
+            sb = turn.sandbox()
+            self._lay_phase(sb)
+            if sb.needed == 0 or sb.phase == DONE:
+                self._lay_phase(turn)
+        else:
+            self._lay_phase(turn)
         if turn.phase == DONE:
             return
         if turn.laid and turn.needed == 0:

@@ -30,6 +30,7 @@ from __future__ import annotations
 from kbsim.engine.moves import (
     END_TURN,
     PASS,
+    EndTurn,
     Exchange,
     FillGap,
     Lay,
@@ -37,6 +38,7 @@ from kbsim.engine.moves import (
     LayStart,
     Minus,
     Move,
+    Pass,
     Play,
     Rebuild,
     Swap,
@@ -218,6 +220,8 @@ def format_move(move: Move, rows_before: list[list[int]] | None = None, game=Non
         return f"rebuild {move.src + 1} last {move.count} on {move.dst + 1}"
     if t is Exchange:
         return "exchange " + " ".join(c(x) for x in move.cards)
-    if move == PASS:
+    if t is Pass:
         return "pass"
-    return "end"
+    if t is EndTurn:
+        return "end"
+    raise NotationError(f"not a move: {move!r}")

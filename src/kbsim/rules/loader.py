@@ -83,6 +83,8 @@ def read_document(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise RulesError(f"{path}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise RulesError(f"{path}: not UTF-8 text (byte {e.start}); save the rule file as UTF-8") from None
     try:
         doc = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader (C version when available)
     except yaml.YAMLError as e:

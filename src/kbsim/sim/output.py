@@ -152,6 +152,11 @@ class RunOutput:
         shutil.rmtree(self.parts, ignore_errors=True)
         self.complete = True
 
+    def discard_if_empty(self) -> None:
+        """Remove the staging folder of a run that failed before any chunk was written (nothing to resume)."""
+        if not self.complete and self.parts.exists() and not self.done_chunks():
+            shutil.rmtree(self.parts, ignore_errors=True)
+
     def games_safe(self) -> int:
         """Games whose records are on disk."""
         return sum(b - a for a, b in self.done_chunks())

@@ -315,14 +315,20 @@ def _replay(sb: Turn, moves: Sequence[Move]) -> None:
 class _Frontier:
     """The breadth-first bookkeeping every search shares.
 
-    Stores each new position once (by its key) with its parent, the move that
-    reached it and the cards laid so far; keeps the candidates (the positions
-    that may end the turn and lay the most cards, in the order found); and
-    stops the search at a win, when ``full`` cards are laid, or when
-    ``budget`` positions are stored (``truncated``). Iterating yields the
+    Stores each new position with its parent, the move that reached it and
+    the cards laid so far, its key in ``seen``; keeps the candidates (the
+    positions that may end the turn and lay the most cards, in the order
+    found); and stops the search at a win, when ``full`` cards are laid, or
+    when ``budget`` positions are stored (``truncated``). Iterating yields the
     stored positions in breadth-first order until the search stops;
-    :meth:`add` hangs new positions under the one last yielded.
+    :meth:`add` hangs new positions under the one last yielded. A search
+    skips a child whose key is in ``seen`` before it builds the child's state
+    (most children are positions seen already): ``key not in fr.seen and
+    fr.add(key, state, ...)``.
     """
+
+    __slots__ = ("states", "parents", "moves", "laids", "seen", "needed", "full", "budget", "cand", "best_laid",
+                 "truncated", "stop", "parent")
 
     def __init__(self, root, key, *, needed: int, full: float, budget: int, root_ok: bool = True) -> None:
         self.states = [root]
@@ -337,23 +343,20 @@ class _Frontier:
         self.parent = 0
 
     def __iter__(self):
-        i = 0
-        while i < len(self.states) and not self.stop:
+        for i, state in enumerate(self.states):  # positions added meanwhile come later in the list
+            if self.stop:
+                return
             self.parent = i
-            yield self.states[i]
-            i += 1
+            yield state
 
-    def add(self, state, move, laid: int, key=None, ok: bool = True, won: bool = False) -> bool:
-        """Store ``state`` (under ``key``, default the state itself) unless its key was seen.
+    def add(self, key, state, move, laid: int, ok: bool = True, won: bool = False) -> bool:
+        """Store a new position (``key`` not in ``seen``); True if the search stops here.
 
         ``ok``: the position may end the turn (with at least ``needed`` cards laid it is a candidate);
-        ``won``: it wins the game (the only candidate; the search stops). Returns True if the search stops.
+        ``won``: it wins the game (it becomes the only candidate and the search stops).
         """
-        k = state if key is None else key
         seen = self.seen
-        if k in seen:
-            return False
-        seen.add(k)
+        seen.add(key)
         idx = len(self.states)
         self.states.append(state)
         self.parents.append(self.parent)
@@ -425,7 +428,8 @@ def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
         for mv in [*t.lay_moves(), *t.rebuild_moves()]:
             c = t.clone()
             c.apply(mv)
-            if fr.add(c, mv, c.laid - base, key(c), c.can_end(), c.won):
+            k = key(c)
+            if k not in fr.seen and fr.add(k, c, mv, c.laid - base, c.can_end(), c.won):
                 break
     if not fr.cand:
         return _no_plan(g, tuple(tuple(r) for r in root.rows), tuple(sorted(root.hand)), len(fr.seen),
@@ -562,7 +566,7 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
         E, S, L, Z, R = merge_free(E, S, L, Z, R, H, range(1, K))
     start = (E, S, L, Z, R, H)
     fr = _Frontier(start, start, needed=needed, full=full, budget=budget)
-    laids = fr.laids
+    states, laids, seen = fr.states, fr.laids, fr.seen
     for E, S, L, Z, R, H in fr:
         laid = laids[fr.parent] + 1
         children = []
@@ -599,12 +603,12 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
                 c = close(*c)
             children.append(((*c, H), (2, f), laid - 1))
         for state, mv, lc in children:
-            if fr.add(state, mv, lc):
+            if state not in seen and fr.add(state, state, mv, lc):
                 break
 
     def score(k: int) -> float:
         """:func:`evaluate` computed from the counts."""
-        E, S, L, Z, R, H = fr.states[k]
+        E, S, L, Z, R, H = states[k]
         accepts = (nz(E) & lows_b).bit_count()
         near = sum((H >> (W * p)) & M for p in range(2, K) if (E >> (W * (p - 2))) & M)
         w = WEIGHTS
@@ -746,6 +750,7 @@ def _search_runs(g: CompiledGame, rows0: Rows, hand0: tuple[int, ...], needed: i
     nr = len(start)
     # a position is (row codes, hand, rebuilds made)
     fr = _Frontier((start, hand0, 0), (*sorted(start), *hand0), needed=needed, full=full, budget=budget)
+    seen = fr.seen
     for cur, hand, reb in fr:
         firsts = [((c >> 8) - o) if c else 0 for c in cur]
         lasts = [((c & 255) - o) if c else 0 for c in cur]
@@ -813,7 +818,7 @@ def _search_runs(g: CompiledGame, rows0: Rows, hand0: tuple[int, ...], needed: i
             if r2 >= 0:
                 new[r2] = c2
             key = (*sorted(new), *h)  # the first nr items are rows, the rest the hand
-            if fr.add((tuple(new), h, reb + (r2 >= 0)), mv, n0 - len(h), key):
+            if key not in seen and fr.add(key, (tuple(new), h, reb + (r2 >= 0)), mv, n0 - len(h)):
                 break
 
     def decode(c: int) -> Row:
@@ -886,6 +891,7 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
     # a position is (rows, hand, parked cards, joker on the table, rebuilds made)
     fr = _Frontier((rows0, hand0, park0, joker0, 0), key(rows0, hand0, park0, joker0), needed=needed, full=full,
                    budget=budget)
+    seen = fr.seen
     for cur, hand, park, joker, reb in fr:
         nr = len(cur)
         absr = [tuple(abs(c) for c in row) for row in cur] if joker else cur
@@ -980,8 +986,9 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                         children.append((rows, hand, park, joker and not gone, Rebuild(s, k, d, fs), True))
         for rows, h, pk, jk, mv, is_rb in children:
             rows_t = tuple(rows)
-            if fr.add((rows_t, h, pk, jk, reb + is_rb), mv, total - len(h) - len(pk), key(rows_t, h, pk, jk),
-                      won=win_possible and not h and not pk):
+            k = key(rows_t, h, pk, jk)
+            if k not in seen and fr.add(k, (rows_t, h, pk, jk, reb + is_rb), mv, total - len(h) - len(pk),
+                                        won=win_possible and not h and not pk):
                 break
     if not fr.cand:
         return _no_plan(g, rows0, hand0, len(fr.seen), fr.truncated, "rows")

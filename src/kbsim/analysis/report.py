@@ -710,27 +710,32 @@ def _script_safe(text: str) -> str:
 
 
 # ------------------------------------------------------------------ tables and text
-def _tables(inp: ReportInput, st: dict) -> dict:
-    labels = {c.key: c.label for c in inp.conditions}
-    summary = []
+def _cells(inp: ReportInput, st: dict):
+    """(condition, player count, statistics) of every cell that has records, in page order."""
     for c in inp.conditions:
         for p in st["players"]:
             g = st["groups"].get((c.key, p))
-            if g is None:
-                continue
-            s0 = g["seats"][0]
-            summary.append({
-                "arm": c.label, "players": p, "games": f"{g['n']:,}", "deals": f"{g['deals']:,}",
-                "seat0": f"{_pct(s0['rate'])} [{_pct(s0['low'])}, {_pct(s0['high'])}]",
-                "fair": _pct(1 / p),
-                "seats": " / ".join(_pct(r["rate"], 1) for r in g["seats"]),
-                "shared": f"{_pct(g['shared']['rate'], 2)} ({g['shared']['k']:,})",
-                "stalemate": f"{_pct(g['stalemate']['rate'], 2)} [{_pct(g['stalemate']['low'], 2)}, "
-                             f"{_pct(g['stalemate']['high'], 2)}]",
-                "turn_limit": f"{_pct(g['turn_limit']['rate'], 2)} ({g['turn_limit']['k']:,})",
-                "turns": f"{_num(g['turns']['mean'])} [{_num(g['turns']['low'])}, {_num(g['turns']['high'])}]",
-                "turns_q": f"{_num(g['turns']['median'], 0)} / {_num(g['turns']['p95'], 0)}",
-            })
+            if g is not None:
+                yield c, p, g
+
+
+def _tables(inp: ReportInput, st: dict) -> dict:
+    labels = {c.key: c.label for c in inp.conditions}
+    summary = []
+    for c, p, g in _cells(inp, st):
+        s0 = g["seats"][0]
+        summary.append({
+            "arm": c.label, "players": p, "games": f"{g['n']:,}", "deals": f"{g['deals']:,}",
+            "seat0": f"{_pct(s0['rate'])} [{_pct(s0['low'])}, {_pct(s0['high'])}]",
+            "fair": _pct(1 / p),
+            "seats": " / ".join(_pct(r["rate"], 1) for r in g["seats"]),
+            "shared": f"{_pct(g['shared']['rate'], 2)} ({g['shared']['k']:,})",
+            "stalemate": f"{_pct(g['stalemate']['rate'], 2)} [{_pct(g['stalemate']['low'], 2)}, "
+                         f"{_pct(g['stalemate']['high'], 2)}]",
+            "turn_limit": f"{_pct(g['turn_limit']['rate'], 2)} ({g['turn_limit']['k']:,})",
+            "turns": f"{_num(g['turns']['mean'])} [{_num(g['turns']['low'])}, {_num(g['turns']['high'])}]",
+            "turns_q": f"{_num(g['turns']['median'], 0)} / {_num(g['turns']['p95'], 0)}",
+        })
     deltas: dict[tuple, dict] = {}
     for d in st["deltas"]:
         v, interval, status = _delta_text(d, short=True)
@@ -766,17 +771,13 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
     """
     labels = {c.key: c.label for c in inp.conditions}
     lines = []
-    for c in inp.conditions:
-        for p in st["players"]:
-            g = st["groups"].get((c.key, p))
-            if g is None:
-                continue
-            s0 = g["seats"][0]
-            lines.append(f"{c.label}, {p} players: {g['n']:,} games; seat 0 wins alone {_pct(s0['rate'])} "
-                         f"[{_pct(s0['low'])}, {_pct(s0['high'])}] (fair {_pct(1 / p)}); shared wins "
-                         f"{_pct(g['shared']['rate'], 2)}; stalemate {_pct(g['stalemate']['rate'], 2)}; turn limit "
-                         f"{_pct(g['turn_limit']['rate'], 2)}; turns mean {_num(g['turns']['mean'])}, median "
-                         f"{_num(g['turns']['median'], 0)}")
+    for c, p, g in _cells(inp, st):
+        s0 = g["seats"][0]
+        lines.append(f"{c.label}, {p} players: {g['n']:,} games; seat 0 wins alone {_pct(s0['rate'])} "
+                     f"[{_pct(s0['low'])}, {_pct(s0['high'])}] (fair {_pct(1 / p)}); shared wins "
+                     f"{_pct(g['shared']['rate'], 2)}; stalemate {_pct(g['stalemate']['rate'], 2)}; turn limit "
+                     f"{_pct(g['turn_limit']['rate'], 2)}; turns mean {_num(g['turns']['mean'])}, median "
+                     f"{_num(g['turns']['median'], 0)}")
     shown = [d for d in st["deltas"] if d["metric"] in ("seat0", "turns")]
     if shown:
         lines.append("paired differences on the same deals (B − A):")

@@ -125,7 +125,7 @@ def test_engine_and_bots_name_no_game_card():
     words = {"continental", "express", "locomotive", "ticket", "investor", "pickpocket", "switchman", "director",
              "derailment", "fire", "coach", "boxcar"}
     hits = []
-    for path in (ROOT / "src/kbsim/engine/market.py", ROOT / "src/kbsim/bots/market.py",
+    for path in (*sorted((ROOT / "src/kbsim/engine/market").glob("*.py")), ROOT / "src/kbsim/bots/market.py",
                  ROOT / "src/kbsim/rules/market_schema.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docstrings = {id(n.body[0].value) for n in ast.walk(tree)
@@ -136,7 +136,8 @@ def test_engine_and_bots_name_no_game_card():
                 found = words & set(node.value.lower().replace("_", " ").replace("-", " ").split())
                 hits.extend((path.name, node.value) for _ in found)
     assert hits == []
-    assert "continental" not in (ROOT / "src/kbsim/engine/market.py").read_text().lower()
+    for path in (ROOT / "src/kbsim/engine/market").glob("*.py"):
+        assert "continental" not in path.read_text().lower(), path
 
 
 # ------------------------------------------------------------------ pattern scoring
@@ -236,15 +237,21 @@ def test_notation_round_trips():
         assert format_market_move(parse_market_move(text, g), g) == text
 
 
+def _choose_first(t: MarketTurn) -> None:
+    """Keep the first contracts offered (through the turn's one mutator, ``apply``)."""
+    while t.phase != DONE:
+        t.apply(t.legal_moves()[0])
+
+
 def test_turn_phases_and_refusals():
     g = ce()
     s = new_state(g, 2, random.Random(3))
     for seat in range(2):
-        MarketTurn(g, s, seat, phase="choose").end()
+        _choose_first(MarketTurn(g, s, seat, phase="choose"))
     t = MarketTurn(g, s, 0)
     assert t.phase == TAKE and END not in t.legal_moves()
     with pytest.raises(IllegalMove):
-        t.end()  # the take is compulsory
+        t.apply(END)  # the take is compulsory
     with pytest.raises(IllegalMove):
         t.apply(Move("take", 0, 2))  # two tickets, the seat has none
     t.apply(Move("take", 0, 0))
@@ -256,7 +263,7 @@ def test_sandbox_hides_decks_and_never_touches_the_game():
     g = ce()
     s = new_state(g, 3, random.Random(11))
     for seat in range(3):
-        MarketTurn(g, s, seat, phase="choose").end()
+        _choose_first(MarketTurn(g, s, seat, phase="choose"))
     t = MarketTurn(g, s, 1)
     before = (json.dumps([s.lines, s.decks, s.wagons, s.currency, s.obj_visible, s.obj_deck]))
     sb = t.sandbox()
@@ -436,7 +443,7 @@ def test_bots_only_read_through_the_turn():
     g = ce()
     s = new_state(g, 3, random.Random(21))
     for seat in range(3):
-        MarketTurn(g, s, seat, phase="choose").end()
+        _choose_first(MarketTurn(g, s, seat, phase="choose"))
     bot = make_bot("greedy", "market")
     bot.new_game(g, 0, 3, 5)
     t = MarketTurn(g, s, 0)
@@ -444,7 +451,7 @@ def test_bots_only_read_through_the_turn():
     bot.play_turn(t)
     s2 = new_state(g, 3, random.Random(21))
     for seat in range(3):
-        MarketTurn(g, s2, seat, phase="choose").end()
+        _choose_first(MarketTurn(g, s2, seat, phase="choose"))
     for d in s2.decks:
         random.Random(0).shuffle(d)
     bot2 = make_bot("greedy", "market")
@@ -468,3 +475,26 @@ def test_logged_games_replay_from_their_seed(tmp_path):
     p = run_cli("replay", "--game", GAME, "-p", "3", "--seed", "1", "-i", "0", "--json", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["log"][0]["moves"][0].startswith("choose ")
+
+
+def test_a_taken_character_acts_before_its_line_refills():
+    """#16 §5: the notice applies a character's effect *immédiatement*, then the line slides and refills.
+
+    The default reading: the refill can neither feed the Investor's free take nor turn up an event before it.
+    The same moves under ``character_timing: after_refill`` give the other result (so the test can fail).
+    """
+    loaded = load_rules(str(RULES))
+    assert compile_rules(loaded).character_first
+    names = {"character-acts-before-the-refill", "character-acts-after-the-refill",
+             "event-in-the-refill-comes-after-the-character"}
+    chosen = [ex for ex in loaded.model.examples if ex.name in names]
+    assert len(chosen) == 3
+    assert all(r.ok for r in run_market_examples(loaded, chosen)), [r.message for r in
+                                                                     run_market_examples(loaded, chosen)]
+    other = load_rules(str(RULES), options={"character_timing": "after_refill"})
+    assert not compile_rules(other).character_first
+    before = [ex for ex in chosen if ex.name != "character-acts-after-the-refill"]
+    got = run_market_examples(other, [ex.model_copy(update={"options": {}}) for ex in before])
+    assert [r.ok for r in got] == [False, False]
+    assert "seat 0 wagons tanker != expected boxcar" in got[0].message
+    assert "seat 0 wagons coach != expected boxcar" in got[1].message

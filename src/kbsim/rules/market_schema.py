@@ -289,6 +289,10 @@ class Take(Strict):
     summary: str = Summary
     mandatory: bool = Field(True, description="A player who can take a card must take one.")
     characters: Literal["resolve"] = Field("resolve", description="A taken character is resolved at once.")
+    character_acts: Literal["before_refill", "after_refill"] = Field(
+        "before_refill", description="When a taken character acts: `before_refill` (at once, while its place in the "
+        "line is still empty; the line slides and refills afterwards) or `after_refill` (the line slides and "
+        "refills first).")
 
 
 class Claim(Strict):

@@ -1,0 +1,222 @@
+"""The market game loop: turn order, end trigger and final round, final score, replay."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from kbsim.engine.game import STALEMATE, TURN_LIMIT, WON, GameResult, bot_seed
+from kbsim.engine.market.compiled import MarketGame
+from kbsim.engine.market.moves import CHOOSE, DONE, TAKE
+from kbsim.engine.market.notation import format_market_move
+from kbsim.engine.market.scoring import pattern_points
+from kbsim.engine.market.state import MarketState, check_state, new_state
+from kbsim.engine.market.turn import MarketTurn
+
+
+def final_points(g: MarketGame, st: MarketState) -> list[dict[str, int]]:
+    """Per seat: ``objective_points``, ``contract_points``, ``currency``, ``tokens``, ``objectives``, ``total``.
+
+    Rule implemented: ``end.score`` (objective points + contract points + points
+    per currency card (+ per token)).
+    """
+    out = []
+    for s in range(st.players):
+        obj = sum(g.objectives[o].points for o in st.claimed[s])
+        counts = st.icon_counts(g, s)
+        con = sum(pattern_points(g.contracts[c].terms, counts, g.exclusive_icons) for c in st.contracts[s])
+        tok = sum(st.tokens[s])
+        total = ((obj if g.score_objectives else 0) + (con if g.score_contracts else 0)
+                 + g.per_currency * st.currency[s] + g.per_token * tok)
+        out.append({"objective_points": obj, "contract_points": con, "currency": st.currency[s], "tokens": tok,
+                    "objectives": len(st.claimed[s]), "total": total})
+    return out
+
+
+def winners_of(g: MarketGame, points: list[dict[str, int]]) -> tuple[int, ...]:
+    """The winning seats: highest total, then the tie-breakers in order; a remaining tie is shared."""
+    seats = list(range(len(points)))
+    for key in ("total", *g.tie_breakers):
+        best = max(points[s][key] for s in seats)
+        seats = [s for s in seats if points[s][key] == best]
+        if len(seats) == 1:
+            break
+    return tuple(seats)
+
+
+@dataclass
+class MarketPlay:
+    """The turn sequence of one game: whose turn, the end trigger and final round, the stall guard.
+
+    Used by :func:`play_market_game` and by the example runner, so both follow the same rules.
+    """
+
+    game: MarketGame
+    state: MarketState
+    seat: int = 0
+    turns: int = 0
+    trigger_seat: int | None = None
+    remaining: int | None = None
+    idle: int = 0
+    ended: bool = False
+    reason: str = TURN_LIMIT
+    passes: list[int] = field(default_factory=list)
+    char_plays: Counter = field(default_factory=Counter)
+    lost: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.passes:
+            self.passes = [0] * self.state.players
+
+    def new_turn(self) -> MarketTurn:
+        """The next turn (of :attr:`seat`)."""
+        self.turns += 1
+        return MarketTurn(self.game, self.state, self.seat)
+
+    def finish_turn(self, turn: MarketTurn) -> bool:
+        """Close ``turn`` (ending it if the bot left it open), apply the end rules, move to the next seat.
+
+        Returns:
+            True when the game is over (:attr:`reason` says why).
+
+        Raises:
+            IllegalMove: the turn cannot end yet (a card or a character is due).
+        """
+        if turn.phase != DONE:
+            turn._close()
+        g, n, s = self.game, self.state.players, self.seat
+        for char in turn.resolved:
+            self.char_plays[(s, g.kinds[char].key)] += 1
+        self.lost += turn.lost
+        if not turn.took:
+            self.passes[s] += 1
+        self.idle = 0 if (turn.took or turn.claims) else self.idle + 1
+        if self.trigger_seat is not None:
+            self.remaining -= 1
+        elif len(self.state.claimed[s]) >= g.trigger:
+            self.trigger_seat = s
+            if g.final_round == "others":
+                self.remaining = n - 1
+            elif g.final_round == "complete_round":
+                self.remaining = (g.first_seat - 1 - s) % n
+            else:
+                self.remaining = 0
+        if self.remaining is not None and self.remaining <= 0:
+            self.ended, self.reason = True, WON
+        elif g.stall_round and self.idle >= n:
+            self.ended, self.reason = True, STALEMATE
+        self.seat = (s + 1) % n
+        return self.ended
+
+
+def play_market_game(game: MarketGame, bots: list, seed: int, *, check: bool = False,
+                     log: bool = False) -> GameResult:
+    """Play one game of a market rule set from setup to the final score.
+
+    Rule implemented: setup (contracts dealt and chosen by the bots, then the market
+    and objectives laid out), turns in seat order from ``first_seat``, the end
+    trigger and its final round, the stall guard, the turn limit; then the final
+    score (:func:`final_points`) and winners (:func:`winners_of`).
+
+    Args:
+        game: compiled market rules.
+        bots: one bot per seat (see :mod:`kbsim.bots.market`).
+        seed: the game's seed; the deal and every bot's choices follow from it.
+        check: verify conservation of every card and token after every move.
+        log: keep the move log (``(seat, [moves])``; the contract choices come first).
+
+    Returns:
+        A :class:`~kbsim.engine.game.GameResult`: ``scores`` holds each seat's final
+        points; ``winners`` is empty at the turn limit; ``cards_left`` counts the
+        market cards (wagons and currency) each seat holds at the end,
+        ``cards_laid`` the wagons it spent on objectives, ``passes`` its turns
+        without a card; exchanges, rebuilds and minus cards are zeros.
+
+    Raises:
+        ValueError: player count outside the rules' range.
+        InvariantError: with ``check``, when an invariant breaks (an engine bug).
+        IllegalMove: a bot tried an illegal move or left a turn unfinishable (a bot bug).
+    """
+    n = len(bots)
+    if not game.min_players <= n <= game.max_players:
+        raise ValueError(f"{game.game} is played by {game.min_players}-{game.max_players} players, not {n}")
+    rng = random.Random(seed)
+    st = new_state(game, n, rng)
+    for s, bot in enumerate(bots):
+        bot.new_game(game, s, n, bot_seed(seed, s))
+    moves_log: list | None = [] if log else None
+
+    def verify(_t: MarketTurn) -> None:
+        check_state(game, st, n)
+
+    if check:
+        verify(None)
+    for s, bot in enumerate(bots):
+        t = MarketTurn(game, st, s, phase=CHOOSE)
+        if log:
+            t.log = []
+        if check:
+            t.on_move = verify
+        bot.play_turn(t)
+        if t.phase != DONE:
+            t._close()
+        if log:
+            moves_log.append((s, t.log))
+    play = MarketPlay(game, st, seat=game.first_seat % n)
+    while play.turns < game.turn_limit:
+        seat = play.seat
+        t = play.new_turn()
+        if log:
+            t.log = []
+        if check:
+            t.on_move = verify
+        bots[seat].play_turn(t)
+        if log:
+            moves_log.append((seat, t.log))
+        if play.finish_turn(t):
+            break
+    if check:
+        verify(None)
+    points = final_points(game, st)
+    winners = winners_of(game, points) if play.ended else ()
+    spent = [0] * n
+    for s in range(n):
+        spent[s] = sum(sum(k for _, k in game.objectives[o].needs) for o in st.claimed[s])
+    held = [sum(st.wagons[s]) + st.currency[s] for s in range(n)]
+    zeros = [0] * n
+    return GameResult(winners=winners, end_reason=play.reason, turns=play.turns, cards_left=held,
+                      cards_laid=spent, exchanges=list(zeros), passes=play.passes, rebuilds=list(zeros),
+                      rows_completed=0, minus_cards=list(zeros), character_plays=dict(play.char_plays),
+                      scores=[p["total"] for p in points], hands=1, hand_ends=[play.reason], log=moves_log)
+
+
+def replay_market_log(game: MarketGame, players: int, seed: int, log: list) -> list[dict[str, Any]]:
+    """Replay a logged game from its seed and describe every turn.
+
+    Args:
+        game: compiled market rules.
+        players: seats.
+        seed: the game's seed (the deal is rebuilt from it).
+        log: :attr:`GameResult.log` of that game (the contract choices first, one entry per seat).
+
+    Returns:
+        One dict per log entry: ``turn`` (0 for a contract choice), ``seat``, ``moves`` (notation) and
+        ``market`` (the face-up lines after the entry).
+
+    Raises:
+        IllegalMove: the log does not fit the deal (another seed or other rules).
+    """
+    st = new_state(game, players, random.Random(seed))
+    out = []
+    for i, (seat, moves) in enumerate(log):
+        choosing = i < players
+        t = MarketTurn(game, st, seat, phase=CHOOSE if choosing else TAKE)
+        for mv in moves:
+            t.apply(mv)
+        out.append({"turn": 0 if choosing else i - players + 1, "seat": seat,
+                    "moves": [format_market_move(m, game) for m in moves],
+                    "market": [" ".join(game.card_text(c) for c in line) for line in st.lines]})
+    return out
+

@@ -1,0 +1,274 @@
+"""One seat's market turn: :class:`MarketTurn`, acted through its one mutator :meth:`MarketTurn.apply`."""
+
+from __future__ import annotations
+
+from kbsim.engine.market.compiled import CHARACTER, CURRENCY, GAP, HIDDEN, WAGON, MarketGame
+from kbsim.engine.market.movegen import legal_moves, resolve_moves, take_moves
+from kbsim.engine.market.moves import CHOOSE, CLAIM, DONE, RESOLVE, TAKE, IllegalMove, Move
+from kbsim.engine.market.scoring import pattern_points
+from kbsim.engine.market.state import MarketState, claim_cost
+
+
+class MarketTurn:
+    """One seat's turn (or its contract choice), acted through :meth:`legal_moves` and :meth:`apply`.
+
+    Phases: ``choose`` (setup: keep contracts) -> done; ``take`` -> (``resolve``
+    while a taken character acts) -> ``claim`` -> ``done``. A turn that can take
+    nothing starts in ``claim``. Bots read public information through the
+    properties below (the seat's own contracts included) and must not touch
+    :attr:`state`.
+
+    Args:
+        game: compiled rules.
+        state: the table (shared with the game loop; a sandbox has its own copy).
+        seat: the seat to play.
+        phase: ``take`` for a normal turn, ``choose`` for the contract choice.
+    """
+
+    def __init__(self, game: MarketGame, state: MarketState, seat: int, phase: str = TAKE):
+        self.game = game
+        self.state = state
+        self.seat = seat
+        self.players = state.players
+        self.took = False
+        self.claims = 0
+        self.lost = 0
+        self.resolved: list[int] = []   # character kinds that acted
+        self.log: list[Move] | None = None
+        self.on_move = None
+        self._legal: list[Move] | None = None
+        self.phase = phase
+        if phase == TAKE and not self._take_moves(False):
+            self.phase = CLAIM
+
+    # ---- public views
+    @property
+    def market(self) -> list[list[int]]:
+        """The face-up lines (read only): card kinds, ``GAP`` for an empty place."""
+        return self.state.lines
+
+    def deck_sizes(self) -> list[int]:
+        """Cards left in each market deck."""
+        return [len(d) for d in self.state.decks]
+
+    @property
+    def visible_objectives(self) -> list[int]:
+        """Face-up objective indices (``GAP`` for an empty slot)."""
+        return self.state.obj_visible
+
+    def wagons(self, seat: int) -> list[int]:
+        """Wagons per kind held by ``seat`` (face up, public)."""
+        return self.state.wagons[seat]
+
+    def currency(self, seat: int) -> int:
+        """Currency cards held by ``seat``."""
+        return self.state.currency[seat]
+
+    def tokens(self, seat: int) -> list[int]:
+        """Company tokens per colour held by ``seat``."""
+        return self.state.tokens[seat]
+
+    @property
+    def supply(self) -> list[int]:
+        """Company tokens per colour left in the supply."""
+        return self.state.supply
+
+    def claimed(self, seat: int) -> list[int]:
+        """Objectives claimed by ``seat``."""
+        return self.state.claimed[seat]
+
+    @property
+    def my_contracts(self) -> list[int]:
+        """The contracts this seat keeps (secret to the others)."""
+        return self.state.contracts[self.seat]
+
+    @property
+    def offered(self) -> list[int]:
+        """Contracts this seat may still choose from (``choose`` phase)."""
+        return self.state.offered[self.seat]
+
+    def pending_op(self) -> int:
+        """The effect operation of the character being resolved (``resolve`` phase), else -1."""
+        return self.game.kinds[self.state.pending[-1]].op if self.state.pending else -1
+
+    def icon_counts(self, seat: int | None = None) -> tuple[int, ...]:
+        """Icons per colour of ``seat`` (default: this seat)."""
+        return self.state.icon_counts(self.game, self.seat if seat is None else seat)
+
+    def contract_points(self, counts: tuple[int, ...] | None = None) -> int:
+        """This seat's contract points for ``counts`` icons (default: its own icons now)."""
+        g = self.game
+        counts = self.icon_counts() if counts is None else counts
+        return sum(pattern_points(g.contracts[c].terms, counts, g.exclusive_icons) for c in self.my_contracts)
+
+    def sandbox(self) -> MarketTurn:
+        """A copy of this turn on a copy of the table with hidden information masked.
+
+        Deck cards and face-down objectives become ``HIDDEN`` (turned up as such,
+        never takeable or claimable); other seats' contracts are unknown. Moves
+        applied to the sandbox never touch the real game.
+        """
+        st = self.state.copy()
+        st.hidden = True
+        st.decks = [[HIDDEN] * len(d) for d in st.decks]
+        st.obj_deck = [HIDDEN] * len(st.obj_deck)
+        for s in range(st.players):
+            if s != self.seat:
+                st.contracts[s] = []
+                st.offered[s] = []
+        st.contract_box = []
+        t = MarketTurn.__new__(MarketTurn)
+        t.__dict__.update(self.__dict__)
+        t.state = st
+        t.resolved = list(self.resolved)
+        t.log = None
+        t.on_move = None
+        t._legal = None
+        return t
+
+    # ---- moves
+    def _take_moves(self, free: bool) -> list[Move]:
+        return take_moves(self.game, self.state, self.seat, free)
+
+    def _resolve_moves(self) -> list[Move]:
+        return resolve_moves(self.game, self.state, self.seat)
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move now (``end`` is legal in the claim phase; an empty list once done)."""
+        if self._legal is None:
+            self._legal = legal_moves(self.game, self.state, self.seat, self.phase)
+        return self._legal
+
+    def apply(self, move: Move) -> None:
+        """Apply a legal move.
+
+        Raises:
+            IllegalMove: ``move`` is not among :meth:`legal_moves` (the message says why).
+        """
+        if move not in self.legal_moves():
+            raise IllegalMove(self._why(move))
+        self._legal = None
+        g, st, me = self.game, self.state, self.seat
+        op = move.op
+        if self.log is not None:
+            self.log.append(move)
+        if self.phase == TAKE:
+            if op == "end":
+                self.phase = CLAIM
+            else:
+                self.took = True
+                self._take(move.a, move.b, free=False)
+        elif self.phase == RESOLVE:
+            char = st.pending.pop()
+            if op == "take":
+                self._take(move.a, move.b, free=True)
+            elif op == "steal":
+                st.currency[me] += st.currency[move.a]
+                st.currency[move.a] = 0
+            elif op == "swap":
+                mine, other, theirs = move.a, move.b, move.c
+                st.wagons[me][mine] -= 1
+                st.wagons[other][mine] += 1
+                st.wagons[other][theirs] -= 1
+                st.wagons[me][theirs] += 1
+            else:
+                st.supply[move.a] -= 1
+                st.tokens[me][move.a] += 1
+            st.box[char] += 1
+            self.resolved.append(char)
+            self._settle()
+        elif self.phase == CLAIM:
+            if op == "end":
+                self.phase = DONE
+            else:
+                slot = move.a
+                o = st.obj_visible[slot]
+                for k, n in claim_cost(g, st.wagons[me], g.objectives[o]):
+                    st.wagons[me][k] -= n
+                    st.box[k] += n
+                st.claimed[me].append(o)
+                st.obj_visible[slot] = GAP
+                if g.replace_objectives:
+                    st.reveal_objective(slot)
+                self.claims += 1
+                if self.claims >= g.claims_per_turn:
+                    self.phase = DONE
+        else:  # CHOOSE
+            st.offered[me].remove(move.a)
+            st.contracts[me].append(move.a)
+            if len(st.contracts[me]) >= g.contracts_kept:
+                st.contract_box.extend(st.offered[me])
+                st.offered[me] = []
+                self.phase = DONE
+        if self.on_move is not None:
+            self.on_move(self)
+
+    def _take(self, d: int, p: int, free: bool) -> None:
+        g, st, me = self.game, self.state, self.seat
+        card = st.lines[d][p]
+        if not free:
+            cost = g.costs[p]
+            st.currency[me] -= cost
+            st.box[g.currency_kind] += cost
+        role = g.kinds[card].role
+        if g.character_first and (role == CHARACTER or st.open_lines):
+            st.take_out(g, d, p)  # the character acts before its line slides and refills
+        else:
+            st.remove_from_market(g, d, p)
+        if role == WAGON:
+            st.wagons[me][card] += 1
+        elif role == CURRENCY:
+            st.currency[me] += 1
+        elif role == CHARACTER:
+            st.pending.append(card)
+        self._settle()
+
+    def _settle(self) -> None:
+        """Lose pending characters that cannot act; set the phase to ``resolve`` or ``claim``."""
+        st = self.state
+        while st.pending:
+            self._legal = None
+            if self._resolve_moves():
+                self.phase = RESOLVE
+                return
+            st.box[st.pending.pop()] += 1
+            self.lost += 1
+        st.close_lines(self.game)
+        self._legal = None
+        self.phase = CLAIM if self.game.claims_per_turn > 0 else DONE
+
+    def _why(self, move: Move) -> str:
+        ph = self.phase
+        if ph == DONE:
+            return "the turn is over"
+        if ph == TAKE and move.op != "take":
+            return "a card must be taken first" if self._take_moves(False) else "nothing can be taken"
+        if ph == TAKE:
+            st = self.state
+            ok = 0 <= move.a < len(st.lines) and 0 <= move.b < len(self.game.costs)
+            if not ok or st.lines[move.a][move.b] < 0:
+                return "no card at that place"
+            return f"that place costs {self.game.costs[move.b]}, the player has {st.currency[self.seat]}"
+        if ph == RESOLVE:
+            return f"the character being resolved does not allow {move.op!r} with those arguments"
+        if ph == CLAIM and move.op == "claim":
+            return "no face-up objective there, or the wagons do not suffice"
+        return f"{move.op!r} is not possible in the {ph} phase"
+
+    def _close(self) -> None:
+        """Finish the turn for the game loop (the claim is optional; a choice keeps the first contracts offered).
+
+        Bots end a turn with ``apply(END)``; this is the loop's way to close a turn a bot left open.
+
+        Raises:
+            IllegalMove: a card must still be taken, or a character must still act.
+        """
+        if self.phase == TAKE:
+            raise IllegalMove("a card must be taken before the turn ends")
+        if self.phase == RESOLVE:
+            raise IllegalMove("the character taken must act before the turn ends")
+        if self.phase == CHOOSE:
+            while self.phase == CHOOSE:
+                self.apply(Move("choose", self.state.offered[self.seat][0]))
+        self.phase = DONE
+

@@ -324,11 +324,11 @@ def replay(
     except UnknownBot as e:
         fail(str(e))
     gs = game_seed(seed, game_index)
-    if g.family != "rows":  # a market game: its own notation (kbsim.engine.market)
-        from kbsim.engine.market import replay_market_log
+    from kbsim.engine.families import family_of
 
+    if family_of(g).replay:  # a family that replays its own logs (the market family)
         res = play_game(g, [make_bot(n, g.family) for n in names], gs, check=True, log=True)
-        lines = replay_market_log(g, players, gs, res.log)
+        lines = family_of(g).part("replay")(g, players, gs, res.log)
         if json_out:
             print(json.dumps({"seed": gs, "winners": list(res.winners), "end_reason": res.end_reason,
                               "turns": res.turns, "scores": res.scores, "log": lines}, indent=2))
@@ -434,10 +434,9 @@ def rules_schema(family: Annotated[str, typer.Option(
     """Print the JSON Schema of rule files (for editors and validators)."""
     from pydantic.json_schema import models_json_schema
 
-    from kbsim.rules.market_schema import MarketRuleFile
-    from kbsim.rules.schema import RuleFile
+    from kbsim.rules.families import RULE_MODELS
 
-    models = {"rows": [RuleFile], "market": [MarketRuleFile], "all": [RuleFile, MarketRuleFile]}
+    models = {name: [m] for name, m in RULE_MODELS.items()} | {"all": list(RULE_MODELS.values())}
     if family not in models:
         fail(f"--family {family!r}: expected one of: {', '.join(models)}")
     if len(models[family]) == 1:
@@ -599,7 +598,9 @@ def solve(
     if budget is not None and budget < 1:
         fail(f"--budget {budget}: expected at least 1")
     _, g = _load(game, variant, option)
-    if getattr(g, "family", "rows") != "rows":
+    from kbsim.engine.families import family_of
+
+    if not family_of(g).solver:
         fail(f"solve works for games played on rows of cards (Kingsbridge, King's Corners), not {g.game}")
     try:
         board = parse_board(rows, g.n_rows, g)

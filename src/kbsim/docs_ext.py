@@ -62,6 +62,9 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from kbsim.engine.families import FAMILIES
+from kbsim.rules.families import RULE_MODELS
+
 logger = logging.getLogger(__name__)
 
 #: Meaning of the confidence marks of options and clarifications.
@@ -1495,8 +1498,8 @@ class MarketRulesRenderer(RulesRenderer):
         return out
 
 
-#: The page renderer of each engine family (a rule file's ``family``; ``rows`` when it has none).
-RENDERERS: dict[str, type[RulesRenderer]] = {"rows": RulesRenderer, "market": MarketRulesRenderer}
+#: The page renderer of each engine family (a rule file's ``family``), from :mod:`kbsim.engine.families`.
+RENDERERS: dict[str, type[RulesRenderer]] = {name: f.part("docs_renderer") for name, f in FAMILIES.items()}
 
 
 def make_renderer(directive: SphinxDirective, game: str, labels: bool = True) -> RulesRenderer:
@@ -1818,8 +1821,8 @@ def _type_nodes(ann: Any, anchors: dict[type, str] | None = None) -> list[Any]:
     return [_type_words(ann)]
 
 
-#: The root model of the rule files of each engine family (``family:`` in a rule file; ``rows`` by default).
-SCHEMA_FAMILIES = {"rows": "kbsim.rules.schema:RuleFile", "market": "kbsim.rules.market_schema:MarketRuleFile"}
+#: The root model of the rule files of each engine family (``family:`` in a rule file), from the registry.
+SCHEMA_FAMILIES = {name: f"{m.__module__}:{m.__qualname__}" for name, m in RULE_MODELS.items()}
 
 
 def schema_roots() -> list[tuple[str, type[BaseModel]]]:
@@ -1866,7 +1869,7 @@ class SchemaDirective(SphinxDirective):
             title = f"The {family} family"
             fam += nodes.title(title, title)
             self.state.document.note_explicit_target(fam, fam)
-            fam += para(f"Rule files with `family: {family}`" + (" (or no `family`)" if family == "rows" else "")
+            fam += para(f"Rule files with `family: {family}`" + (" (or no `family`)" if not root.model_fields["family"].is_required() else "")
                         + ". The root of such a file is ", local_ref(anchors[root], code(root.__name__)),
                         "; models already described above are linked, not repeated.")
             for cls in models:

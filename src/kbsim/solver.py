@@ -283,7 +283,7 @@ def search(g: CompiledGame, rows: Sequence[Sequence[int]], hand: Sequence[int], 
 def _simple_rules(g: CompiledGame) -> bool:
     """True if the rules are those the fast engines model: plain card values, one opening rule for
     every row card, rebuilds of any segment the options allow (Kingsbridge and its variants)."""
-    return (getattr(g, "family", "rows") == "rows" and not getattr(g, "value_shift", 0)
+    return (not getattr(g, "value_shift", 0)
             and not getattr(g, "suit_codes", ()) and all(x is None for x in getattr(g, "row_open", ()))
             and not getattr(g, "rebuild_whole_only", False) and not getattr(g, "must_lay", ()))
 

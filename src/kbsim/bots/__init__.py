@@ -14,6 +14,7 @@ from kbsim.bots.base import BaseBot, Bot
 from kbsim.bots.greedy import GreedyBot
 from kbsim.bots.planner import PlannerBot
 from kbsim.bots.random_bot import RandomBot
+from kbsim.engine.families import family as engine_family
 
 BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "planner": PlannerBot}
 
@@ -23,12 +24,15 @@ class UnknownBot(ValueError):
 
 
 def bots_for(family: str = "rows") -> dict[str, type]:
-    """The bots that can play games of an engine family (``rows``: :data:`BOTS`)."""
-    if family == "rows":
-        return BOTS
-    from kbsim.bots.market import BOTS as MARKET_BOTS
+    """The bots that can play games of an engine family (``rows``: :data:`BOTS`), from its registry entry.
 
-    return MARKET_BOTS
+    Raises:
+        UnknownBot: no such engine family.
+    """
+    try:
+        return engine_family(family).bot_classes()
+    except KeyError as e:
+        raise UnknownBot(str(e).strip("'\"")) from None
 
 
 def make_bot(name: str, family: str = "rows") -> Bot:

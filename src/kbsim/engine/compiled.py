@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from kbsim.engine.families import family
 from kbsim.rules.loader import LoadedRules, RulesError
 
 
@@ -198,8 +199,20 @@ class CompiledGame:
         return all(b - a in diffs for a, b in pairwise(vals))
 
 
-def compile_rules(loaded: LoadedRules) -> CompiledGame:
-    """Turn validated rules into a :class:`CompiledGame`.
+def compile_rules(loaded: LoadedRules) -> Any:
+    """Compile validated rules of any engine family (its compiler, from :mod:`kbsim.engine.families`).
+
+    Args:
+        loaded: rules from :func:`kbsim.rules.loader.load_rules`.
+
+    Returns:
+        The family's compiled game (a :class:`CompiledGame` for the rows family).
+    """
+    return family(loaded.model.family).compile(loaded)
+
+
+def compile_rows(loaded: LoadedRules) -> CompiledGame:
+    """Turn validated rules of the rows family into a :class:`CompiledGame`.
 
     Args:
         loaded: rules from :func:`kbsim.rules.loader.load_rules`.
@@ -210,10 +223,6 @@ def compile_rules(loaded: LoadedRules) -> CompiledGame:
     from kbsim.engine.powers import compile_character
 
     m = loaded.model
-    if m.family != "rows":
-        from kbsim.engine.market import compile_market
-
-        return compile_market(loaded)
     vals = range(m.cards.values.min, m.cards.values.max + 1)
     seq = m.table.rows.sequence
     suits = m.cards.suits

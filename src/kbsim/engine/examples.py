@@ -15,11 +15,12 @@ from pathlib import Path
 from pydantic import Field, ValidationError
 
 from kbsim.engine.compiled import compile_rules
+from kbsim.engine.families import family
 from kbsim.engine.moves import IllegalMove
 from kbsim.engine.notation import NotationError, format_cards, parse_cards, parse_move
 from kbsim.engine.state import GameState
 from kbsim.engine.turn import Turn
-from kbsim.rules.loader import RulesError, format_validation, load_rules, read_document
+from kbsim.rules.loader import LoadedRules, RulesError, format_validation, load_rules, read_document
 from kbsim.rules.schema import Example, Strict
 
 
@@ -197,10 +198,11 @@ def run_examples(rule_file: Path | str, examples: list[Example] | None = None) -
         RulesError: the rule file itself cannot be loaded.
     """
     loaded = load_rules(str(rule_file))
-    if loaded.model.family != "rows":
-        from kbsim.engine.market import run_market_examples
+    return family(loaded.model.family).run_examples(loaded, examples)
 
-        return run_market_examples(loaded, examples)
+
+def run_rows_examples(loaded: LoadedRules, examples: list[Example] | None = None) -> list[ExampleResult]:
+    """Run ``examples`` (default: the rule file's own, characters' included) of a loaded rows rule file."""
     if examples is not None:
         return [run_example(loaded.source, ex) for ex in examples]
     out = [run_example(loaded.source, ex) for ex in loaded.model.examples]

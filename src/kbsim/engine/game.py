@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from kbsim.engine.compiled import CompiledGame
+from kbsim.engine.families import family_of
 from kbsim.engine.moves import Move
 from kbsim.engine.state import GameState, deal
 from kbsim.engine.turn import DONE, Turn, can_progress
@@ -115,9 +116,25 @@ def _hand_seed(seed: int, hand: int) -> int:
     return seed if hand == 0 else (seed * 1_000_003 + hand) % (1 << 63)
 
 
-def play_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
-              log: bool = False) -> GameResult:
-    """Play one game to its end: one hand, or a match of hands where the rules score hands.
+def play_game(game, bots: list, seed: int, *, check: bool = False, log: bool = False):
+    """Play one game of any engine family with the family's game loop (from :mod:`kbsim.engine.families`).
+
+    Args:
+        game: a compiled game of any family.
+        bots: one bot per seat, of that family.
+        seed: the game's seed (an int >= 0).
+        check: verify the invariants after every move.
+        log: keep the move log in the result.
+
+    Returns:
+        The family's result (a :class:`GameResult` for the rows family).
+    """
+    return family_of(game).play(game, bots, seed, check=check, log=log)
+
+
+def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
+                   log: bool = False) -> GameResult:
+    """Play one game of the rows family to its end: one hand, or a match of hands where the rules score hands.
 
     Args:
         game: compiled rules.
@@ -139,10 +156,6 @@ def play_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
     n = len(bots)
     if not game.min_players <= n <= game.max_players:
         raise ValueError(f"{game.game} is played by {game.min_players}-{game.max_players} players, not {n}")
-    if game.family != "rows":
-        from kbsim.engine.market import play_market_game
-
-        return play_market_game(game, bots, seed, check=check, log=log)
     if not game.match_target:
         return play_hand(game, bots, seed, game.first_seat % n, check=check, log=log)
     totals = [0] * n

@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from kbsim.rules.families import rule_model
 from kbsim.rules.schema import RuleFile
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -122,11 +123,7 @@ def validate_document(doc: dict[str, Any], source: Path | str, rule_file: Path |
     Raises:
         RulesError: one line per problem: ``FILE: field.path: message (got VALUE)``.
     """
-    model = RuleFile
-    if doc.get("family") == "market":
-        from kbsim.rules.market_schema import MarketRuleFile
-
-        model = MarketRuleFile
+    model = rule_model(doc.get("family"))
     where = rule_file if rule_file is not None else (source if isinstance(source, Path) else None)
     try:
         return model.model_validate(doc, context={"source": where})

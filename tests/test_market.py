@@ -349,7 +349,7 @@ def test_games_conserve_cards_and_end(players, bots, variant, seed):
     assert len(r.scores) == players and min(r.scores) >= 0
     assert r.winners and all(0 <= w < players for w in r.winners)
     assert all(r.scores[w] == max(r.scores) for w in r.winners)
-    assert sum(r.cards_left) + sum(r.cards_laid) <= 58 + 12
+    assert sum(r.cards_held) + sum(r.wagons_spent) <= 58 + 12
 
 
 # ------------------------------------------------------------------ a replaceable card table

@@ -1760,7 +1760,7 @@ def _docstring_meanings(doc: str) -> dict[str, str]:
 
 
 class RecordsDirective(SphinxDirective):
-    """``{kbsim-records}``: the columns of a records file, from :data:`kbsim.sim.records.SCHEMA`.
+    """``{kbsim-records}``: the columns of a records file, from :data:`kbsim.sim.records.ALL_FIELDS`.
 
     A column's meaning is its field metadata ``description`` when present, else the
     line of the module docstring's table that names it; a column with neither warns.
@@ -1771,7 +1771,7 @@ class RecordsDirective(SphinxDirective):
 
         meanings = _docstring_meanings(records.__doc__ or "")
         rows = []
-        for f in records.SCHEMA:
+        for f in records.ALL_FIELDS:  # every family's columns; the meaning names the family
             meta = f.metadata or {}
             meaning = meta.get(b"description", b"").decode() or meanings.get(f.name, "")
             if not meaning:
@@ -1869,7 +1869,8 @@ class SchemaDirective(SphinxDirective):
             title = f"The {family} family"
             fam += nodes.title(title, title)
             self.state.document.note_explicit_target(fam, fam)
-            fam += para(f"Rule files with `family: {family}`" + (" (or no `family`)" if not root.model_fields["family"].is_required() else "")
+            optional = not root.model_fields["family"].is_required()
+            fam += para(f"Rule files with `family: {family}`" + (" (or no `family`)" if optional else "")
                         + ". The root of such a file is ", local_ref(anchors[root], code(root.__name__)),
                         "; models already described above are linked, not repeated.")
             for cls in models:

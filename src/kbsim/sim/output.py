@@ -25,7 +25,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from kbsim.sim.records import SCHEMA, publish, read_metadata, to_table, write_parquet
+from kbsim.sim.records import SCHEMA, publish, read_metadata, records_metadata, to_table, write_parquet
 
 
 class OutputError(Exception):
@@ -138,7 +138,9 @@ class RunOutput:
         """Stream every chunk into the final file (atomically) and remove the staging folder."""
         if self.complete:
             return
-        schema = SCHEMA.with_metadata({f"kbsim.{k}": json.dumps(v, sort_keys=True) for k, v in self.meta.items()})
+        first = min(self.parts.glob("chunk-*.parquet"), default=None)  # the columns of the game's family
+        schema = (pq.read_schema(first).remove_metadata() if first else SCHEMA).with_metadata(
+            records_metadata(self.meta))
         fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
         os.close(fd)
         try:

@@ -1,6 +1,9 @@
 """Per-game records: the schema, building them from results, Parquet I/O.
 
-One record (row) per game. Columns (documented in ``docs/records.md``):
+One record (row) per game: the common columns, then the columns the game's engine
+family declares (:attr:`kbsim.engine.families.Family.record_columns`), in the order
+below. Family ``rows`` (Kingsbridge, King's Corners) and ``market`` (Continental
+Express) columns are marked; the others are common. Documented in ``docs/guide/records.md``.
 
 =================  ==============  ===================================================
 column             type            meaning
@@ -16,23 +19,28 @@ bots               list<string>    bot name per seat
 winners            list<int8>      winning seats; several for a shared win; empty if none
 end_reason         string          ``won``, ``stalemate`` or ``turn_limit``
 turns              int32           turns played, all seats together
-cards_left         list<int16>     cards held per seat at the end (hand + draw pile)
-cards_laid         list<int16>     hand cards laid per seat
-exchanges          list<int16>     exchange turns per seat
-passes             list<int16>     pass turns per seat
-rebuilds           list<int16>     rebuilds per seat
-rows_completed     int16           rows completed during the game
-minus_cards        list<int16>     cards put on the minus pile per seat (solo/cooperative)
-score              int16 (null)    team score (solo/cooperative), null in a race
+cards_left         list<int16>     rows: cards held per seat at the end (hand + draw pile)
+cards_laid         list<int16>     rows: hand cards laid per seat
+exchanges          list<int16>     rows: exchange turns per seat
+passes             list<int16>     turns per seat in which the seat laid (rows) or took (market) no card
+rebuilds           list<int16>     rows: rebuilds per seat
+rows_completed     int16           rows: rows completed during the game
+minus_cards        list<int16>     rows: cards put on the minus pile per seat (solo/cooperative)
+score              int16 (null)    rows: team score (solo/cooperative), null in a race
 character_plays    list<struct>    ``{seat, character, plays}`` per seat and character played
-penalties          list<int16>     penalty totals per seat (games that score hands), else empty
+penalties          list<int16>     rows: penalty totals per seat (games that score hands), else empty
 hands              int16           hands played (1 unless the rules play a match)
-blocked_hands      int16           hands that ended blocked (stalemate) within the game
+blocked_hands      int16           rows: hands that ended blocked (stalemate) within the game
 scores             list<int16>     final points per seat (games scored by points), else empty
+cards_held         list<int16>     market: market cards (wagons and currency) held per seat at the end
+wagons_spent       list<int16>     market: wagons spent on objectives per seat
+objectives         list<int16>     market: objectives claimed per seat
+characters_lost    int16           market: characters taken that could not act
 =================  ==============  ===================================================
 
-The Parquet file's key-value metadata holds ``kbsim.version`` and
-``kbsim.run`` (the run's parameters as JSON).
+The Parquet file's key-value metadata holds ``kbsim.version``, ``kbsim.run``
+(the run's parameters as JSON) and ``kbsim.records_schema``
+(:data:`RECORDS_SCHEMA_VERSION`, bumped whenever columns change).
 """
 
 from __future__ import annotations
@@ -46,7 +54,15 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-SCHEMA = pa.schema([
+from kbsim.engine.families import FAMILIES
+
+#: Version of the record columns; bumped whenever a column is added, removed or changes meaning.
+#: 1: one set of columns for every game. 2: common columns plus the family's own (market games no longer
+#: write the rows family's columns).
+RECORDS_SCHEMA_VERSION = 2
+
+#: Every record column, in file order.
+ALL_FIELDS = pa.schema([
     ("run_id", pa.string()),
     ("game_index", pa.int64()),
     ("seed", pa.int64()),
@@ -72,22 +88,61 @@ SCHEMA = pa.schema([
     ("hands", pa.int16()),
     ("blocked_hands", pa.int16()),
     ("scores", pa.list_(pa.int16())),
+    ("cards_held", pa.list_(pa.int16())),
+    ("wagons_spent", pa.list_(pa.int16())),
+    ("objectives", pa.list_(pa.int16())),
+    ("characters_lost", pa.int16()),
 ])
+
+
+def family_columns() -> dict[str, set[str]]:
+    """Column name -> the engine families that declare it (the common columns are not listed)."""
+    out: dict[str, set[str]] = {}
+    for name, fam in FAMILIES.items():
+        for col, _ in fam.record_columns:
+            out.setdefault(col, set()).add(name)
+    return out
+
+
+def schema_for(family: str = "rows") -> pa.Schema:
+    """The record schema of games of an engine family: the common columns and the family's own.
+
+    Raises:
+        KeyError: unknown family.
+    """
+    own = {c for c, _ in FAMILIES[family].record_columns}
+    declared = family_columns()
+    return pa.schema([f for f in ALL_FIELDS if f.name not in declared or f.name in own])
+
+
+#: The record schema of the rows family (Kingsbridge, King's Corners).
+SCHEMA = schema_for("rows")
 COLUMNS = SCHEMA.names
 
 
-def empty_columns() -> dict[str, list]:
-    """A dict of empty lists, one per record column (the in-memory record batch)."""
-    return {name: [] for name in COLUMNS}
+def empty_columns(family: str = "rows") -> dict[str, list]:
+    """A dict of empty lists, one per record column of ``family`` (the in-memory record batch)."""
+    return {name: [] for name in schema_for(family).names}
+
+
+def records_metadata(metadata: dict[str, Any] | None = None) -> dict[str, str]:
+    """The Parquet key-value metadata of a records file: ``metadata`` JSON-encoded under ``kbsim.*``, and
+    ``kbsim.records_schema``."""
+    meta = {"records_schema": RECORDS_SCHEMA_VERSION} | dict(metadata or {})
+    return {f"kbsim.{k}": json.dumps(v, sort_keys=True) for k, v in meta.items()}
 
 
 def to_table(columns: dict[str, list], metadata: dict[str, Any] | None = None) -> pa.Table:
-    """Build an Arrow table with :data:`SCHEMA` from column lists; ``metadata`` values are JSON-encoded."""
-    table = pa.Table.from_pydict(columns, schema=SCHEMA)
-    if metadata:
-        table = table.replace_schema_metadata({f"kbsim.{k}": json.dumps(v, sort_keys=True)
-                                               for k, v in metadata.items()})
-    return table
+    """Build an Arrow table from column lists (the columns of one family, see :func:`schema_for`).
+
+    ``metadata`` values are JSON-encoded (see :func:`records_metadata`).
+
+    Raises:
+        KeyError: a column that is not a record column.
+    """
+    fields = {f.name: f for f in ALL_FIELDS}
+    schema = pa.schema([fields[name] for name in columns])
+    return pa.Table.from_pydict(columns, schema=schema).replace_schema_metadata(records_metadata(metadata))
 
 
 def publish(tmp: str | Path, final: Path) -> None:

@@ -19,6 +19,7 @@ from multiprocessing import get_context
 
 from kbsim.bots import make_bot
 from kbsim.engine.compiled import CompiledGame
+from kbsim.engine.families import family_of
 from kbsim.engine.game import play_game
 from kbsim.sim.records import empty_columns
 from kbsim.sim.seeding import game_seed
@@ -72,7 +73,7 @@ def default_chunk_size(games: int, workers: int) -> int:
 def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
     """Play the games of ``chunk`` and return their records as column lists."""
     g = spec.game
-    cols = empty_columns()
+    cols = empty_columns(g.family)
     options = json.dumps(g.options, sort_keys=True)
     bots_list = list(spec.bots)
     run_id = spec.run_id
@@ -91,20 +92,13 @@ def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
         cols["winners"].append(list(r.winners))
         cols["end_reason"].append(r.end_reason)
         cols["turns"].append(r.turns)
-        cols["cards_left"].append(r.cards_left)
-        cols["cards_laid"].append(r.cards_laid)
-        cols["exchanges"].append(r.exchanges)
         cols["passes"].append(r.passes)
-        cols["rebuilds"].append(r.rebuilds)
-        cols["rows_completed"].append(r.rows_completed)
-        cols["minus_cards"].append(r.minus_cards)
-        cols["score"].append(r.score)
         cols["character_plays"].append([{"seat": seat, "character": key, "plays": k}
                                         for (seat, key), k in sorted(r.character_plays.items())])
-        cols["penalties"].append(r.penalties)
         cols["hands"].append(r.hands)
         cols["scores"].append(r.scores)
-        cols["blocked_hands"].append(sum(1 for e in r.hand_ends if e == "stalemate"))
+        for name, value in family_of(g).record_values(r).items():  # the family's own columns
+            cols[name].append(value)
     return cols
 
 
@@ -248,7 +242,7 @@ def run_games(spec: RunSpec, backend: Backend, chunk_size: int | None = None,
 
     run_chunks(spec, backend, plan_chunks(spec.games, size), keep)
     done.sort(key=lambda item: item[0])
-    out = empty_columns()
+    out = empty_columns(spec.game.family)
     for _, cols in done:
         for k, v in cols.items():
             out[k].extend(v)

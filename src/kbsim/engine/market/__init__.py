@@ -57,7 +57,14 @@ from kbsim.engine.market.compiled import (
     compile_market,
 )
 from kbsim.engine.market.examples import run_market_example, run_market_examples
-from kbsim.engine.market.game import MarketPlay, final_points, play_market_game, replay_market_log, winners_of
+from kbsim.engine.market.game import (
+    MarketPlay,
+    MarketResult,
+    final_points,
+    play_market_game,
+    replay_market_log,
+    winners_of,
+)
 from kbsim.engine.market.movegen import legal_moves
 from kbsim.engine.market.moves import CHOOSE, CLAIM, DONE, END, RESOLVE, TAKE, Move
 from kbsim.engine.market.notation import MarketNotationError, format_market_move, parse_market_move
@@ -67,7 +74,7 @@ from kbsim.engine.market.turn import MarketTurn
 
 __all__ = ["CHARACTER", "CHOOSE", "CLAIM", "CURRENCY", "DONE", "END", "EVENT", "GAP", "HIDDEN", "OPS", "RESOLVE",
            "ROLE_NAMES", "SWAP_WAGONS", "TAKE", "TAKE_CURRENCY", "TAKE_FREE", "TAKE_TOKEN", "WAGON", "Contract", "Kind",
-           "MarketGame", "MarketNotationError", "MarketPlay", "MarketState", "MarketTurn", "Move", "Objective",
-           "Pattern", "check_state", "claim_cost", "compile_market", "final_points", "format_market_move",
-           "legal_moves", "new_state", "parse_market_move", "pattern_points", "play_market_game", "replay_market_log",
-           "run_market_example", "run_market_examples", "winners_of"]
+           "MarketGame", "MarketNotationError", "MarketPlay", "MarketResult", "MarketState", "MarketTurn", "Move",
+           "Objective", "Pattern", "check_state", "claim_cost", "compile_market", "final_points",
+           "format_market_move", "legal_moves", "new_state", "parse_market_move", "pattern_points",
+           "play_market_game", "replay_market_log", "run_market_example", "run_market_examples", "winners_of"]

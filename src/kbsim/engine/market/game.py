@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from kbsim.engine.game import STALEMATE, TURN_LIMIT, WON, GameResult, bot_seed
+from kbsim.engine.game import STALEMATE, TURN_LIMIT, WON, bot_seed
 from kbsim.engine.market.compiled import MarketGame
 from kbsim.engine.market.moves import CHOOSE, DONE, TAKE
 from kbsim.engine.market.notation import format_market_move
@@ -44,6 +44,47 @@ def winners_of(g: MarketGame, points: list[dict[str, int]]) -> tuple[int, ...]:
         if len(seats) == 1:
             break
     return tuple(seats)
+
+
+@dataclass
+class MarketResult:
+    """The outcome and per-seat statistics of one market game.
+
+    Attributes:
+        winners: winning seats (several for a shared win; empty at the turn limit).
+        end_reason: ``won``, ``stalemate`` or ``turn_limit``.
+        turns: turns played (all seats together; the contract choices are not turns).
+        passes: per seat, turns in which the seat took no card.
+        scores: per seat, final points (:func:`final_points`).
+        cards_held: per seat, market cards (wagons and currency) held at the end.
+        wagons_spent: per seat, wagons spent on claimed objectives.
+        objectives: per seat, objectives claimed.
+        characters_lost: characters taken that could not act.
+        character_plays: (seat, character key) -> times it acted.
+        hands: always 1 (a market game is one hand).
+        hand_ends: ``[end_reason]``.
+        log: ``(seat, [moves])`` per entry when logging was asked for (the contract choices first).
+    """
+
+    winners: tuple[int, ...]
+    end_reason: str
+    turns: int
+    passes: list[int]
+    scores: list[int]
+    cards_held: list[int]
+    wagons_spent: list[int]
+    objectives: list[int]
+    characters_lost: int = 0
+    character_plays: dict = field(default_factory=dict)
+    hands: int = 1
+    hand_ends: list[str] = field(default_factory=list)
+    log: list | None = None
+
+
+def record_values(result: MarketResult) -> dict[str, Any]:
+    """The market family's record columns of one game (see :mod:`kbsim.sim.records`)."""
+    return {"cards_held": result.cards_held, "wagons_spent": result.wagons_spent, "objectives": result.objectives,
+            "characters_lost": result.characters_lost}
 
 
 @dataclass
@@ -112,7 +153,7 @@ class MarketPlay:
 
 
 def play_market_game(game: MarketGame, bots: list, seed: int, *, check: bool = False,
-                     log: bool = False) -> GameResult:
+                     log: bool = False) -> MarketResult:
     """Play one game of a market rule set from setup to the final score.
 
     Rule implemented: setup (contracts dealt and chosen by the bots, then the market
@@ -128,11 +169,8 @@ def play_market_game(game: MarketGame, bots: list, seed: int, *, check: bool = F
         log: keep the move log (``(seat, [moves])``; the contract choices come first).
 
     Returns:
-        A :class:`~kbsim.engine.game.GameResult`: ``scores`` holds each seat's final
-        points; ``winners`` is empty at the turn limit; ``cards_left`` counts the
-        market cards (wagons and currency) each seat holds at the end,
-        ``cards_laid`` the wagons it spent on objectives, ``passes`` its turns
-        without a card; exchanges, rebuilds and minus cards are zeros.
+        A :class:`MarketResult`: ``scores`` holds each seat's final points;
+        ``winners`` is empty at the turn limit.
 
     Raises:
         ValueError: player count outside the rules' range.
@@ -185,11 +223,10 @@ def play_market_game(game: MarketGame, bots: list, seed: int, *, check: bool = F
     for s in range(n):
         spent[s] = sum(sum(k for _, k in game.objectives[o].needs) for o in st.claimed[s])
     held = [sum(st.wagons[s]) + st.currency[s] for s in range(n)]
-    zeros = [0] * n
-    return GameResult(winners=winners, end_reason=play.reason, turns=play.turns, cards_left=held,
-                      cards_laid=spent, exchanges=list(zeros), passes=play.passes, rebuilds=list(zeros),
-                      rows_completed=0, minus_cards=list(zeros), character_plays=dict(play.char_plays),
-                      scores=[p["total"] for p in points], hands=1, hand_ends=[play.reason], log=moves_log)
+    return MarketResult(winners=winners, end_reason=play.reason, turns=play.turns, passes=play.passes,
+                        scores=[p["total"] for p in points], cards_held=held, wagons_spent=spent,
+                        objectives=[len(c) for c in st.claimed], characters_lost=play.lost,
+                        character_plays=dict(play.char_plays), hands=1, hand_ends=[play.reason], log=moves_log)
 
 
 def replay_market_log(game: MarketGame, players: int, seed: int, log: list) -> list[dict[str, Any]]:

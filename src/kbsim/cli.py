@@ -245,8 +245,9 @@ def run(
 
     pf = pq.ParquetFile(out_path)
     for i in range(pf.num_row_groups):
-        summary.add(pf.read_row_group(i, columns=["game_index", "players", "winners", "end_reason",
-                                                    "turns", "score", "hands"]).to_pydict())
+        summary.add(pf.read_row_group(i, columns=[c for c in ["game_index", "players", "winners", "end_reason", "turns",
+                                                                "score", "hands"] if c in pf.schema_arrow.names]
+                                      ).to_pydict())
     result = summary.result(seconds if todo else None)
     result.update({"game": g.game, "variant": g.variant, "options": loaded.changed, "bots": bot_names,
                    "seed": seed, "out": str(out_path), "workers": be.workers, "backend": be.name,

@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
 
+from kbsim.rules.files import RulesError, _shipped_dir, format_validation, read_document
 from kbsim.rules.schema import Clarification, Option, Players, Strict, Summary, Variant, check_option_references
 
 Key = Field(pattern=r"^[a-z][a-z0-9-]*$", description="Identifier (lower case, digits, `-`).")
@@ -598,8 +599,6 @@ def resolve_card_table(ref: str, rule_file: Path | None) -> Path:
     Raises:
         kbsim.rules.loader.RulesError: no such file.
     """
-    from kbsim.rules.loader import RulesError, _shipped_dir
-
     p = Path(ref)
     candidates = [p] if p.is_absolute() else []
     if not p.is_absolute():
@@ -623,8 +622,6 @@ def load_card_table(path: Path) -> CardTable:
         kbsim.rules.loader.RulesError: unreadable, not YAML, or not a card table; each line names the table file
             and the field.
     """
-    from kbsim.rules.loader import RulesError, format_validation, read_document
-
     try:
         st = path.stat()
     except OSError as e:

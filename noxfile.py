@@ -17,9 +17,11 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Ruff lint of the package, tests and this file."""
-    session.install("ruff")
+    """Ruff lint of the package, tests and this file; the import contracts of pyproject.toml (import-linter)."""
+    session.install("ruff", "import-linter")
     session.run("ruff", "check", "src", "tests", "noxfile.py", "benchmarks")
+    session.install("-e", ".")
+    session.run("lint-imports")
 
 
 @nox.session

@@ -574,8 +574,6 @@ class MarketRuleFile(Strict):
                 problems.append(f"contracts: {len(table.contracts)} contracts cannot deal {self.contracts.dealt} to "
                                 f"each of {self.players.max} players")
         if problems:
-            from kbsim.rules.loader import RulesError
-
             if rule_file is not None:  # a table written inside the rule file
                 raise RulesError([f"{rule_file}: {where}.{p}" for p in problems])
             raise RulesError([f"{where}: {p}" for p in problems])

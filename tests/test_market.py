@@ -477,3 +477,29 @@ def test_a_taken_character_acts_before_its_line_refills():
     assert [r.ok for r in got] == [False, False]
     assert "seat 0 wagons tanker != expected boxcar" in got[0].message
     assert "seat 0 wagons coach != expected boxcar" in got[1].message
+
+
+def test_a_new_power_is_one_registry_entry(monkeypatch):
+    """A character power is one entry of ``POWERS``: move generation, the turn and the notation find it there."""
+    from dataclasses import replace
+
+    from kbsim.engine.market import powers
+
+    def gift_moves(g, st, seat):
+        return [Move("gift", s) for s in range(st.players) if s != seat] if st.currency[seat] else []
+
+    def gift(turn, move):
+        turn.state.currency[turn.seat] -= 1
+        turn.state.currency[move.a] += 1
+
+    monkeypatch.setitem(powers.POWERS, "gift", powers.Power("gift", "gift", ("seat",), gift_moves, gift))
+    g = ce()
+    g = replace(g, kinds=tuple(replace(k, op="gift") if k.op == "take_token" else k for k in g.kinds))
+    gifts = 0
+    for seed in range(30):
+        r = play_game(g, [make_bot("random", "market") for _ in range(3)], seed, check=True, log=True)
+        for _, moves in r.log:
+            for m in moves:
+                assert parse_market_move(format_market_move(m, g), g) == m
+                gifts += m.op == "gift"
+    assert gifts > 0

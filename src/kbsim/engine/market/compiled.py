@@ -12,8 +12,9 @@ HIDDEN = -2
 
 WAGON, CURRENCY, CHARACTER, EVENT = 0, 1, 2, 3
 ROLE_NAMES = ("wagon", "currency", "character", "event")
-TAKE_FREE, TAKE_CURRENCY, SWAP_WAGONS, TAKE_TOKEN = 0, 1, 2, 3
-OPS = {"take_free": TAKE_FREE, "take_currency": TAKE_CURRENCY, "swap_wagons": SWAP_WAGONS, "take_token": TAKE_TOKEN}
+# the character powers' names (rule files' ``effect.op``); what each does is in kbsim.engine.market.powers
+TAKE_FREE, TAKE_CURRENCY, SWAP_WAGONS, TAKE_TOKEN = "take_free", "take_currency", "swap_wagons", "take_token"
+OPS = (TAKE_FREE, TAKE_CURRENCY, SWAP_WAGONS, TAKE_TOKEN)
 
 
 # ------------------------------------------------------------------ compiled rules
@@ -26,7 +27,8 @@ class Kind:
         role: ``WAGON``, ``CURRENCY``, ``CHARACTER`` or ``EVENT``.
         count: copies in the game.
         wild: a wagon kind that stands for any wagon when claiming.
-        op: the effect operation of a character (``TAKE_FREE``...), else -1.
+        op: the power of a character (its rule file's ``effect.op``, a key of
+            :data:`kbsim.engine.market.powers.POWERS`), else "".
         reset: what an event resets (``objectives`` or ``market``), else "".
         to: where an event sends the cleared cards (``deck_bottom`` or ``box``).
     """
@@ -36,7 +38,7 @@ class Kind:
     role: int
     count: int
     wild: bool = False
-    op: int = -1
+    op: str = ""
     reset: str = ""
     to: str = ""
 
@@ -198,7 +200,7 @@ def compile_market(loaded: LoadedRules, table: Any = None) -> MarketGame:
     n_wagons = len(kinds)
     kinds.append(Kind(m.currency.key, m.currency.name, CURRENCY, m.currency.cards))
     for key, ch in m.characters.items():
-        kinds.append(Kind(key, ch.name, CHARACTER, table.characters.get(key, 0), op=OPS[ch.effect.op]))
+        kinds.append(Kind(key, ch.name, CHARACTER, table.characters.get(key, 0), op=ch.effect.op))
     for key, ev in m.events.items():
         kinds.append(Kind(key, ev.name, EVENT, ev.count, reset=ev.effect.reset, to=ev.effect.to))
     index = {k.key: i for i, k in enumerate(kinds)}

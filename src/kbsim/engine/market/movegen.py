@@ -6,35 +6,29 @@ anything that needs the legal moves without a turn object.
 
 from __future__ import annotations
 
-from kbsim.engine.market.compiled import SWAP_WAGONS, TAKE_CURRENCY, TAKE_FREE, MarketGame
+from kbsim.engine.market.compiled import MarketGame
 from kbsim.engine.market.moves import CHOOSE, CLAIM, END, RESOLVE, TAKE, Move
+from kbsim.engine.market.powers import POWERS, face_up_takes
 from kbsim.engine.market.state import MarketState, claim_cost
 
 
 def take_moves(g: MarketGame, st: MarketState, seat: int, free: bool) -> list[Move]:
     """Every ``take D P`` of a face-up card ``seat`` can pay for (any face-up card when ``free``)."""
+    if free:
+        return face_up_takes(st)
     budget = st.currency[seat]
     costs = g.costs
     return [Move("take", d, p) for d, line in enumerate(st.lines) for p, c in enumerate(line)
-            if c >= 0 and (free or costs[p] <= budget)]
+            if c >= 0 and costs[p] <= budget]
 
 
 def resolve_moves(g: MarketGame, st: MarketState, seat: int) -> list[Move]:
     """The ways the pending character (``st.pending[-1]``) can act for ``seat``; empty when it cannot act.
 
-    Rule implemented: the character's effect operation (``take_free``, ``take_currency``,
-    ``swap_wagons``, ``take_token``) as declared in the rule file.
+    Rule implemented: the character's power (``effect.op`` in the rule file), from
+    :data:`kbsim.engine.market.powers.POWERS`.
     """
-    op = g.kinds[st.pending[-1]].op
-    if op == TAKE_FREE:
-        return take_moves(g, st, seat, True)
-    if op == TAKE_CURRENCY:
-        return [Move("steal", s) for s in range(st.players) if s != seat and st.currency[s] > 0]
-    if op == SWAP_WAGONS:
-        mine = [k for k in g.wagon_kinds if st.wagons[seat][k] > 0]
-        return [Move("swap", k, s, j) for k in mine for s in range(st.players) if s != seat
-                for j in g.wagon_kinds if st.wagons[s][j] > 0]
-    return [Move("token", c) for c, n in enumerate(st.supply) if n > 0]
+    return POWERS[g.kinds[st.pending[-1]].op].moves(g, st, seat)
 
 
 def legal_moves(g: MarketGame, st: MarketState, seat: int, phase: str) -> list[Move]:

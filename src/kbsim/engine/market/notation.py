@@ -4,10 +4,31 @@ from __future__ import annotations
 
 from kbsim.engine.market.compiled import MarketGame
 from kbsim.engine.market.moves import END, Move
+from kbsim.engine.market.powers import POWERS
 
 
 class MarketNotationError(ValueError):
     """A move or card written in a way the market notation does not accept."""
+
+
+#: How each kind of move argument is written: kind -> (write(value, game), read(text, game)).
+ARGUMENTS = {
+    "line": (lambda v, g: str(v + 1), lambda x, g: int(x) - 1),
+    "place": (lambda v, g: str(v + 1), lambda x, g: int(x) - 1),
+    "seat": (lambda v, g: str(v), lambda x, g: int(x)),
+    "wagon": (lambda v, g: g.kinds[v].key, lambda x, g: g.kind_index(x)),
+    "company": (lambda v, g: g.companies[v], lambda x, g: g.company_index(x)),
+    "contract": (lambda v, g: g.contracts[v].key, lambda x, g: g.contract_index(x)),
+}
+_CORE = {"take": ("line", "place"), "end": (), "choose": ("contract",)}
+
+
+def move_forms() -> dict[str, tuple[str, ...]]:
+    """Every move form but ``claim``: verb -> argument kinds (the turn's moves, then each power's)."""
+    forms = dict(_CORE)
+    for p in POWERS.values():
+        forms.setdefault(p.verb, p.args)
+    return forms
 
 
 def parse_market_move(text: str, g: MarketGame) -> Move:
@@ -17,6 +38,8 @@ def parse_market_move(text: str, g: MarketGame) -> Move:
     objective N from 1, or an objective id), ``end``, ``choose CONTRACT``,
     ``steal SEAT``, ``swap MYWAGON SEAT THEIRWAGON``, ``token COMPANY``; seats from 0.
 
+    The character powers' forms come from :data:`kbsim.engine.market.powers.POWERS`.
+
     Raises:
         MarketNotationError: unknown form or name.
     """
@@ -24,42 +47,26 @@ def parse_market_move(text: str, g: MarketGame) -> Move:
     if not parts:
         raise MarketNotationError("empty move")
     op, args = parts[0].lower(), parts[1:]
+    forms = move_forms()
     try:
-        if op == "take" and len(args) == 2:
-            return Move("take", int(args[0]) - 1, int(args[1]) - 1)
         if op == "claim" and len(args) == 1:
             return Move("claim", int(args[0]) - 1) if args[0].isdigit() else Move("claim", -2, g.objective_index(
                 args[0]))
-        if op == "end" and not args:
-            return END
-        if op == "choose" and len(args) == 1:
-            return Move("choose", g.contract_index(args[0]))
-        if op == "steal" and len(args) == 1:
-            return Move("steal", int(args[0]))
-        if op == "swap" and len(args) == 3:
-            return Move("swap", g.kind_index(args[0]), int(args[1]), g.kind_index(args[2]))
-        if op == "token" and len(args) == 1:
-            return Move("token", g.company_index(args[0]))
+        if op in forms and len(args) == len(forms[op]):
+            if op == "end":
+                return END
+            return Move(op, *(ARGUMENTS[kind][1](x, g) for kind, x in zip(forms[op], args, strict=True)))
     except (KeyError, ValueError) as e:
         raise MarketNotationError(f"{text!r}: unknown name or number {e}") from None
-    raise MarketNotationError(f"{text!r}: expected take D P, claim N, end, choose ID, steal SEAT, "
-                              f"swap WAGON SEAT WAGON or token COMPANY")
+    shown = [" ".join([verb, *(k.upper() for k in kinds)]) for verb, kinds in forms.items()]
+    raise MarketNotationError(f"{text!r}: expected {', '.join(shown[:1] + ['claim N'] + shown[1:-1])} "
+                              f"or {shown[-1]}")
 
 
 def format_market_move(move: Move, g: MarketGame) -> str:
     """A move in the market notation (inverse of :func:`parse_market_move`)."""
     op = move.op
-    if op == "take":
-        return f"take {move.a + 1} {move.b + 1}"
     if op == "claim":
         return f"claim {move.a + 1}"
-    if op == "choose":
-        return f"choose {g.contracts[move.a].key}"
-    if op == "steal":
-        return f"steal {move.a}"
-    if op == "swap":
-        return f"swap {g.kinds[move.a].key} {move.b} {g.kinds[move.c].key}"
-    if op == "token":
-        return f"token {g.companies[move.a]}"
-    return op
-
+    kinds = move_forms().get(op, ())
+    return " ".join([op, *(ARGUMENTS[k][0](v, g) for k, v in zip(kinds, move[1:], strict=False))])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kbsim.engine.market.compiled import CHARACTER, CURRENCY, GAP, HIDDEN, WAGON, MarketGame
 from kbsim.engine.market.movegen import legal_moves, resolve_moves, take_moves
 from kbsim.engine.market.moves import CHOOSE, CLAIM, DONE, RESOLVE, TAKE, IllegalMove, Move
+from kbsim.engine.market.powers import POWERS
 from kbsim.engine.market.scoring import pattern_points
 from kbsim.engine.market.state import MarketState, claim_cost
 
@@ -87,9 +88,9 @@ class MarketTurn:
         """Contracts this seat may still choose from (``choose`` phase)."""
         return self.state.offered[self.seat]
 
-    def pending_op(self) -> int:
-        """The effect operation of the character being resolved (``resolve`` phase), else -1."""
-        return self.game.kinds[self.state.pending[-1]].op if self.state.pending else -1
+    def pending_op(self) -> str:
+        """The power (``effect.op``) of the character being resolved (``resolve`` phase), else ""."""
+        return self.game.kinds[self.state.pending[-1]].op if self.state.pending else ""
 
     def icon_counts(self, seat: int | None = None) -> tuple[int, ...]:
         """Icons per colour of ``seat`` (default: this seat)."""
@@ -160,20 +161,7 @@ class MarketTurn:
                 self._take(move.a, move.b, free=False)
         elif self.phase == RESOLVE:
             char = st.pending.pop()
-            if op == "take":
-                self._take(move.a, move.b, free=True)
-            elif op == "steal":
-                st.currency[me] += st.currency[move.a]
-                st.currency[move.a] = 0
-            elif op == "swap":
-                mine, other, theirs = move.a, move.b, move.c
-                st.wagons[me][mine] -= 1
-                st.wagons[other][mine] += 1
-                st.wagons[other][theirs] -= 1
-                st.wagons[me][theirs] += 1
-            else:
-                st.supply[move.a] -= 1
-                st.tokens[me][move.a] += 1
+            POWERS[g.kinds[char].op].act(self, move)
             st.box[char] += 1
             self.resolved.append(char)
             self._settle()

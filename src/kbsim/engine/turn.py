@@ -717,26 +717,44 @@ class Turn:
             return []
         out: list[Move] = []
         rows = self.rows
+        g = self.g
         cards = sorted(set(self.hand))
-        for card in cards:
-            for r in range(len(rows)):
-                if self.can_lay(card, r):
-                    out.append(Lay(card, r))
+        if self.m_equal or self.skips:
+            for card in cards:
+                for r in range(len(rows)):
+                    if self.can_lay(card, r):
+                        out.append(Lay(card, r))
+        else:
+            # the same test as can_lay without a modifier, inlined (this is the random bot's hot path):
+            # a card fits a row end when it differs from the end (or the joker's value) by a step
+            steps = g.steps
+            may_open = g.may_open
+            n_rows = len(rows)
+            for card in cards:
+                for r in range(n_rows):
+                    row = rows[r]
+                    if row:
+                        e = row[-1]
+                        if card - e in steps or (e < 0 and card + e in steps):
+                            out.append(Lay(card, r))
+                    elif may_open(card, r):
+                        out.append(Lay(card, r))
         if self.m_start:
             for card in cards:
                 for r in range(len(rows)):
                     if rows[r] and self._start_fits(rows[r][0], card):
                         out.append(LayStart(card, r))
-        for r in range(len(rows)):
-            for v in self.gaps(r):
-                if v in self.hand:
-                    out.append(FillGap(v, r))
+        if 2 * g.step in (g.row_diffs or g.steps):  # otherwise no row can hold a gap
+            for r in range(len(rows)):
+                for v in self.gaps(r):
+                    if v in self.hand:
+                        out.append(FillGap(v, r))
         if self.state.joker is not None:
             for row in rows:
                 for c in row:
                     if c < 0 and -c in self.hand:
                         out.append(Swap(-c))
-        for card in sorted(set(self.parked)):
+        for card in sorted(set(self.parked)) if self.state.parked[self.seat] else ():
             for r in range(len(rows)):
                 row = rows[r]
                 if (self._end_fits(row[-1], card) if row else self.g.may_open(card, r)):
@@ -756,6 +774,8 @@ class Turn:
         targets = (False, True) if (self.m_start and self.m_start_rb) else (False,)
         plain = not (self.m_equal or self.skips or self.m_start) and self.state.joker is None
         ends = [row[-1] if row else None for row in rows]
+        if plain and targets == (False,):
+            return self._plain_rebuild_moves(starts)
         for src in range(n):
             s = rows[src]
             length = len(s)
@@ -776,6 +796,58 @@ class Turn:
                         for ts in targets:
                             if self.can_rebuild(src, k, dst, fs, ts):
                                 out.append(Rebuild(src, k, dst, fs, ts))
+        return out
+
+    def _plain_rebuild_moves(self, starts: tuple[bool, ...]) -> list[Rebuild]:
+        """:meth:`rebuild_moves` without a modifier or joker in play: the same moves in the same order.
+
+        A segment fits a non-empty row exactly when its first card is that row's end plus a step, so the
+        rows each first card may go to are looked up in one dict (value -> rows, ascending) instead of
+        testing every segment against every row; empty rows still go through :meth:`can_rebuild`.
+        """
+        g = self.g
+        rows = self.rows
+        n = len(rows)
+        want: dict[int, list[int]] = {}
+        for dst in range(n):
+            row = rows[dst]
+            if row:
+                e = row[-1]
+                for d in g.steps:
+                    want.setdefault(e + d, []).append(dst)
+        empties = [dst for dst in range(n) if not rows[dst]] if g.rebuild_into_empty else []
+        out: list[Rebuild] = []
+        whole_only = g.rebuild_whole_only
+        from_start = True in starts
+        for src in range(n):
+            s = rows[src]
+            length = len(s)
+            if not length:
+                continue
+            if whole_only:
+                ks: range | tuple[int, ...] | list[int] = (length,)
+            elif empties or (from_start and s[0] in want):
+                ks = range(1, length + 1)
+            else:
+                # only segments whose first card some row end accepts (k ascending, as above)
+                common = want.keys() & s
+                if not common:
+                    continue
+                ks = [length - i for i in range(length - 1, -1, -1) if s[i] in common]
+            for k in ks:
+                for fs in starts:
+                    if fs and k == length:
+                        continue  # a whole row is already listed as an end segment
+                    first = s[0] if fs else s[length - k]
+                    cands = want.get(first)
+                    if empties:
+                        for dst in sorted((*(cands or ()), *empties)):
+                            if dst != src and (rows[dst] or self.can_rebuild(src, k, dst, fs, False)):
+                                out.append(Rebuild(src, k, dst, fs, False))
+                    elif cands:
+                        for dst in cands:
+                            if dst != src:
+                                out.append(Rebuild(src, k, dst, fs, False))
         return out
 
     def exchange_moves(self) -> list[Exchange]:

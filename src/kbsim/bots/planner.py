@@ -148,7 +148,10 @@ class PlannerBot(BaseBot):
         best, best_worth = None, base_worth
         per_key: dict[str, int] = {}
         tried: set = set()
-        for mv in turn.play_moves(limit=self.max_candidates * 8):
+        # one playable character: its first max_candidates plays are the only ones tried, so list no more
+        # (the engine lists plays depth-first, so they are the same plays in the same order)
+        limit = self.max_candidates * (8 if len(turn.available_characters()) > 1 else 1)
+        for mv in turn.play_moves(limit=limit):
             per_key[mv.key] = per_key.get(mv.key, 0) + 1
             if per_key[mv.key] > self.max_candidates:
                 continue

@@ -875,6 +875,8 @@ class Turn:
                     out.append(Play(key, prefix))
                     return
                 for a in ch.steps[i].choices(sb):
+                    if len(out) >= limit:
+                        return  # (no copy for a choice that could not be listed)
                     nxt = sb.clone()
                     try:
                         ch.steps[i].apply(nxt, a)

@@ -776,6 +776,23 @@ class Turn:
         ends = [row[-1] if row else None for row in rows]
         if plain and targets == (False,):
             return self._plain_rebuild_moves(starts)
+        # the first cards each non-empty row end accepts from a rebuild (the test of _end_fits, as sets)
+        raw_ok: list[set[int] | None] = []
+        abs_ok: list[set[int] | None] = []
+        st = g.step
+        for e in ends:
+            if e is None:
+                raw_ok.append(None)
+                abs_ok.append(None)
+                continue
+            a = abs(e)
+            raw_ok.append({e + d for d in steps})
+            ok = {a + d for d in steps}
+            if self.m_equal and self.m_equal_rb:
+                ok.add(a)
+            if self.skips and self.m_skip_rb and self.skip_lo <= a + st <= self.skip_hi:
+                ok.add(a + 2 * st)
+            abs_ok.append(ok)
         for src in range(n):
             s = rows[src]
             length = len(s)
@@ -794,6 +811,9 @@ class Turn:
                         if plain and ends[dst] is not None and first - ends[dst] not in steps:
                             continue
                         for ts in targets:
+                            if not ts and raw_ok[dst] is not None and first not in raw_ok[dst] \
+                                    and abs(first) not in abs_ok[dst]:
+                                continue  # (can_rebuild would refuse it)
                             if self.can_rebuild(src, k, dst, fs, ts):
                                 out.append(Rebuild(src, k, dst, fs, ts))
         return out

@@ -1005,6 +1005,8 @@ def progress_path(game: CompiledGame, rows: list[list[int]], held: set[int],
     seen = {tuple(sorted(tuple(r) for r in start))}
     frontier: list[tuple[list[list[int]], list[Rebuild]]] = [(start, [])]
     n_fixed = game.n_rows  # rows beyond these are extra rows: emptied, they vanish
+    # one scratch state for every trial turn below (a rebuild reads only n_fixed and the joker from it)
+    scratch = GameState(rows=[], hands=[[]], piles=[[]], discard=[], n_fixed=n_fixed)
     while frontier:
         board, path = frontier.pop()
         for i, r in enumerate(board):
@@ -1017,11 +1019,9 @@ def progress_path(game: CompiledGame, rows: list[list[int]], held: set[int],
             for a, b in zip(r, r[1:], strict=False):
                 if abs(b) - abs(a) == 2 * step and abs(a) + step in fillers:
                     return True, path
-        turn = Turn(game, board, [], [], [])
-        turn.state.n_fixed = n_fixed
+        turn = Turn(game, board, [], [], [], state=scratch)
         for mv in turn.rebuild_moves():
-            t = Turn(game, [list(r) for r in board], [], [], [])
-            t.state.n_fixed = n_fixed
+            t = Turn(game, [list(r) for r in board], [], [], [], state=scratch)
             t.rebuild(mv.src, mv.count, mv.dst, mv.from_start)
             key = tuple(sorted(tuple(r) for r in t.rows))
             if key not in seen:

@@ -29,7 +29,10 @@ from __future__ import annotations
 
 from kbsim.bots.base import BaseBot
 from kbsim.engine.moves import END_TURN, Move
-from kbsim.engine.turn import DONE, Turn, progress_path
+from kbsim.engine.turn import DONE, Turn, reachable_openings
+
+_MEMO = 256  # boards whose reachable openings the random bots keep (shared by every seat; a pure function of the board)
+_memo: dict = {}
 
 
 class RandomBot(BaseBot):
@@ -70,11 +73,32 @@ class RandomBot(BaseBot):
                 return moves
         return None
 
-    @staticmethod
-    def _reachable_lay(turn: Turn) -> bool:
-        """True unless the engine's exact search proves that no rebuilds lead to a board where a card can be laid."""
+    def _reachable_lay(self, turn: Turn) -> bool:
+        """True unless the engine's exact search proves that no rebuilds lead to a board where a card can be laid.
+
+        The same answer as :func:`~kbsim.engine.turn.progress_path` (see
+        :func:`~kbsim.engine.turn.reachable_openings`); what a board's reachable boards accept is kept for the
+        last boards seen by any seat (the board does not change during exchange turns), at most ``_MEMO``.
+        """
+        key = (id(turn.g), tuple(tuple(r) for r in turn.rows))
+        memo = _memo
+        hit = memo.get(key)
+        if hit is not None and hit[0] is turn.g:
+            found = hit[1]
+        else:
+            if len(memo) >= _MEMO:
+                memo.clear()
+            found = reachable_openings(turn.g, turn.rows)
+            memo[key] = (turn.g, found)
+        if found is None:
+            return True  # undecided: the search limit was reached
+        ends, empty, gaps = found
         hand = set(turn.hand)
-        return progress_path(turn.g, turn.rows, hand | set(turn.parked), hand)[0] is not False
+        held = hand | set(turn.parked)
+        g = turn.g
+        steps = g.steps
+        return any(v - e in steps for v in held for e in ends) or any(g.may_open(v, i) for i in empty for v in held) \
+            or any(v in gaps for v in hand)
 
     def play_turn(self, turn: Turn) -> None:
         rng = self.rng

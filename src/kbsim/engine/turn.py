@@ -976,12 +976,41 @@ class Turn:
         return t
 
 
+def _reachable_boards(game: CompiledGame, rows: list[list[int]]):
+    """The boards reachable from ``rows`` by rebuilds, depth-first, each canonical board once.
+
+    Yields ``(board, path)`` (the rows as lists, and the rebuilds that lead there from ``rows``), the start
+    first; yields ``(None, [])`` and stops once ``game.exact_search_limit`` boards have been seen. The
+    caller may stop early; ``rows`` is not changed.
+    """
+    start = [list(r) for r in rows]
+    seen = {tuple(sorted(tuple(r) for r in start))}
+    frontier: list[tuple[list[list[int]], list[Rebuild]]] = [(start, [])]
+    n_fixed = game.n_rows  # rows beyond these are extra rows: emptied, they vanish
+    # one scratch state for every trial turn below (a rebuild reads only n_fixed and the joker from it)
+    scratch = GameState(rows=[], hands=[[]], piles=[[]], discard=[], n_fixed=n_fixed)
+    while frontier:
+        board, path = frontier.pop()
+        yield board, path
+        turn = Turn(game, board, [], [], [], state=scratch)
+        for mv in turn.rebuild_moves():
+            t = Turn(game, [list(r) for r in board], [], [], [], state=scratch)
+            t.rebuild(mv.src, mv.count, mv.dst, mv.from_start)
+            key = tuple(sorted(tuple(r) for r in t.rows))
+            if key not in seen:
+                seen.add(key)
+                if len(seen) > game.exact_search_limit:
+                    yield None, []
+                    return
+                frontier.append((t.rows, [*path, mv]))
+
+
 def progress_path(game: CompiledGame, rows: list[list[int]], held: set[int],
                   fillers: set[int] | None = None) -> tuple[bool | None, list[Rebuild]]:
     """Search the boards reachable by rebuilds for one where a held card can be laid.
 
     Explores rebuild sequences depth-first over canonical boards (rows as a
-    sorted multiset). Progress is possible if an empty row can be opened by a
+    sorted multiset; :func:`_reachable_boards`). Progress is possible if an empty row can be opened by a
     held card (a completed row card is empty again; a completed extra row is
     gone), a held card continues a row end, or a filler card fills a gap.
 
@@ -1001,14 +1030,9 @@ def progress_path(game: CompiledGame, rows: list[list[int]], held: set[int],
         return False, []
     steps = game.steps
     step = game.step
-    start = [list(r) for r in rows]
-    seen = {tuple(sorted(tuple(r) for r in start))}
-    frontier: list[tuple[list[list[int]], list[Rebuild]]] = [(start, [])]
-    n_fixed = game.n_rows  # rows beyond these are extra rows: emptied, they vanish
-    # one scratch state for every trial turn below (a rebuild reads only n_fixed and the joker from it)
-    scratch = GameState(rows=[], hands=[[]], piles=[[]], discard=[], n_fixed=n_fixed)
-    while frontier:
-        board, path = frontier.pop()
+    for board, path in _reachable_boards(game, rows):
+        if board is None:
+            return None, []
         for i, r in enumerate(board):
             if not r:
                 if any(game.may_open(v, i) for v in held):
@@ -1019,17 +1043,36 @@ def progress_path(game: CompiledGame, rows: list[list[int]], held: set[int],
             for a, b in zip(r, r[1:], strict=False):
                 if abs(b) - abs(a) == 2 * step and abs(a) + step in fillers:
                     return True, path
-        turn = Turn(game, board, [], [], [], state=scratch)
-        for mv in turn.rebuild_moves():
-            t = Turn(game, [list(r) for r in board], [], [], [], state=scratch)
-            t.rebuild(mv.src, mv.count, mv.dst, mv.from_start)
-            key = tuple(sorted(tuple(r) for r in t.rows))
-            if key not in seen:
-                seen.add(key)
-                if len(seen) > game.exact_search_limit:
-                    return None, []
-                frontier.append((t.rows, [*path, mv]))
     return False, []
+
+
+def reachable_openings(game: CompiledGame, rows: list[list[int]]) -> tuple[frozenset, frozenset, frozenset] | None:
+    """What the boards reachable by rebuilds accept, over all of them: the whole search of :func:`progress_path`.
+
+    Returns:
+        ``(ends, empty, gaps)``: the absolute values of the row ends, the indices of empty rows and the
+        values missing in gaps, on any reachable board; so :func:`progress_path` finds progress for ``held``
+        and ``fillers`` exactly when some held ``v`` has ``v - e`` in ``game.steps`` for an ``e`` of ``ends``
+        or ``game.may_open(v, i)`` for an ``i`` of ``empty``, or some filler is in ``gaps``. None when the
+        search reached ``exact_search_limit`` (undecided). The answer depends on the board only, so callers
+        may keep it while the board does not change.
+    """
+    ends: set[int] = set()
+    empty: set[int] = set()
+    gaps: set[int] = set()
+    step = game.step
+    for board, _ in _reachable_boards(game, rows):
+        if board is None:
+            return None
+        for i, r in enumerate(board):
+            if not r:
+                empty.add(i)
+                continue
+            ends.add(abs(r[-1]))
+            for a, b in zip(r, r[1:], strict=False):
+                if abs(b) - abs(a) == 2 * step:
+                    gaps.add(abs(a) + step)
+    return frozenset(ends), frozenset(empty), frozenset(gaps)
 
 
 def can_progress(game: CompiledGame, rows: list[list[int]], held: set[int]) -> bool:

@@ -1061,6 +1061,7 @@ def reachable_openings(game: CompiledGame, rows: list[list[int]]) -> tuple[froze
     empty: set[int] = set()
     gaps: set[int] = set()
     step = game.step
+    gapped = 2 * step in (game.row_diffs or game.steps)  # otherwise no row can hold a gap
     for board, _ in _reachable_boards(game, rows):
         if board is None:
             return None
@@ -1069,7 +1070,7 @@ def reachable_openings(game: CompiledGame, rows: list[list[int]]) -> tuple[froze
                 empty.add(i)
                 continue
             ends.add(abs(r[-1]))
-            for a, b in zip(r, r[1:], strict=False):
+            for a, b in zip(r, r[1:], strict=False) if gapped else ():
                 if abs(b) - abs(a) == 2 * step:
                     gaps.add(abs(a) + step)
     return frozenset(ends), frozenset(empty), frozenset(gaps)

@@ -989,20 +989,24 @@ def _reachable_boards(game: CompiledGame, rows: list[list[int]]):
     n_fixed = game.n_rows  # rows beyond these are extra rows: emptied, they vanish
     # one scratch state for every trial turn below (a rebuild reads only n_fixed and the joker from it)
     scratch = GameState(rows=[], hands=[[]], piles=[[]], discard=[], n_fixed=n_fixed)
+    turn = Turn(game, [], [], [], [], state=scratch)  # lists the rebuilds of each board
+    trial = Turn(game, [], [], [], [], state=scratch)  # makes each rebuild on a copy of the board
     while frontier:
         board, path = frontier.pop()
         yield board, path
-        turn = Turn(game, board, [], [], [], state=scratch)
+        turn.rows = board
         for mv in turn.rebuild_moves():
-            t = Turn(game, [list(r) for r in board], [], [], [], state=scratch)
-            t.rebuild(mv.src, mv.count, mv.dst, mv.from_start)
-            key = tuple(sorted(tuple(r) for r in t.rows))
+            trial.rows = new = [list(r) for r in board]
+            trial.rebuilds = 0
+            trial.rebuild(mv.src, mv.count, mv.dst, mv.from_start)
+            trial.discard.clear()
+            key = tuple(sorted(tuple(r) for r in new))
             if key not in seen:
                 seen.add(key)
                 if len(seen) > game.exact_search_limit:
                     yield None, []
                     return
-                frontier.append((t.rows, [*path, mv]))
+                frontier.append((new, [*path, mv]))
 
 
 def progress_path(game: CompiledGame, rows: list[list[int]], held: set[int],

@@ -261,7 +261,7 @@ class GreedyBot(BaseBot):
             if True:
                 sb = turn.sandbox()
                 before = sum(len(p) for p in sb.state.piles) - len(sb.state.piles[sb.seat])
-                sb.play(mv.key, mv.args)
+                sb.play(mv.key, mv.args, listed=True)
                 given = sum(len(p) for p in sb.state.piles) - len(sb.state.piles[sb.seat]) - before
                 self._lay_phase(sb)
                 v = self._value(sb, given)

@@ -158,7 +158,7 @@ class PlannerBot(BaseBot):
             sb = turn.sandbox()
             piles = sb.state.piles
             before = sum(len(p) for p in piles) - len(piles[sb.seat])
-            sb.play(mv.key, mv.args)
+            sb.play(mv.key, mv.args, listed=True)
             given = sum(len(p) for p in piles) - len(piles[sb.seat]) - before
             outcome = (tuple(sorted(map(tuple, sb.rows))), tuple(sorted(sb.hand)), tuple(sorted(sb.parked)),
                        sb.laid, sb.phase, sb.m_start, sb.m_equal, sb.skips, given)

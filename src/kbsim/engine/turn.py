@@ -553,10 +553,12 @@ class Turn:
         self._after(Minus(tuple(cards)))
 
     # ----------------------------------------------------------------- characters
-    def play(self, key: str, args: tuple = ()) -> None:
+    def play(self, key: str, args: tuple = (), *, listed: bool = False) -> None:
         """Play character ``key`` with one argument tuple per step of its power.
 
-        The whole play is tried on a copy first, so an illegal argument changes nothing.
+        The whole play is tried on a copy first, so an illegal argument changes nothing; with ``listed``
+        (the play was listed by :meth:`play_moves` for this very position, as bots trying each listed play
+        on a sandbox do) that copy is skipped.
 
         Raises:
             IllegalMove: characters are off, one was already played this turn, ``key`` is not
@@ -569,8 +571,9 @@ class Turn:
         ch = self.g.character(key)
         if len(args) != len(ch.steps):
             raise IllegalMove(f"{key} takes {len(ch.steps)} argument group(s), got {len(args)}")
-        trial = self.clone()
-        trial._play_steps(key, ch, args)
+        if not listed:
+            trial = self.clone()
+            trial._play_steps(key, ch, args)
         self._play_steps(key, ch, args)
         if not self.g.chars_any_turn and self.phase == START:
             self.phase = LAYING

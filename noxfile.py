@@ -33,7 +33,8 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Games per second, single process, per bot and player count (see benchmarks/bench.py)."""
+    """Games and turns per second on one core per workload, as a ratio to ../shared/bench/baseline.py timed in
+    the same process (see benchmarks/bench.py and docs/performance.md); options after -- go to the script."""
     session.install("-e", ".")
     session.run("python", "benchmarks/bench.py", *session.posargs)
 

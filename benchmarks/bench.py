@@ -1,14 +1,27 @@
-"""Benchmark: games per second on one core, per bot and player count.
+"""Benchmark: kbsim games and turns per second on one core, as a ratio to the hand-coded reference.
 
-Usage: python benchmarks/bench.py [--games N] [--quick]
-Prints one line per configuration and, for greedy 4p, the wall time of the main
-job `kbsim run --players 4 --games 10000` (all cores, start-up included).
+Usage: python benchmarks/bench.py [--rounds R] [--scale S] [--quick] [--json] [--main-job]
+
+Every row of the table of issue #13 (4 players): kbsim greedy, random and planner in the base game, the
+complete game (``characters``), the rebuild variants, King's Corners and Continental Express. The reference
+is the hand-coded Kingsbridge base game ``../shared/bench/baseline.py`` (path relative to the repository);
+when it is present it is imported and timed in this same process, in rounds interleaved with kbsim's (kbsim
+batch, reference batch, kbsim batch, ...), so both see the same machine load. The ratio printed is kbsim's
+games per second divided by the reference's (greedy reference for every workload except ``random``, which is
+compared with the reference's random policy), the median over the rounds. Absolute figures move with the load
+of the machine; the ratios are what to compare. When the reference is absent only kbsim's figures are printed.
+
+Not a timed test: nothing here fails on a slow machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
+import os
+import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,54 +34,161 @@ from kbsim.engine.game import play_game
 from kbsim.rules import load_rules
 from kbsim.sim.seeding import game_seed
 
+REFERENCE = Path(__file__).resolve().parent.parent / ".." / "shared" / "bench" / "baseline.py"
 
-def games_per_second(game, bot: str, players: int, games: int, seed: int = 12345) -> float:
-    """Play ``games`` games in this process; return games per second (setup excluded)."""
-    seeds = [game_seed(seed, i) for i in range(games)]
+# (label, game, variants, bot, reference policy, games per round at scale 1)
+WORKLOADS = (
+    ("greedy base", "kingsbridge", (), "greedy", "greedy", 200),
+    ("random base", "kingsbridge", (), "random", "random", 10),
+    ("greedy characters", "kingsbridge", ("characters",), "greedy", "greedy", 10),
+    ("planner base", "kingsbridge", (), "planner", "greedy", 20),
+    ("planner rebuild-either-end", "kingsbridge", ("rebuild-either-end",), "planner", "greedy", 4),
+    ("planner rebuild-split", "kingsbridge", ("rebuild-split",), "planner", "greedy", 4),
+    ("planner characters", "kingsbridge", ("characters",), "planner", "greedy", 2),
+    ("greedy kings-corners", "kings-corners", (), "greedy", "greedy", 40),
+    ("greedy continental-express", "continental-express", (), "greedy", "greedy", 40),
+)
+
+
+def load_reference(path: Path = REFERENCE):
+    """The reference module ``baseline.py``, or None when the file is absent."""
+    if not path.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location("kbsim_bench_baseline", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class _TimedBot:
+    """Wraps a bot to record the wall time of each of its turns (seconds)."""
+
+    def __init__(self, bot, times: list[float]):
+        self._bot = bot
+        self._times = times
+
+    def __getattr__(self, name):
+        return getattr(self._bot, name)
+
+    def play_turn(self, turn) -> None:
+        t0 = time.perf_counter()
+        self._bot.play_turn(turn)
+        self._times.append(time.perf_counter() - t0)
+
+
+def kbsim_batch(game, bot: str, players: int, seeds: list[int], turn_times: list[float] | None = None):
+    """Play one game per seed; return (seconds, games, turns)."""
+    turns = 0
     t0 = time.perf_counter()
     for s in seeds:
-        play_game(game, [make_bot(bot) for _ in range(players)], s)
-    return games / (time.perf_counter() - t0)
+        bots = [make_bot(bot, game.family) for _ in range(players)]
+        if turn_times is not None:
+            bots = [_TimedBot(b, turn_times) for b in bots]
+        turns += play_game(game, bots, s).turns
+    return time.perf_counter() - t0, len(seeds), turns
+
+
+def reference_batch(ref, policy: str, players: int, games: int, rng: random.Random):
+    """Play ``games`` reference games; return (seconds, games, turns)."""
+    play = ref.play_greedy if policy == "greedy" else ref.play_random
+    deck = [v for v in range(1, 14) for _ in range(8)]
+    turns = 0
+    t0 = time.perf_counter()
+    for _ in range(games):
+        turns += play(players, rng, deck)[0]
+    return time.perf_counter() - t0, games, turns
+
+
+def run(rounds: int, scale: float, players: int, only: list[str] | None, seed: int = 12345) -> list[dict]:
+    """Measure every workload (see the module docstring); one dict per row of the table."""
+    ref = load_reference()
+    rows = []
+    for label, name, variants, bot, policy, per_round in WORKLOADS:
+        if only and not any(o in label for o in only):
+            continue
+        game = compile_rules(load_rules(name, list(variants)))
+        n = max(1, round(per_round * scale))
+        ref_n = max(20, round(n * (20 if policy == "greedy" else 30) * (1 if bot == "greedy" else 0.2)))
+        k_stats = [0.0, 0, 0]
+        r_stats = [0.0, 0, 0]
+        ratios, turn_ratios = [], []
+        times: list[float] = []
+        rng = random.Random(seed)
+        for rnd in range(rounds):
+            seeds = [game_seed(seed, rnd * n + i) for i in range(n)]
+            kt, kg, ktu = kbsim_batch(game, bot, players, seeds, times if bot == "planner" else None)
+            for i, v in enumerate((kt, kg, ktu)):
+                k_stats[i] += v
+            if ref is not None:
+                rt, rg, rtu = reference_batch(ref, policy, players, ref_n, rng)
+                for i, v in enumerate((rt, rg, rtu)):
+                    r_stats[i] += v
+                ratios.append((kg / kt) / (rg / rt))
+                turn_ratios.append((ktu / kt) / (rtu / rt))
+        row = {"workload": label, "players": players, "rounds": rounds, "games": k_stats[1],
+               "games_per_s": k_stats[1] / k_stats[0], "turns_per_s": k_stats[2] / k_stats[0],
+               "mean_turns": k_stats[2] / k_stats[1], "reference_policy": policy}
+        if ref is not None:
+            row.update(ref_games=r_stats[1], ref_games_per_s=r_stats[1] / r_stats[0],
+                       ref_turns_per_s=r_stats[2] / r_stats[0], ratio=statistics.median(ratios),
+                       turn_ratio=statistics.median(turn_ratios))
+        if times:
+            times.sort()
+            row.update(worst_turn_ms=times[-1] * 1000, p99_turn_ms=times[int(0.99 * (len(times) - 1))] * 1000)
+        rows.append(row)
+        if not _quiet:
+            print_row(row)
+    return rows
+
+
+_quiet = False
+
+
+def print_row(r: dict) -> None:
+    line = (f"{r['workload']:>28} {r['players']}p  {r['games']:5d} games  {r['games_per_s']:9.1f} games/s "
+            f"{r['turns_per_s']:9.0f} turns/s")
+    if "ratio" in r:
+        line += (f"  | ref {r['reference_policy']:>6} {r['ref_games_per_s']:8.0f} games/s {r['ref_turns_per_s']:8.0f}"
+                 f" turns/s  | ratio {r['ratio']:.4f} (turns {r['turn_ratio']:.4f})")
+    if "worst_turn_ms" in r:
+        line += f"  | worst turn {r['worst_turn_ms']:.1f} ms, p99 {r['p99_turn_ms']:.1f} ms"
+    print(line, flush=True)
 
 
 def main() -> None:
+    global _quiet
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=3000, help="greedy games per configuration")
-    ap.add_argument("--quick", action="store_true", help="fewer games, skip the main-job timing")
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds per workload (default 5)")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply the games per round (default 1)")
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--only", action="append", help="only workloads whose label contains this (repeatable)")
+    ap.add_argument("--quick", action="store_true", help="2 rounds at scale 0.3")
+    ap.add_argument("--main-job", action="store_true",
+                    help="also time the main job `kbsim run --players 4 --games 10000` (all cores, start-up included)")
     ap.add_argument("--json", action="store_true", help="print results as JSON")
     args = ap.parse_args()
-    n = 300 if args.quick else args.games
-    base = compile_rules(load_rules("kingsbridge"))
-    rows = []
-    for players in (2, 3, 4, 5):
-        rows.append({"bench": "greedy", "variant": "base", "players": players,
-                     "games_per_s": games_per_second(base, "greedy", players, n)})
-    rows.append({"bench": "random", "variant": "base", "players": 4,
-                 "games_per_s": games_per_second(base, "random", 4, max(20, n // 50))})
-    chars = compile_rules(load_rules("kingsbridge", ["characters"]))
-    rows.append({"bench": "greedy", "variant": "characters", "players": 4,
-                 "games_per_s": games_per_second(chars, "greedy", 4, max(20, n // 20))})
-    solo = compile_rules(load_rules("kingsbridge", ["solo"]))
-    rows.append({"bench": "greedy", "variant": "solo", "players": 1,
-                 "games_per_s": games_per_second(solo, "greedy", 1, max(20, n // 20))})
-    corners = compile_rules(load_rules("kings-corners"))
-    rows.append({"bench": "greedy", "variant": "kings-corners", "players": 4,
-                 "games_per_s": games_per_second(corners, "greedy", 4, max(20, n // 10))})
-    for r in rows:
-        if not args.json:
-            print(f"{r['bench']:>8} {r['variant']:>13} {r['players']}p  {r['games_per_s']:8.0f} games/s (1 core)")
-    if not args.quick:
+    if args.quick:
+        args.rounds, args.scale = 2, 0.3
+    _quiet = args.json
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    if not args.json:
+        print(f"reference: {REFERENCE.resolve() if REFERENCE.is_file() else 'ABSENT (' + str(REFERENCE) + ')'}")
+        print(f"load average at start: {load}; {os.cpu_count()} cores; rounds {args.rounds}, scale {args.scale}")
+    rows = run(args.rounds, args.scale, args.players, args.only)
+    if args.main_job:
         with tempfile.TemporaryDirectory() as d:
             t0 = time.perf_counter()
             subprocess.run([sys.executable, "-m", "kbsim.cli", "run", "--players", "4", "--games", "10000",
                             "--seed", "1", "--out", str(Path(d) / "r.parquet"), "--json"],
                            check=True, capture_output=True)
             wall = time.perf_counter() - t0
-        rows.append({"bench": "main-job", "players": 4, "games": 10000, "wall_s": wall})
+        rows.append({"workload": "main-job", "players": 4, "games": 10000, "wall_s": wall})
         if not args.json:
             print(f"main job: kbsim run --players 4 --games 10000: {wall:.2f} s wall (all cores, start-up included)")
-    if args.json:
-        print(json.dumps(rows, indent=2))
+    if not args.json:
+        print(f"load average at end: {os.getloadavg() if hasattr(os, 'getloadavg') else None}")
+    else:
+        print(json.dumps({"load_start": load, "rows": rows}, indent=2))
 
 
 if __name__ == "__main__":

@@ -251,14 +251,17 @@ class GreedyBot(BaseBot):
             return None  # an unplayed character is worth a point: keep it unless the minus pile looms
         best, best_value = None, base_value
         per_key: dict[str, int] = {}
-        for mv in turn.play_moves(limit=self.max_candidates * 8):
+        # one playable character: its first max_candidates plays are the only ones tried, so list no more
+        # (the engine lists plays depth-first, so they are the same plays in the same order)
+        limit = self.max_candidates * (8 if len(turn.available_characters()) > 1 else 1)
+        for mv in turn.play_moves(limit=limit):
             per_key[mv.key] = per_key.get(mv.key, 0) + 1
             if per_key[mv.key] > self.max_candidates:
                 continue
             if True:
                 sb = turn.sandbox()
                 before = sum(len(p) for p in sb.state.piles) - len(sb.state.piles[sb.seat])
-                sb.play(mv.key, mv.args)
+                sb.play(mv.key, mv.args, listed=True)
                 given = sum(len(p) for p in sb.state.piles) - len(sb.state.piles[sb.seat]) - before
                 self._lay_phase(sb)
                 v = self._value(sb, given)

@@ -148,14 +148,17 @@ class PlannerBot(BaseBot):
         best, best_worth = None, base_worth
         per_key: dict[str, int] = {}
         tried: set = set()
-        for mv in turn.play_moves(limit=self.max_candidates * 8):
+        # one playable character: its first max_candidates plays are the only ones tried, so list no more
+        # (the engine lists plays depth-first, so they are the same plays in the same order)
+        limit = self.max_candidates * (8 if len(turn.available_characters()) > 1 else 1)
+        for mv in turn.play_moves(limit=limit):
             per_key[mv.key] = per_key.get(mv.key, 0) + 1
             if per_key[mv.key] > self.max_candidates:
                 continue
             sb = turn.sandbox()
             piles = sb.state.piles
             before = sum(len(p) for p in piles) - len(piles[sb.seat])
-            sb.play(mv.key, mv.args)
+            sb.play(mv.key, mv.args, listed=True)
             given = sum(len(p) for p in piles) - len(piles[sb.seat]) - before
             outcome = (tuple(sorted(map(tuple, sb.rows))), tuple(sorted(sb.hand)), tuple(sorted(sb.parked)),
                        sb.laid, sb.phase, sb.m_start, sb.m_equal, sb.skips, given)

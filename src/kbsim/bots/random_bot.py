@@ -4,8 +4,14 @@ How "uniform" is defined (so that the huge number of possible exchanges does
 not swamp everything else):
 
 1. At the start of a turn it picks uniformly among the turn options open to it:
-   *lay out* (if a lay-out turn can meet its minimum), *exchange*, *pass*,
-   *minus pile*.
+   *lay out* (if a lay-out turn can meet its minimum: a card can be laid now,
+   none has to be, a character can be played, or some rebuilds lead to a board
+   where a held card can be laid -- the engine's exact search
+   :func:`~kbsim.engine.turn.progress_path`; undecided counts as yes),
+   *exchange*, *pass*, *minus pile*. (Until issue #13, *lay out* was offered
+   whenever the rules allowed rebuilds, and most of the bot's time went into
+   random rebuild walks that could never lay a card; records of games with
+   random bots changed then.)
 2. In a lay-out turn it repeatedly picks uniformly among the kinds of move
    available (lay — including gap fills, joker swaps, parked cards —, rebuild,
    play a character, end the turn), then uniformly among the legal moves of
@@ -23,7 +29,10 @@ from __future__ import annotations
 
 from kbsim.bots.base import BaseBot
 from kbsim.engine.moves import END_TURN, Move
-from kbsim.engine.turn import DONE, Turn
+from kbsim.engine.turn import DONE, Turn, reachable_openings
+
+_MEMO = 256  # boards whose reachable openings the random bots keep (shared by every seat; a pure function of the board)
+_memo: dict = {}
 
 
 class RandomBot(BaseBot):
@@ -64,11 +73,39 @@ class RandomBot(BaseBot):
                 return moves
         return None
 
+    def _reachable_lay(self, turn: Turn) -> bool:
+        """True unless the engine's exact search proves that no rebuilds lead to a board where a card can be laid.
+
+        The same answer as :func:`~kbsim.engine.turn.progress_path` (see
+        :func:`~kbsim.engine.turn.reachable_openings`); what a board's reachable boards accept is kept for the
+        last boards seen by any seat (the board does not change during exchange turns), at most ``_MEMO``.
+        """
+        key = (id(turn.g), tuple(tuple(r) for r in turn.rows))
+        memo = _memo
+        hit = memo.get(key)
+        if hit is not None and hit[0] is turn.g:
+            found = hit[1]
+        else:
+            if len(memo) >= _MEMO:
+                memo.clear()
+            found = reachable_openings(turn.g, turn.rows)
+            memo[key] = (turn.g, found)
+        if found is None:
+            return True  # undecided: the search limit was reached
+        ends, empty, gaps = found
+        hand = set(turn.hand)
+        held = hand | set(turn.parked)
+        g = turn.g
+        steps = g.steps
+        return any(v - e in steps for v in held for e in ends) or any(g.may_open(v, i) for i in empty for v in held) \
+            or any(v in gaps for v in hand)
+
     def play_turn(self, turn: Turn) -> None:
         rng = self.rng
         g = turn.g
         options = []
-        if turn.lay_moves() or turn.needed == 0 or g.rebuild_allowed or turn.available_characters():
+        if turn.lay_moves() or turn.needed == 0 or turn.available_characters() or (
+                g.rebuild_allowed and self._reachable_lay(turn)):
             options.append("lay_out")
         if g.exchange_allowed and turn.hand and not (g.exchange_requires_pile and not turn.pile_size) \
                 and len(turn.hand) >= g.exchange_min:

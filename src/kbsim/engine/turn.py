@@ -553,10 +553,12 @@ class Turn:
         self._after(Minus(tuple(cards)))
 
     # ----------------------------------------------------------------- characters
-    def play(self, key: str, args: tuple = ()) -> None:
+    def play(self, key: str, args: tuple = (), *, listed: bool = False) -> None:
         """Play character ``key`` with one argument tuple per step of its power.
 
-        The whole play is tried on a copy first, so an illegal argument changes nothing.
+        The whole play is tried on a copy first, so an illegal argument changes nothing; with ``listed``
+        (the play was listed by :meth:`play_moves` for this very position, as bots trying each listed play
+        on a sandbox do) that copy is skipped.
 
         Raises:
             IllegalMove: characters are off, one was already played this turn, ``key`` is not
@@ -569,8 +571,9 @@ class Turn:
         ch = self.g.character(key)
         if len(args) != len(ch.steps):
             raise IllegalMove(f"{key} takes {len(ch.steps)} argument group(s), got {len(args)}")
-        trial = self.clone()
-        trial._play_steps(key, ch, args)
+        if not listed:
+            trial = self.clone()
+            trial._play_steps(key, ch, args)
         self._play_steps(key, ch, args)
         if not self.g.chars_any_turn and self.phase == START:
             self.phase = LAYING
@@ -717,26 +720,44 @@ class Turn:
             return []
         out: list[Move] = []
         rows = self.rows
+        g = self.g
         cards = sorted(set(self.hand))
-        for card in cards:
-            for r in range(len(rows)):
-                if self.can_lay(card, r):
-                    out.append(Lay(card, r))
+        if self.m_equal or self.skips:
+            for card in cards:
+                for r in range(len(rows)):
+                    if self.can_lay(card, r):
+                        out.append(Lay(card, r))
+        else:
+            # the same test as can_lay without a modifier, inlined (this is the random bot's hot path):
+            # a card fits a row end when it differs from the end (or the joker's value) by a step
+            steps = g.steps
+            may_open = g.may_open
+            n_rows = len(rows)
+            for card in cards:
+                for r in range(n_rows):
+                    row = rows[r]
+                    if row:
+                        e = row[-1]
+                        if card - e in steps or (e < 0 and card + e in steps):
+                            out.append(Lay(card, r))
+                    elif may_open(card, r):
+                        out.append(Lay(card, r))
         if self.m_start:
             for card in cards:
                 for r in range(len(rows)):
                     if rows[r] and self._start_fits(rows[r][0], card):
                         out.append(LayStart(card, r))
-        for r in range(len(rows)):
-            for v in self.gaps(r):
-                if v in self.hand:
-                    out.append(FillGap(v, r))
+        if 2 * g.step in (g.row_diffs or g.steps):  # otherwise no row can hold a gap
+            for r in range(len(rows)):
+                for v in self.gaps(r):
+                    if v in self.hand:
+                        out.append(FillGap(v, r))
         if self.state.joker is not None:
             for row in rows:
                 for c in row:
                     if c < 0 and -c in self.hand:
                         out.append(Swap(-c))
-        for card in sorted(set(self.parked)):
+        for card in sorted(set(self.parked)) if self.state.parked[self.seat] else ():
             for r in range(len(rows)):
                 row = rows[r]
                 if (self._end_fits(row[-1], card) if row else self.g.may_open(card, r)):
@@ -756,6 +777,25 @@ class Turn:
         targets = (False, True) if (self.m_start and self.m_start_rb) else (False,)
         plain = not (self.m_equal or self.skips or self.m_start) and self.state.joker is None
         ends = [row[-1] if row else None for row in rows]
+        if plain and targets == (False,):
+            return self._plain_rebuild_moves(starts)
+        # the first cards each non-empty row end accepts from a rebuild (the test of _end_fits, as sets)
+        raw_ok: list[set[int] | None] = []
+        abs_ok: list[set[int] | None] = []
+        st = g.step
+        for e in ends:
+            if e is None:
+                raw_ok.append(None)
+                abs_ok.append(None)
+                continue
+            a = abs(e)
+            raw_ok.append({e + d for d in steps})
+            ok = {a + d for d in steps}
+            if self.m_equal and self.m_equal_rb:
+                ok.add(a)
+            if self.skips and self.m_skip_rb and self.skip_lo <= a + st <= self.skip_hi:
+                ok.add(a + 2 * st)
+            abs_ok.append(ok)
         for src in range(n):
             s = rows[src]
             length = len(s)
@@ -774,8 +814,63 @@ class Turn:
                         if plain and ends[dst] is not None and first - ends[dst] not in steps:
                             continue
                         for ts in targets:
+                            if not ts and raw_ok[dst] is not None and first not in raw_ok[dst] \
+                                    and abs(first) not in abs_ok[dst]:
+                                continue  # (can_rebuild would refuse it)
                             if self.can_rebuild(src, k, dst, fs, ts):
                                 out.append(Rebuild(src, k, dst, fs, ts))
+        return out
+
+    def _plain_rebuild_moves(self, starts: tuple[bool, ...]) -> list[Rebuild]:
+        """:meth:`rebuild_moves` without a modifier or joker in play: the same moves in the same order.
+
+        A segment fits a non-empty row exactly when its first card is that row's end plus a step, so the
+        rows each first card may go to are looked up in one dict (value -> rows, ascending) instead of
+        testing every segment against every row; empty rows still go through :meth:`can_rebuild`.
+        """
+        g = self.g
+        rows = self.rows
+        n = len(rows)
+        want: dict[int, list[int]] = {}
+        for dst in range(n):
+            row = rows[dst]
+            if row:
+                e = row[-1]
+                for d in g.steps:
+                    want.setdefault(e + d, []).append(dst)
+        empties = [dst for dst in range(n) if not rows[dst]] if g.rebuild_into_empty else []
+        out: list[Rebuild] = []
+        whole_only = g.rebuild_whole_only
+        from_start = True in starts
+        for src in range(n):
+            s = rows[src]
+            length = len(s)
+            if not length:
+                continue
+            if whole_only:
+                ks: range | tuple[int, ...] | list[int] = (length,)
+            elif empties or (from_start and s[0] in want):
+                ks = range(1, length + 1)
+            else:
+                # only segments whose first card some row end accepts (k ascending, as above)
+                common = want.keys() & s
+                if not common:
+                    continue
+                ks = [length - i for i in range(length - 1, -1, -1) if s[i] in common]
+            for k in ks:
+                for fs in starts:
+                    if fs and k == length:
+                        continue  # a whole row is already listed as an end segment
+                    first = s[0] if fs else s[length - k]
+                    cands = want.get(first)
+                    if empties:
+                        for dst in sorted((*(cands or ()), *empties)):
+                            if dst != src and (rows[dst] or self.can_rebuild(src, k, dst, fs, False)):
+                                out.append(Rebuild(src, k, dst, fs, False))
+                    elif cands:
+                        for dst in cands:
+                            if dst != src:
+                                out.append(Rebuild(src, k, dst, fs, False))
         return out
 
     def exchange_moves(self) -> list[Exchange]:
@@ -803,6 +898,8 @@ class Turn:
                     out.append(Play(key, prefix))
                     return
                 for a in ch.steps[i].choices(sb):
+                    if len(out) >= limit:
+                        return  # (no copy for a choice that could not be listed)
                     nxt = sb.clone()
                     try:
                         ch.steps[i].apply(nxt, a)
@@ -882,12 +979,45 @@ class Turn:
         return t
 
 
+def _reachable_boards(game: CompiledGame, rows: list[list[int]]):
+    """The boards reachable from ``rows`` by rebuilds, depth-first, each canonical board once.
+
+    Yields ``(board, path)`` (the rows as lists, and the rebuilds that lead there from ``rows``), the start
+    first; yields ``(None, [])`` and stops once ``game.exact_search_limit`` boards have been seen. The
+    caller may stop early; ``rows`` is not changed.
+    """
+    start = [list(r) for r in rows]
+    seen = {tuple(sorted(tuple(r) for r in start))}
+    frontier: list[tuple[list[list[int]], list[Rebuild]]] = [(start, [])]
+    n_fixed = game.n_rows  # rows beyond these are extra rows: emptied, they vanish
+    # one scratch state for every trial turn below (a rebuild reads only n_fixed and the joker from it)
+    scratch = GameState(rows=[], hands=[[]], piles=[[]], discard=[], n_fixed=n_fixed)
+    turn = Turn(game, [], [], [], [], state=scratch)  # lists the rebuilds of each board
+    trial = Turn(game, [], [], [], [], state=scratch)  # makes each rebuild on a copy of the board
+    while frontier:
+        board, path = frontier.pop()
+        yield board, path
+        turn.rows = board
+        for mv in turn.rebuild_moves():
+            trial.rows = new = [list(r) for r in board]
+            trial.rebuilds = 0
+            trial.rebuild(mv.src, mv.count, mv.dst, mv.from_start)
+            trial.discard.clear()
+            key = tuple(sorted(tuple(r) for r in new))
+            if key not in seen:
+                seen.add(key)
+                if len(seen) > game.exact_search_limit:
+                    yield None, []
+                    return
+                frontier.append((new, [*path, mv]))
+
+
 def progress_path(game: CompiledGame, rows: list[list[int]], held: set[int],
                   fillers: set[int] | None = None) -> tuple[bool | None, list[Rebuild]]:
     """Search the boards reachable by rebuilds for one where a held card can be laid.
 
     Explores rebuild sequences depth-first over canonical boards (rows as a
-    sorted multiset). Progress is possible if an empty row can be opened by a
+    sorted multiset; :func:`_reachable_boards`). Progress is possible if an empty row can be opened by a
     held card (a completed row card is empty again; a completed extra row is
     gone), a held card continues a row end, or a filler card fills a gap.
 
@@ -907,12 +1037,9 @@ def progress_path(game: CompiledGame, rows: list[list[int]], held: set[int],
         return False, []
     steps = game.steps
     step = game.step
-    start = [list(r) for r in rows]
-    seen = {tuple(sorted(tuple(r) for r in start))}
-    frontier: list[tuple[list[list[int]], list[Rebuild]]] = [(start, [])]
-    n_fixed = game.n_rows  # rows beyond these are extra rows: emptied, they vanish
-    while frontier:
-        board, path = frontier.pop()
+    for board, path in _reachable_boards(game, rows):
+        if board is None:
+            return None, []
         for i, r in enumerate(board):
             if not r:
                 if any(game.may_open(v, i) for v in held):
@@ -923,19 +1050,37 @@ def progress_path(game: CompiledGame, rows: list[list[int]], held: set[int],
             for a, b in zip(r, r[1:], strict=False):
                 if abs(b) - abs(a) == 2 * step and abs(a) + step in fillers:
                     return True, path
-        turn = Turn(game, board, [], [], [])
-        turn.state.n_fixed = n_fixed
-        for mv in turn.rebuild_moves():
-            t = Turn(game, [list(r) for r in board], [], [], [])
-            t.state.n_fixed = n_fixed
-            t.rebuild(mv.src, mv.count, mv.dst, mv.from_start)
-            key = tuple(sorted(tuple(r) for r in t.rows))
-            if key not in seen:
-                seen.add(key)
-                if len(seen) > game.exact_search_limit:
-                    return None, []
-                frontier.append((t.rows, [*path, mv]))
     return False, []
+
+
+def reachable_openings(game: CompiledGame, rows: list[list[int]]) -> tuple[frozenset, frozenset, frozenset] | None:
+    """What the boards reachable by rebuilds accept, over all of them: the whole search of :func:`progress_path`.
+
+    Returns:
+        ``(ends, empty, gaps)``: the absolute values of the row ends, the indices of empty rows and the
+        values missing in gaps, on any reachable board; so :func:`progress_path` finds progress for ``held``
+        and ``fillers`` exactly when some held ``v`` has ``v - e`` in ``game.steps`` for an ``e`` of ``ends``
+        or ``game.may_open(v, i)`` for an ``i`` of ``empty``, or some filler is in ``gaps``. None when the
+        search reached ``exact_search_limit`` (undecided). The answer depends on the board only, so callers
+        may keep it while the board does not change.
+    """
+    ends: set[int] = set()
+    empty: set[int] = set()
+    gaps: set[int] = set()
+    step = game.step
+    gapped = 2 * step in (game.row_diffs or game.steps)  # otherwise no row can hold a gap
+    for board, _ in _reachable_boards(game, rows):
+        if board is None:
+            return None
+        for i, r in enumerate(board):
+            if not r:
+                empty.add(i)
+                continue
+            ends.add(abs(r[-1]))
+            for a, b in zip(r, r[1:], strict=False) if gapped else ():
+                if abs(b) - abs(a) == 2 * step:
+                    gaps.add(abs(a) + step)
+    return frozenset(ends), frozenset(empty), frozenset(gaps)
 
 
 def can_progress(game: CompiledGame, rows: list[list[int]], held: set[int]) -> bool:

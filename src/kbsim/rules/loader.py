@@ -17,12 +17,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from kbsim.rules.schema import RuleFile
+from kbsim.strict_io import YamlInputError, load_yaml, load_yaml_scalar, preview
 
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_RULE_FILE_BYTES = 1_000_000
 _CACHE: dict[tuple, tuple[LoadedRules, list]] = {}  # key -> (rules, [(file it depends on, mtime)])
 
 
@@ -78,20 +78,29 @@ def find_rule_file(game: str) -> Path:
 
 
 def read_document(path: Path) -> dict[str, Any]:
-    """Parse a YAML rule file into a dict; syntax errors name the file and line."""
+    """Parse a YAML rule file (or example file) into a dict, strictly and within bounds.
+
+    YAML 1.2 core scalars (``yes`` is text, not true); see :func:`kbsim.strict_io.load_yaml`.
+
+    Raises:
+        RulesError: unreadable, not UTF-8, larger than the size limit, a syntax error,
+            a duplicate key (``duplicate key `setup.hand_size` ``), a recursive alias or a
+            document over the nesting/node limits; the message names the file and line.
+    """
     try:
+        if path.stat().st_size > MAX_RULE_FILE_BYTES:
+            raise RulesError(f"{path}: the file is larger than {MAX_RULE_FILE_BYTES:,} bytes; expected at most "
+                             f"{MAX_RULE_FILE_BYTES:,}")
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise RulesError(f"{path}: cannot read: {e.strerror}") from None
     except UnicodeDecodeError as e:
         raise RulesError(f"{path}: not UTF-8 text (byte {e.start}); save the rule file as UTF-8") from None
     try:
-        doc = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader (C version when available)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "?"
-        problem = getattr(e, "problem", None) or str(e)
-        raise RulesError(f"{path}: YAML syntax error at {where}: {problem}") from None
+        doc = load_yaml(text)
+    except YamlInputError as e:
+        where = f" at line {e.line}" if e.line else ""
+        raise RulesError(f"{path}{where}: {e.message}") from None
     if not isinstance(doc, dict):
         raise RulesError(f"{path}: expected a mapping of rule sections at the top level, got {type(doc).__name__}")
     return doc
@@ -105,7 +114,7 @@ def format_validation(path: Path | str, err: ValidationError) -> list[str]:
         if e["type"] == "extra_forbidden":
             msg = "unknown field (not part of the rules language; check the spelling)"
         got = e.get("input")
-        shown = "" if e["type"] in ("missing", "extra_forbidden") else f" (got {json.dumps(got, default=str)[:60]})"
+        shown = "" if e["type"] in ("missing", "extra_forbidden") else f" (got {preview(got)})"
         lines.append(f"{path}: {loc}: {msg}{shown}")
     return lines
 
@@ -184,11 +193,12 @@ def deep_merge(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
 
 
 def parse_option_value(text: str) -> Any:
-    """Parse the VALUE of ``--option KEY=VALUE`` as a YAML scalar (``5``, ``true``, ``either``)."""
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
-        return text
+    """Parse the VALUE of ``--option KEY=VALUE`` as a YAML 1.2 core scalar.
+
+    ``5`` is an int, ``5.0`` a float, ``true`` a bool, ``yes`` and ``either`` are text;
+    the rules' strict validation then refuses a value of the wrong type.
+    """
+    return load_yaml_scalar(text)
 
 
 @dataclass(frozen=True)
@@ -208,6 +218,16 @@ class LoadedRules:
     variants: tuple[str, ...] = ()
     options: dict[str, Any] = field(default_factory=dict)
     changed: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rules_hash(self) -> str:
+        """A hash of the validated rules in force (file content, variants and options applied).
+
+        Part of a run's identity: records of edited rules are never mixed with older ones.
+        """
+        import hashlib
+
+        return hashlib.blake2b(self.model.model_dump_json(by_alias=True).encode(), digest_size=8).hexdigest()
 
     @property
     def variant_label(self) -> str:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 class Strict(BaseModel):
     """Base for every rule-file model: unknown keys are rejected."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 Summary = Field(description="A short description in the project's own words, rendered in the reference.")
@@ -230,7 +230,7 @@ class Turn(Strict):
     minus: Minus = Field(default_factory=lambda: Minus(summary=""))
     refill: Refill
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
 
 
 class Win(Strict):

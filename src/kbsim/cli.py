@@ -685,7 +685,7 @@ def main() -> None:
         sys.exit(130)
     except BrokenPipeError:
         _closed_pipe()
-    except SystemExit as e:
+    except SystemExit:
         # click turns a closed stdout (EPIPE) into exit 1 after wrapping stdout: a closed pipe is not a failure
         if type(sys.stdout).__name__ == "PacifyFlushWrapper":
             _closed_pipe()

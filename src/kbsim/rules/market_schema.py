@@ -336,7 +336,8 @@ class Score(Strict):
     objective_points: bool = Field(True, description="The points printed on claimed objectives count.")
     contracts: bool = Field(True, description="Contract points count.")
     per_currency: int = Field(1, ge=-MAX_POINTS, le=MAX_POINTS, description="Points per currency card kept.")
-    per_token: int = Field(0, ge=-MAX_POINTS, le=MAX_POINTS, description="Points per company token (besides their icons).")
+    per_token: int = Field(0, ge=-MAX_POINTS, le=MAX_POINTS,
+                           description="Points per company token (besides their icons).")
     tie_breakers: list[Literal["objective_points", "currency", "objectives", "contract_points"]] = Field(
         default_factory=lambda: ["objective_points"],
         description="Compared in order among the tied players; a tie that remains is a shared win.")

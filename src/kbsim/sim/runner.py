@@ -74,15 +74,19 @@ def iter_chunks(games: int, chunk_size: int) -> Iterator[range]:
         yield range(a, min(a + chunk_size, games))
 
 
-def _watch_parent(ppid: int) -> None:  # pragma: no cover - runs in worker processes
-    """Worker initializer: exit as soon as the process that started this worker is gone (even after kill -9)."""
+def _watch_parent(pid: int) -> None:  # pragma: no cover - runs in worker processes
+    """Worker initializer: exit as soon as process ``pid`` (the kbsim command) is gone, even after ``kill -9``."""
     import threading
     import time
 
     def watch() -> None:
         while True:
-            if os.getppid() != ppid:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
                 os._exit(1)
+            except OSError:
+                pass
             time.sleep(0.5)
 
     threading.Thread(target=watch, name="kbsim-parent-watch", daemon=True).start()
@@ -103,17 +107,13 @@ def start_method() -> str:
 def worker_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes started safely (:func:`start_method`) that die with this process."""
     method = start_method()
-    # a forkserver worker's parent is the fork server, which exits when this process does
     if method == "forkserver":
         ctx = get_context("forkserver")
         ctx.set_forkserver_preload(["kbsim.sim.runner"])
     else:
         ctx = get_context(method)
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent_here)
-
-
-def _watch_parent_here() -> None:  # pragma: no cover - runs in worker processes
-    _watch_parent(os.getppid())
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent,
+                               initargs=(os.getpid(),))
 
 
 def default_chunk_size(games: int, workers: int) -> int:

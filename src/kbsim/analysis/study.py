@@ -209,6 +209,11 @@ def _search_dirs() -> list[Path]:
     checkout = Path(__file__).resolve().parents[3] / "reports"
     if checkout.is_dir() and checkout not in dirs:
         dirs.append(checkout)
+    from importlib import resources
+
+    packaged = Path(str(resources.files("kbsim") / "_reports"))  # the studies shipped in the wheel
+    if packaged.is_dir() and packaged not in dirs:
+        dirs.append(packaged)
     return dirs
 
 

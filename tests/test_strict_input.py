@@ -20,10 +20,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conftest import REPO, RULE_FILE, cli_env
 from kbsim.rules.loader import RulesError, load_rules, parse_option_value, read_document
 from kbsim.strict_io import MAX_YAML_NODES, YamlInputError, dumps_json, load_yaml, loads_json_strict, preview
-
-from conftest import REPO, RULE_FILE, cli_env
 
 KB_TEXT = RULE_FILE.read_text(encoding="utf-8")
 

@@ -322,7 +322,8 @@ def tiny(tmp_path_factory):
     assert first.returncode == 0, first.stderr
     html_first = out.read_text(encoding="utf-8")
     stamps = {p.name: p.stat().st_mtime_ns for p in (d / "rec").glob("*.parquet")}
-    second = run_cli("report", str(study), "-o", str(out), "--records", str(d / "rec"), "--json", cwd=d)
+    second = run_cli("report", str(study), "-o", str(out), "--records", str(d / "rec"), "--json", "--force",
+                     cwd=d)
     assert second.returncode == 0, second.stderr
     return {"dir": d, "out": out, "first": first, "second": second, "html_first": html_first, "stamps": stamps}
 

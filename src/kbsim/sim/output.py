@@ -109,9 +109,16 @@ class RunOutput:
         self._lock_fd = fd
 
     def _unlock(self) -> None:
-        if self._lock_fd is not None:
+        if getattr(self, "_lock_fd", None) is not None:
             os.close(self._lock_fd)
             self._lock_fd = None
+
+    def close(self) -> None:
+        """Release this output's lock (done by :meth:`finalize`, and when the object is dropped)."""
+        self._unlock()
+
+    def __del__(self) -> None:
+        self._unlock()
 
     def _clean_temporaries(self) -> None:
         """Remove temporary files a killed run of this output left (merge file, chunk files being written)."""

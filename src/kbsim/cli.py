@@ -205,7 +205,7 @@ def run(
     except OSError as e:
         fail(f"--out {out_path}: cannot write: {e.strerror}")
     if chosen_seed:
-        err.print(f"kbsim: no --seed given; using --seed {seed}", highlight=False)
+        err.print(f"kbsim: no --seed given; using --seed {seed}", highlight=False, markup=False)
     if backend == "dask":
         be = DaskBackend(workers=n_workers, scheduler=scheduler)
     else:
@@ -302,12 +302,12 @@ def _print_summary(s: dict) -> None:
         out.print(f"team score: mean {sc['mean']:.2f} (min {sc['min']}, max {sc['max']}); won (>= "
                   f"{sc['won']['threshold']}) {sc['won']['rate']:.1%} ({sc['won']['ci95'][0]:.1%} - "
                   f"{sc['won']['ci95'][1]:.1%}); expert (>= {sc['expert']['threshold']}) {sc['expert']['rate']:.1%}",
-                  highlight=False)
+                  highlight=False, markup=False)
         out.print("score distribution: " + ", ".join(f"{v}: {c}" for v, c in sc["distribution"].items()),
-                  highlight=False)
+                  highlight=False, markup=False)
     tu = s["turns"]
     if s.get("hands_per_game") and s["hands_per_game"] > 1:
-        out.print(f"hands per match: mean {s['hands_per_game']:.2f}", highlight=False)
+        out.print(f"hands per match: mean {s['hands_per_game']:.2f}", highlight=False, markup=False)
     out.print(f"turns per game: mean {tu['mean']:.1f}, median {tu['median']:.0f}, 95th percentile {tu['p95']:.0f}")
     speed = (f"{s['games_per_second']:.0f} games/s on {s['workers']} worker(s) ({s['backend']}), "
              f"{s['seconds']:.2f} s" if s["games_per_second"] else "nothing left to play")
@@ -355,7 +355,7 @@ def replay(
             return
         for ln in lines:
             out.print(f"{ln['turn']:>4} seat {ln['seat']}: {'; '.join(ln['moves'])}   market: "
-                      f"{' | '.join(ln['market'])}", highlight=False)
+                      f"{' | '.join(ln['market'])}", highlight=False, markup=False)
         out.print(f"end: {res.end_reason}, winners {list(res.winners)}, scores {res.scores}", markup=False)
         return
     import random
@@ -384,7 +384,7 @@ def replay(
               markup=False)
     for ln in lines:
         out.print(f"{ln['turn']:>4} seat {ln['seat']}: {'; '.join(ln['moves'])}   rows: {' | '.join(ln['rows'])}",
-                  highlight=False)
+                  highlight=False, markup=False)
     score = f", score {res.score}" if res.score is not None else ""
     out.print(f"end: {res.end_reason}, winners {list(res.winners)}, cards left {res.cards_left}{score}", markup=False)
 
@@ -652,20 +652,20 @@ def solve(
         return
     p = sol.plan
     how = "every position searched" if p.exact else f"search stopped at its budget of {p.nodes} positions"
-    out.print(f"best turn: {sol.laid} of {len(held)} hand card(s) laid ({how})", highlight=False)
+    out.print(f"best turn: {sol.laid} of {len(held)} hand card(s) laid ({how})", highlight=False, markup=False)
     if not sol.laid:
-        out.print("  no card can be laid: exchange or pass instead", highlight=False)
+        out.print("  no card can be laid: exchange or pass instead", highlight=False, markup=False)
     for i, text in enumerate(sol.texts, start=1):
-        out.print(f"  {i:>2}. {text}", highlight=False)
+        out.print(f"  {i:>2}. {text}", highlight=False, markup=False)
     extra = []
     if sol.completed:
         extra.append(f"{sol.completed} row(s) completed")
     if sol.won:
         extra.append("the game is won")
     if extra:
-        out.print("  " + "; ".join(extra), highlight=False)
-    out.print("rows: " + " | ".join(format_cards(r, g) for r in sol.rows), highlight=False)
-    out.print("hand: " + (format_cards(sol.hand, g) if sol.hand else "(empty)"), highlight=False)
+        out.print("  " + "; ".join(extra), highlight=False, markup=False)
+    out.print("rows: " + " | ".join(format_cards(r, g) for r in sol.rows), highlight=False, markup=False)
+    out.print("hand: " + (format_cards(sol.hand, g) if sol.hand else "(empty)"), highlight=False, markup=False)
 
 
 def main() -> None:

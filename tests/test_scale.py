@@ -27,8 +27,9 @@ def kbsim(*args: str, cwd: Path, **kw) -> subprocess.CompletedProcess:
 
 def test_dask_local_cluster_matches_serial(tmp_path):
     pytest.importorskip("distributed")
-    g = compile_rules(load_rules("kingsbridge"))
-    spec = RunSpec(game=g, players=3, bots=("greedy",) * 3, games=120, seed=77)
+    loaded = load_rules("kingsbridge")
+    g = compile_rules(loaded)
+    spec = RunSpec(game=g, players=3, bots=("greedy",) * 3, games=120, seed=77, rules_hash=loaded.rules_hash)
     serial = run_games(spec, Backend(), chunk_size=25)
     p = kbsim("run", "-p", "3", "-n", "120", "--seed", "77", "--backend", "dask", "--workers", "2",
               "--chunk-size", "13", "--out", "d.parquet", "--json", cwd=tmp_path)

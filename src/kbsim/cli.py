@@ -6,7 +6,6 @@ exit code 2, never a traceback; a failed run leaves existing files untouched.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -17,6 +16,8 @@ from rich.console import Console
 from rich.table import Table
 
 from kbsim import __version__
+from kbsim.cli_checks import ArgError, esc
+from kbsim.strict_io import dumps_json
 
 app = typer.Typer(
     name="kbsim",
@@ -32,6 +33,7 @@ app.add_typer(rules_app, name="rules")
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
+out.on_broken_pipe = lambda: _closed_pipe()  # type: ignore[method-assign] # rich would exit 1
 
 
 class UserError(Exception):
@@ -95,7 +97,9 @@ GameOpt = Annotated[str, typer.Option("--game", "-g", help="Shipped game name or
 VariantOpt = Annotated[list[str], typer.Option(
     "--variant", "-v", help="Variant declared in the rule file (repeatable, applied in order).")]
 OptionOpt = Annotated[list[str], typer.Option(
-    "--option", "-o", metavar="KEY=VALUE", help="Set a named rule option, e.g. rebuild_segments=either (repeatable).")]
+    "--option", metavar="KEY=VALUE", help="Set a named rule option, e.g. rebuild_segments=either (repeatable).")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing output file (only one kbsim wrote, "
+                                                         "of the same kind).")]
 BotsOpt = Annotated[str, typer.Option("--bots", "-b", help="One bot for all seats (greedy) or one per seat "
                                       "(greedy,random,greedy,greedy). Bots: random, greedy, planner "
                                       "(market games: random, greedy).")]
@@ -119,8 +123,9 @@ def run(
     = None,
     chunk_size: Annotated[Optional[int], typer.Option(help="Games per chunk (default: about 8 chunks per worker, "
                                                       "at most 500).")] = None,
-    out_path: Annotated[Optional[Path], typer.Option("--out", help="Parquet file for the records (default: "
-                                                     "runs/GAME-VARIANT-Pp-seedS-nN.parquet).")] = None,
+    out_path: Annotated[Optional[Path], typer.Option("--out", "-o", help="Parquet file for the records (default: "
+                                                     "runs/GAME-VARIANT-Pp-seedS-nN-RUNID.parquet).")] = None,
+    force: ForceOpt = False,
     resume: Annotated[bool, typer.Option(help="Complete an interrupted run with the same arguments: only the "
                                          "missing chunks are played.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
@@ -135,6 +140,7 @@ def run(
     """
     import signal
 
+    from kbsim import cli_checks as ck
     from kbsim.analysis.summary import Summary
     from kbsim.bots import UnknownBot, parse_bots
     from kbsim.sim.output import OutputError, RunOutput
@@ -145,23 +151,20 @@ def run(
         RunSpec,
         default_chunk_size,
         default_workers,
-        plan_chunks,
+        iter_chunks,
         run_chunks,
     )
-    from kbsim.sim.seeding import MAX_SEED, new_run_seed
+    from kbsim.sim.seeding import new_run_seed
 
-    if games < 1:
-        fail(f"--games {games}: expected a number of games >= 1")
-    if seed is not None and not 0 <= seed <= MAX_SEED:
-        fail(f"--seed {seed}: expected an integer from 0 to {MAX_SEED}")
-    if workers is not None and workers < 1:
-        fail(f"--workers {workers}: expected at least 1")
-    if chunk_size is not None and chunk_size < 1:
-        fail(f"--chunk-size {chunk_size}: expected at least 1")
+    ck.check_games(games)
+    ck.check_seed(seed)
+    ck.check_workers(workers)
+    ck.check_count("--chunk-size", chunk_size, 1, 1_000_000, "a number of games per chunk")
     if backend not in BACKENDS:
         fail(f"--backend {backend!r}: expected one of: {', '.join(BACKENDS)}")
     if scheduler and backend != "dask":
         fail("--scheduler needs --backend dask")
+    ck.check_scheduler(scheduler)
     loaded, g = _load(game, variant, option)
     _check_players(g, players, loaded)
     try:
@@ -173,29 +176,45 @@ def run(
         if resume:
             fail("--resume needs the --seed of the interrupted run")
         seed = new_run_seed()
-    n_workers = workers or default_workers()
-    spec = RunSpec(game=g, players=players, bots=tuple(bot_names), games=games, seed=seed, check=check)
+    spec = RunSpec(game=g, players=players, bots=tuple(bot_names), games=games, seed=seed, check=check,
+                   rules_hash=loaded.rules_hash)
+    explicit = out_path is not None
     if out_path is None:
-        # the run id (a hash of every parameter that decides the records) keeps different runs apart
-        out_path = Path("runs") / f"{g.game}-{g.variant}-{players}p-seed{seed}-n{games}-{spec.run_id}.parquet"
-        out_path.parent.mkdir(parents=True, exist_ok=True)
+        # the run id (a hash of every parameter that decides the records) keeps different runs apart;
+        # names from the rule file are made safe as a file name (a variant `a/../x` stays in runs/)
+        out_path = Path("runs") / (f"{ck.safe_name(g.game)}-{ck.safe_name(g.variant)}-{players}p-seed{seed}-"
+                                   f"n{games}-{spec.run_id}.parquet")
+    if not (resume and out_path.is_file()):
+        ck.check_out(out_path, "records", force, explicit=explicit, protected=(loaded.source,))
+    if not explicit:
+        try:
+            out_path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            fail(f"cannot create the folder {out_path.parent}: {e.strerror}")
     stored = RunOutput.stored_parameters(out_path) if resume else None
     if chunk_size is None and stored and "chunk_size" in stored:
         chunk_size = stored["chunk_size"]  # a resume keeps the chunks of the interrupted run
-    size = chunk_size or default_chunk_size(games, n_workers)
+    size = chunk_size or default_chunk_size(games, workers or default_workers())
+    # never more workers than chunks to play
+    n_workers = max(1, min(workers or default_workers(), -(-games // size)))
     params = spec.parameters() | {"chunk_size": size}
     try:
         output = RunOutput(out_path, params, __version__, resume=resume)
     except OutputError as e:
         fail(str(e))
+    except OSError as e:
+        fail(f"--out {out_path}: cannot write: {e.strerror}")
     if chosen_seed:
-        err.print(f"kbsim: no --seed given; using --seed {seed}", highlight=False)
+        err.print(f"kbsim: no --seed given; using --seed {seed}", highlight=False, markup=False)
     if backend == "dask":
         be = DaskBackend(workers=n_workers, scheduler=scheduler)
     else:
         be = BACKENDS[backend](workers=n_workers if backend != "serial" else 1)
     done = output.done_chunks()
-    todo = [c for c in plan_chunks(games, size) if (c.start, c.stop) not in done] if not output.complete else []
+    done_games = sum(b - a for a, b in done)
+    played_now = 0 if output.complete else games - done_games
+    # planned lazily: a huge --games costs no memory before the first game
+    todo = (c for c in iter_chunks(games, size) if (c.start, c.stop) not in done) if not output.complete else ()
     summary = Summary(*(g.score[3:5] if g.score else ()))
 
     def on_sigterm(signum, frame):  # turn SIGTERM into the same clean stop as Ctrl-C
@@ -204,14 +223,14 @@ def run(
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     t0 = time.perf_counter()
     try:
-        if todo:
+        if played_now:
             show = progress and err.is_terminal
             if show:
                 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
                 with Progress(TextColumn("[bold]playing"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
                               TimeRemainingColumn(), console=err, transient=True) as bar:
-                    task = bar.add_task("games", total=games, completed=games - sum(len(c) for c in todo))
+                    task = bar.add_task("games", total=games, completed=done_games)
 
                     def on_chunk(chunk, cols):
                         output.write_chunk(chunk, cols)
@@ -248,22 +267,24 @@ def run(
         summary.add(pf.read_row_group(i, columns=[c for c in ["game_index", "players", "winners", "end_reason", "turns",
                                                                 "score", "hands"] if c in pf.schema_arrow.names]
                                       ).to_pydict())
-    result = summary.result(seconds if todo else None)
+    result = summary.result(seconds if played_now else None)
+    if played_now:  # the speed counts only the games played by this command (not those of a resumed run)
+        result["games_per_second"] = played_now / seconds if seconds > 0 else None
     result.update({"game": g.game, "variant": g.variant, "options": loaded.changed, "bots": bot_names,
                    "seed": seed, "out": str(out_path), "workers": be.workers, "backend": be.name,
-                   "seconds": seconds, "games_played_now": sum(len(c) for c in todo)})
+                   "seconds": seconds, "games_played_now": played_now})
     if getattr(g, "provisional", None):  # rules whose data is not the published one (e.g. a card list)
         result["provisional"] = g.provisional
     if json_out:
-        print(json.dumps(result, indent=2))
+        print(dumps_json(result, indent=2))
     else:
         _print_summary(result)
 
 
 def _print_summary(s: dict) -> None:
     opts = ", ".join(f"{k}={v}" for k, v in s["options"].items()) or "defaults"
-    out.print(f"[bold]{s['game']}[/] variant {s['variant']} ({opts}), {s['players']} players, "
-              f"bots {','.join(s['bots'])}, seed {s['seed']}")
+    out.print(f"[bold]{esc(s['game'])}[/] variant {esc(s['variant'])} ({esc(opts)}), {s['players']} players, "
+              f"bots {esc(','.join(s['bots']))}, seed {s['seed']}")
     t = Table(title=f"{s['games']} games")
     for c in ("seat", "sole wins", "win rate", "95% interval", "shared wins"):
         t.add_column(c, justify="right")
@@ -282,18 +303,18 @@ def _print_summary(s: dict) -> None:
         out.print(f"team score: mean {sc['mean']:.2f} (min {sc['min']}, max {sc['max']}); won (>= "
                   f"{sc['won']['threshold']}) {sc['won']['rate']:.1%} ({sc['won']['ci95'][0]:.1%} - "
                   f"{sc['won']['ci95'][1]:.1%}); expert (>= {sc['expert']['threshold']}) {sc['expert']['rate']:.1%}",
-                  highlight=False)
+                  highlight=False, markup=False)
         out.print("score distribution: " + ", ".join(f"{v}: {c}" for v, c in sc["distribution"].items()),
-                  highlight=False)
+                  highlight=False, markup=False)
     tu = s["turns"]
     if s.get("hands_per_game") and s["hands_per_game"] > 1:
-        out.print(f"hands per match: mean {s['hands_per_game']:.2f}", highlight=False)
+        out.print(f"hands per match: mean {s['hands_per_game']:.2f}", highlight=False, markup=False)
     out.print(f"turns per game: mean {tu['mean']:.1f}, median {tu['median']:.0f}, 95th percentile {tu['p95']:.0f}")
     speed = (f"{s['games_per_second']:.0f} games/s on {s['workers']} worker(s) ({s['backend']}), "
              f"{s['seconds']:.2f} s" if s["games_per_second"] else "nothing left to play")
-    out.print(f"{speed}; records: {s['out']}", highlight=False)
+    out.print(f"{speed}; records: {s['out']}", highlight=False, markup=False)
     if s.get("provisional"):
-        out.print(f"provisional data: {s['provisional']}", highlight=False)
+        out.print(f"provisional data: {s['provisional']}", highlight=False, markup=False)
 
 
 # ------------------------------------------------------------------ replay
@@ -309,15 +330,14 @@ def replay(
     json_out: Annotated[bool, typer.Option("--json", help="Print the log as JSON.")] = False,
 ) -> None:
     """Replay one game of a run (same seed, index, players, variant, bots) and print its move log."""
+    from kbsim import cli_checks as ck
     from kbsim.bots import UnknownBot, make_bot, parse_bots
     from kbsim.engine.game import deal, play_game
     from kbsim.engine.notation import format_cards, format_move
     from kbsim.sim.seeding import game_seed
 
-    if game_index < 0:
-        fail(f"--game-index {game_index}: expected an index >= 0")
-    if seed < 0:
-        fail(f"--seed {seed}: expected an integer >= 0")
+    ck.check_count("--game-index", game_index, 0, ck.MAX_GAMES - 1, "a game index")
+    ck.check_seed(seed)
     loaded, g = _load(game, variant, option)
     _check_players(g, players, loaded)
     try:
@@ -331,13 +351,13 @@ def replay(
         res = play_game(g, [make_bot(n, g.family) for n in names], gs, check=True, log=True)
         lines = family_of(g).part("replay")(g, players, gs, res.log)
         if json_out:
-            print(json.dumps({"seed": gs, "winners": list(res.winners), "end_reason": res.end_reason,
+            print(dumps_json({"seed": gs, "winners": list(res.winners), "end_reason": res.end_reason,
                               "turns": res.turns, "scores": res.scores, "log": lines}, indent=2))
             return
         for ln in lines:
             out.print(f"{ln['turn']:>4} seat {ln['seat']}: {'; '.join(ln['moves'])}   market: "
-                      f"{' | '.join(ln['market'])}", highlight=False)
-        out.print(f"end: {res.end_reason}, winners {list(res.winners)}, scores {res.scores}")
+                      f"{' | '.join(ln['market'])}", highlight=False, markup=False)
+        out.print(f"end: {res.end_reason}, winners {list(res.winners)}, scores {res.scores}", markup=False)
         return
     import random
 
@@ -358,15 +378,16 @@ def replay(
         lines.append({"turn": turn_no, "seat": seat, "moves": texts,
                       "rows": [format_cards(r) for r in st.rows]})
     if json_out:
-        print(json.dumps({"seed": gs, "winners": list(res.winners), "end_reason": res.end_reason,
+        print(dumps_json({"seed": gs, "winners": list(res.winners), "end_reason": res.end_reason,
                           "turns": res.turns, "score": res.score, "log": lines}, indent=2))
         return
-    out.print(f"game {game_index} of run seed {seed}: game seed {gs}, {players} players, bots {','.join(names)}")
+    out.print(f"game {game_index} of run seed {seed}: game seed {gs}, {players} players, bots {','.join(names)}",
+              markup=False)
     for ln in lines:
         out.print(f"{ln['turn']:>4} seat {ln['seat']}: {'; '.join(ln['moves'])}   rows: {' | '.join(ln['rows'])}",
-                  highlight=False)
+                  highlight=False, markup=False)
     score = f", score {res.score}" if res.score is not None else ""
-    out.print(f"end: {res.end_reason}, winners {list(res.winners)}, cards left {res.cards_left}{score}")
+    out.print(f"end: {res.end_reason}, winners {list(res.winners)}, cards left {res.cards_left}{score}", markup=False)
 
 
 # ------------------------------------------------------------------ rules
@@ -390,7 +411,8 @@ def rules_check(files: Annotated[Optional[list[str]], typer.Argument(help="Rule 
                 err.print(f"kbsim: error: {line}", highlight=False, markup=False)
             continue
         out.print(f"ok: {loaded.source} ({loaded.model.title}, {len(loaded.model.options)} options, "
-                  f"{len(loaded.model.variants)} variants, {len(loaded.model.examples)} examples)", highlight=False)
+                  f"{len(loaded.model.variants)} variants, {len(loaded.model.examples)} examples)", highlight=False,
+                  markup=False)
     if bad:
         raise typer.Exit(2)
 
@@ -407,24 +429,26 @@ def rules_show(game: Annotated[str, typer.Argument(help="Game name or rule file.
     if json_out:
         print(m.model_dump_json(indent=2, by_alias=True))
         return
-    out.print(f"[bold]{m.title}[/] ({m.game}), {m.players.min}-{m.players.max} players — {loaded.source}")
-    out.print(m.summary, highlight=False)
+    out.print(f"[bold]{esc(m.title)}[/] ({esc(m.game)}), {m.players.min}-{m.players.max} players — "
+              f"{esc(loaded.source)}")
+    out.print(m.summary, highlight=False, markup=False)
     sections = m.sections()
     for title, text in sections:
-        out.print(f"\n[bold]{title}[/]\n{text}", highlight=False)
+        out.print(f"\n[bold]{esc(title)}[/]\n{esc(text)}", highlight=False)
     t = Table(title="Options (value in force; * = changed from the file's default)")
     for c in ("option", "value", "confidence", "meaning"):
         t.add_column(c)
     for name, opt in m.options.items():
         mark = "*" if name in loaded.changed else ""
-        t.add_row(name, f"{loaded.options[name]}{mark}", opt.confidence, opt.summary)
+        t.add_row(esc(name), esc(f"{loaded.options[name]}{mark}"), esc(opt.confidence), esc(opt.summary))
     out.print(t)
     t = Table(title="Variants (--variant NAME)")
     t.add_column("variant")
     t.add_column("sets")
     t.add_column("meaning")
     for name, v in m.variants.items():
-        t.add_row(name, ", ".join(f"{k}={val}" for k, val in v.options.items()) or "overlay", v.summary)
+        t.add_row(esc(name), esc(", ".join(f"{k}={val}" for k, val in v.options.items()) or "overlay"),
+                  esc(v.summary))
     out.print(t)
 
 
@@ -446,7 +470,7 @@ def rules_schema(family: Annotated[str, typer.Option(
         refs, schema = models_json_schema([(m, "validation") for m in models[family]], by_alias=True,
                                           title="kbsim rule file")
         schema["anyOf"] = [refs[(m, "validation")] for m in models[family]]
-    print(json.dumps(schema, indent=2))
+    print(dumps_json(schema, indent=2))
 
 
 @rules_app.command("test")
@@ -482,7 +506,7 @@ def rules_test(files: Annotated[Optional[list[str]], typer.Argument(
 # ------------------------------------------------------------------ report / compare
 def _print_report(result, head: list[str], json_out: bool, extra: dict) -> None:
     if json_out:
-        print(json.dumps(result.as_json() | extra, indent=2, default=str))
+        print(dumps_json(result.as_json() | extra, indent=2, default=str))
         return
     print(f"report: {result.path} ({result.size / 1e6:.1f} MB, {result.figures} figures, "
           f"rendered in {result.seconds:.1f} s)")
@@ -494,7 +518,9 @@ def _print_report(result, head: list[str], json_out: bool, extra: dict) -> None:
 def report(
     study: Annotated[str, typer.Argument(help="Study file (reports/NAME.toml or .yaml), or a study name.")],
     out_path: Annotated[Optional[Path], typer.Option("--out", "-o", help="HTML file to write (default: "
-                                                     "_build/NAME.html beside the study file).")] = None,
+                                                     "_build/NAME.html beside the study file; with --games N, "
+                                                     "_build/NAME-nN.html).")] = None,
+    force: ForceOpt = False,
     records: Annotated[Optional[Path], typer.Option(help="Folder for the records of the study's cells (default: "
                                                     "_build/records/NAME/ beside the study file).")] = None,
     games: Annotated[Optional[int], typer.Option("--games", "-n", help="Deals per cell instead of the study's "
@@ -507,17 +533,21 @@ def report(
 
     Example: kbsim report reports/seat-advantage
     """
+    from kbsim import cli_checks as ck
     from kbsim.analysis.report import ReportError, write_report
     from kbsim.analysis.study import StudyError, load_study, plan_study, report_input, run_study
 
-    if workers is not None and workers < 1:
-        fail(f"--workers {workers}: expected at least 1")
-    if games is not None and games < 1:
-        fail(f"--games {games}: expected a number of games >= 1")
+    ck.check_workers(workers)
+    ck.check_games(games)
     try:
         plan = plan_study(load_study(study), records_dir=records, games=games)
     except StudyError as e:
         fail(e.one_line())
+    explicit = out_path is not None
+    if out_path is None:  # a quick look (--games) writes its own page, never the full study's
+        name = ck.safe_name(plan.study.name) + (f"-n{games}" if games is not None else "")
+        out_path = plan.source.parent / "_build" / f"{name}.html"
+    ck.check_out(out_path, "report", force, explicit=explicit, protected=(plan.source,))
     try:
         if progress and err.is_terminal and not json_out:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -529,7 +559,7 @@ def report(
                                                                                          completed=done))
         else:
             stats = run_study(plan, workers)
-        result = write_report(report_input(plan), out_path or plan.source.parent / "_build" / f"{plan.study.name}.html")
+        result = write_report(report_input(plan), out_path)
     except (StudyError, ReportError) as e:
         fail(str(e).replace("\n", "; "))
     except KeyboardInterrupt:
@@ -549,6 +579,7 @@ def compare(
                                                 "report; the first file's arm is the baseline.")],
     out_path: Annotated[Optional[Path], typer.Option("--out", "-o", help="HTML file to write (default: "
                                                      "reports/_build/compare-….html).")] = None,
+    force: ForceOpt = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
 ) -> None:
     """Build a report page from existing records: arms side by side, paired on shared deals.
@@ -556,11 +587,18 @@ def compare(
     Files with the same variant, options and bots form one arm. Example:
     kbsim compare runs/base.parquet runs/either-end.parquet -o compare.html
     """
+    from kbsim import cli_checks as ck
     from kbsim.analysis.report import ReportError, compare_input, write_report
 
+    ck.check_comparable(files)
+    if out_path is not None:
+        ck.check_out(out_path, "report", force, protected=tuple(files))
     try:
         inp = compare_input(files)
-        result = write_report(inp, out_path or Path("reports") / "_build" / f"{inp.name}.html")
+        if out_path is None:
+            out_path = Path("reports") / "_build" / f"{ck.safe_name(inp.name, 120)}.html"
+            ck.check_out(out_path, "report", force, explicit=False, protected=tuple(files))
+        result = write_report(inp, out_path)
     except ReportError as e:
         fail(str(e).replace("\n", "; "))
     _print_report(result, [], json_out, {"files": [str(f) for f in files]})
@@ -612,33 +650,34 @@ def solve(
     except BoardError as e:
         fail(str(e))
     if json_out:
-        print(json.dumps(sol.to_json()))
+        print(dumps_json(sol.to_json()))
         return
     p = sol.plan
     how = "every position searched" if p.exact else f"search stopped at its budget of {p.nodes} positions"
-    out.print(f"best turn: {sol.laid} of {len(held)} hand card(s) laid ({how})", highlight=False)
+    out.print(f"best turn: {sol.laid} of {len(held)} hand card(s) laid ({how})", highlight=False, markup=False)
     if not sol.laid:
-        out.print("  no card can be laid: exchange or pass instead", highlight=False)
+        out.print("  no card can be laid: exchange or pass instead", highlight=False, markup=False)
     for i, text in enumerate(sol.texts, start=1):
-        out.print(f"  {i:>2}. {text}", highlight=False)
+        out.print(f"  {i:>2}. {text}", highlight=False, markup=False)
     extra = []
     if sol.completed:
         extra.append(f"{sol.completed} row(s) completed")
     if sol.won:
         extra.append("the game is won")
     if extra:
-        out.print("  " + "; ".join(extra), highlight=False)
-    out.print("rows: " + " | ".join(format_cards(r, g) for r in sol.rows), highlight=False)
-    out.print("hand: " + (format_cards(sol.hand, g) if sol.hand else "(empty)"), highlight=False)
+        out.print("  " + "; ".join(extra), highlight=False, markup=False)
+    out.print("rows: " + " | ".join(format_cards(r, g) for r in sol.rows), highlight=False, markup=False)
+    out.print("hand: " + (format_cards(sol.hand, g) if sol.hand else "(empty)"), highlight=False, markup=False)
 
 
 def main() -> None:
     """Console-script entry point: run the app, turning every user error into one line and exit 2."""
     try:
         rc = app(standalone_mode=False)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handlers below
         if isinstance(rc, int) and rc:
             sys.exit(rc)
-    except UserError as e:
+    except (UserError, ArgError) as e:
         print(f"kbsim: error: {e}", file=sys.stderr)
         sys.exit(2)
     except typer.Exit as e:
@@ -646,6 +685,13 @@ def main() -> None:
     except typer.Abort:
         print("kbsim: interrupted", file=sys.stderr)
         sys.exit(130)
+    except BrokenPipeError:
+        _closed_pipe()
+    except SystemExit:
+        # click turns a closed stdout (EPIPE) into exit 1 after wrapping stdout: a closed pipe is not a failure
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            _closed_pipe()
+        raise
     except Exception as e:  # click/typer usage errors (exit code 2), whichever click typer bundles
         if getattr(e, "exit_code", None) == 2 and hasattr(e, "format_message"):
             ctx = getattr(e, "ctx", None)
@@ -657,12 +703,24 @@ def main() -> None:
             sys.exit(130)
         if type(e).__name__ == "Exit":
             sys.exit(getattr(e, "exit_code", 0))
+        if isinstance(e.__context__, BrokenPipeError) or isinstance(e.__cause__, BrokenPipeError):
+            _closed_pipe()
         raise
     except KeyboardInterrupt:
         print("kbsim: interrupted; nothing was written", file=sys.stderr)
         sys.exit(130)
-    except BrokenPipeError:
-        sys.exit(0)
+
+
+def _closed_pipe() -> None:
+    """The reader of stdout went away (``kbsim ... | head``): stop quietly with exit 0."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush cannot fail again
+    except (OSError, ValueError):
+        pass
+    sys.exit(0)
 
 
 if __name__ == "__main__":

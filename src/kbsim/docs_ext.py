@@ -1578,6 +1578,7 @@ class ExampleDirective(SphinxDirective):
         try:
             renderer = make_renderer(self, game, labels=False)
             source = read_document(find_rule_file(game))
+            self.env.note_dependency(str(find_rule_file(game).resolve()))  # rebuilt when the rule file changes
         except RulesError as e:
             raise self.error(f"kbsim-example {game}: {e}") from None
         found = [ex for ex in renderer.model.examples if ex.name == name]
@@ -1645,7 +1646,9 @@ class GamesDirective(SphinxDirective):
         prefix = self.options.get("prefix", "/rules/")
         rows = []
         for game in shipped_games():
-            m = load_rules(game).model
+            loaded = load_rules(game)
+            m = loaded.model
+            self.env.note_dependency(str(loaded.source.resolve()))  # the table shows its title: rebuild on edits
             ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget=f"{prefix}{game}",
                                         refexplicit=True, refdoc=self.env.docname)
             ref += nodes.inline(m.title, m.title)

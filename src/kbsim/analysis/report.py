@@ -882,12 +882,17 @@ def write_report(inp: ReportInput, path: Path) -> ReportResult:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise ReportError(f"{path}: cannot write the report: {e.strerror or e}") from None
+    try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(page)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except OSError as e:
         raise ReportError(f"{path}: cannot write the report: {e.strerror or e}") from None
+    finally:
+        Path(tmp).unlink(missing_ok=True)  # nothing left behind on an error (after a replace it is gone)
     seconds = time.perf_counter() - t0
     return ReportResult(path=path, size=path.stat().st_size, seconds=seconds, figures=len(figures),
                         summary=text_summary(inp, st), stats=st)

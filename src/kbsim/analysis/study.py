@@ -60,11 +60,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from kbsim.analysis.report import Condition, ReportInput, SweepInfo
 from kbsim.sim.seeding import MAX_SEED
+from kbsim.strict_io import preview as _preview
 
 STUDY_SUFFIXES = (".toml", ".yaml", ".yml")
 # doc-only keys left out of the rules digest: rewording a summary does not invalidate records
@@ -87,7 +87,7 @@ class StudyError(Exception):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 OptionValue = Any
@@ -199,7 +199,7 @@ def _format_errors(source: Path | str, err: ValidationError) -> list[str]:
             msg = "unknown field (not part of the study format; check the spelling)"
         got = e.get("input")
         shown = "" if e["type"] in ("missing", "extra_forbidden") or not loc else \
-            f" (got {json.dumps(got, default=str)[:60]})"
+            f" (got {_preview(got)})"
         lines.append(f"{source}: {loc}: {msg}{shown}" if loc else f"{source}: {msg}")
     return lines
 
@@ -209,6 +209,11 @@ def _search_dirs() -> list[Path]:
     checkout = Path(__file__).resolve().parents[3] / "reports"
     if checkout.is_dir() and checkout not in dirs:
         dirs.append(checkout)
+    from importlib import resources
+
+    packaged = Path(str(resources.files("kbsim") / "_reports"))  # the studies shipped in the wheel
+    if packaged.is_dir() and packaged not in dirs:
+        dirs.append(packaged)
     return dirs
 
 
@@ -272,12 +277,12 @@ def load_study(ref: str | Path) -> Study:
         except tomllib.TOMLDecodeError as e:
             raise StudyError(f"{path}: TOML syntax error: {e}") from None
     else:
+        from kbsim.strict_io import YamlInputError, load_yaml
+
         try:
-            doc = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "?"
-            raise StudyError(f"{path}: YAML syntax error at {where}: {getattr(e, 'problem', None) or e}") from None
+            doc = load_yaml(text)  # strict: duplicate keys, YAML 1.2 core scalars, bounded aliases
+        except YamlInputError as e:
+            raise StudyError(f"{path}{f' at line {e.line}' if e.line else ''}: {e.message}") from None
     if not isinstance(doc, dict):
         raise StudyError(f"{path}: expected a table of study fields at the top level, got {type(doc).__name__}")
     return study_from_dict(doc, path)
@@ -460,7 +465,8 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
             digest = rules_digest(loaded)
             for p in study.players:
                 for r, lineup in enumerate(rotations(lineups[p], study.rotate_seats)):
-                    spec = RunSpec(game=g, players=p, bots=lineup, games=n_games, seed=study.seed)
+                    spec = RunSpec(game=g, players=p, bots=lineup, games=n_games, seed=study.seed,
+                                   rules_hash=loaded.rules_hash)
                     params = spec.parameters() | {"chunk_size": chunk_size_for(n_games), "rules_digest": digest}
                     h = hashlib.blake2b(json.dumps(params, sort_keys=True).encode(), digest_size=5).hexdigest()
                     path = records_dir / f"{key}-{p}p-r{r}-{h}.parquet"

@@ -16,14 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from kbsim.rules.families import rule_model
 from kbsim.rules.files import RulesError, _shipped_dir, format_validation, read_document
 from kbsim.rules.schema import RuleFile
+from kbsim.strict_io import load_yaml_scalar
 
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CACHE: dict[tuple, tuple[LoadedRules, list]] = {}  # key -> (rules, [(file it depends on, mtime)])
 
 
@@ -127,11 +126,12 @@ def deep_merge(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
 
 
 def parse_option_value(text: str) -> Any:
-    """Parse the VALUE of ``--option KEY=VALUE`` as a YAML scalar (``5``, ``true``, ``either``)."""
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
-        return text
+    """Parse the VALUE of ``--option KEY=VALUE`` as a YAML 1.2 core scalar.
+
+    ``5`` is an int, ``5.0`` a float, ``true`` a bool, ``yes`` and ``either`` are text;
+    the rules' strict validation then refuses a value of the wrong type.
+    """
+    return load_yaml_scalar(text)
 
 
 @dataclass(frozen=True)
@@ -151,6 +151,16 @@ class LoadedRules:
     variants: tuple[str, ...] = ()
     options: dict[str, Any] = field(default_factory=dict)
     changed: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rules_hash(self) -> str:
+        """A hash of the validated rules in force (file content, variants and options applied).
+
+        Part of a run's identity: records of edited rules are never mixed with older ones.
+        """
+        import hashlib
+
+        return hashlib.blake2b(self.model.model_dump_json(by_alias=True).encode(), digest_size=8).hexdigest()
 
     @property
     def variant_label(self) -> str:

@@ -35,7 +35,17 @@ from typing import Any, Literal
 from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
 
 from kbsim.rules.files import RulesError, _shipped_dir, format_validation, read_document
-from kbsim.rules.schema import Clarification, Option, Players, Strict, Summary, Variant, check_option_references
+from kbsim.rules.schema import (
+    MAX_POINTS,
+    MAX_TURNS,
+    Clarification,
+    Option,
+    Players,
+    Strict,
+    Summary,
+    Variant,
+    check_option_references,
+)
 
 Key = Field(pattern=r"^[a-z][a-z0-9-]*$", description="Identifier (lower case, digits, `-`).")
 
@@ -152,7 +162,7 @@ class Currency(Strict):
     key: str = Key
     name: str
     cards: int = Field(ge=0, le=200, description="Currency cards in the box.")
-    start: int = Field(0, ge=0, description="Currency each player starts with (taken from the box's supply).")
+    start: int = Field(0, ge=0, le=200, description="Currency each player starts with (taken from the box's supply).")
     spent_to: Literal["box"] = Field("box", description="Where spent currency cards go (out of the game).")
 
 
@@ -238,7 +248,7 @@ class PatternSpec(Strict):
     distinct: bool = Field(True, description="The groups are of pairwise different colours.")
     colour: Literal["any", "contract"] = Field("any", description="`contract`: a single group of the colour the "
                                                "contract names.")
-    points: int = Field(description="Points per occurrence.")
+    points: int = Field(ge=-MAX_POINTS, le=MAX_POINTS, description="Points per occurrence.")
     repeat: bool = Field(True, description="Every disjoint occurrence scores (false: once at most).")
 
     @model_validator(mode="after")
@@ -330,8 +340,9 @@ class Score(Strict):
     summary: str = Summary
     objective_points: bool = Field(True, description="The points printed on claimed objectives count.")
     contracts: bool = Field(True, description="Contract points count.")
-    per_currency: int = Field(1, description="Points per currency card kept.")
-    per_token: int = Field(0, description="Points per company token (besides their icons).")
+    per_currency: int = Field(1, ge=-MAX_POINTS, le=MAX_POINTS, description="Points per currency card kept.")
+    per_token: int = Field(0, ge=-MAX_POINTS, le=MAX_POINTS,
+                           description="Points per company token (besides their icons).")
     tie_breakers: list[Literal["objective_points", "currency", "objectives", "contract_points"]] = Field(
         default_factory=lambda: ["objective_points"],
         description="Compared in order among the tied players; a tie that remains is a shared win.")
@@ -349,7 +360,7 @@ class TurnLimit(Strict):
     """A guard against endless games (not a rule of a game)."""
 
     summary: str = Summary
-    turns: int = Field(ge=1, description="Turns (all seats together) after which a game is stopped.")
+    turns: int = Field(ge=1, le=MAX_TURNS, description="Turns (all seats together) after which a game is stopped.")
 
 
 class End(Strict):

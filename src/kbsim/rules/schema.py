@@ -10,18 +10,57 @@ validated :class:`RuleFile` into plain Python objects for the game loop.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+# Limits of the rules language (documented in docs/guide/rule-files.md). They keep every accepted rule file
+# playable in bounded time and memory; a value outside one is refused with its allowed range.
+MAX_TEXT = 20_000          # characters of a summary or other prose
+MAX_NAME = 200             # characters of a title, name or key
+MAX_DECK = 2_000           # cards in the deck (values x copies x suits)
+MAX_HAND = 30              # hand size, and hand cards a single option may ask for
+MAX_TURNS = 100_000        # turn limit of one game (one hand of a match)
+MAX_POINTS = 1_000         # absolute value of points per card/row/character in a score or penalty
+MAX_LIST = 1_000           # items of a list or mapping (examples, moves, roster...)
+MAX_SEARCH = 1_000_000     # boards an exact stalemate test may explore
+MAX_REBUILDS = 10_000      # rebuilds per turn
+MAX_HANDS = 10_000         # hands (rounds) of a match
+MAX_MATCH_TARGET = 1_000_000
+
+LIMITS = {
+    "rule file size (bytes)": "1,000,000",
+    "nesting (levels)": "32",
+    "values, aliases expanded": "200,000",
+    "players": "1-8",
+    "card values": "0-63",
+    "copies of each value": "1-64",
+    "suits": "at most 16 (4 colours of 4)",
+    "cards in the deck": f"at most {MAX_DECK:,}",
+    "rows (row cards)": "1-16",
+    "hand size": f"1-{MAX_HAND}",
+    "sequence step": "-63..63, not 0",
+    "turn limit": f"1-{MAX_TURNS:,}",
+    "points per item (score, penalties)": f"-{MAX_POINTS:,}..{MAX_POINTS:,}",
+    "rebuilds per turn": f"0-{MAX_REBUILDS:,}",
+    "exact stalemate search": f"1-{MAX_SEARCH:,} boards",
+    "hands per match": f"1-{MAX_HANDS:,}",
+    "text (summary, reading)": f"at most {MAX_TEXT:,} characters",
+    "names, titles, keys": f"at most {MAX_NAME} characters",
+    "list items (examples, moves, roster, options, variants)": f"at most {MAX_LIST:,}",
+}
+"""Each limit of the rules language with its allowed range (for the docs and tests)."""
+
 
 class Strict(BaseModel):
-    """Base for every rule-file model: unknown keys are rejected."""
+    """Base for every rule-file model: unknown keys are rejected, values are never coerced (``"6"`` is not 6,
+    ``true`` is not 1, ``7.0`` is not 7)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
-Summary = Field(description="A short description in the project's own words, rendered in the reference.")
+Summary = Field(max_length=MAX_TEXT,
+                description="A short description in the project's own words, rendered in the reference.")
 
 
 class Players(Strict):
@@ -53,9 +92,9 @@ class ValueRange(Strict):
 class Suit(Strict):
     """A suit of a deck with suits (e.g. hearts, red)."""
 
-    name: str
+    name: str = Field(max_length=MAX_NAME)
     symbol: str = Field(pattern=r"^[A-Z]$", description="One capital letter used in the notation, e.g. `H`.")
-    colour: str = Field(description="Colour name; rows may require colours to alternate.")
+    colour: str = Field(max_length=MAX_NAME, description="Colour name; rows may require colours to alternate.")
 
 
 class Cards(Strict):
@@ -64,7 +103,8 @@ class Cards(Strict):
     summary: str = Summary
     values: ValueRange
     copies: int = Field(ge=1, le=64, description="Copies of each value (of each suit).")
-    suits: list[Suit] = Field(default_factory=list, description="Suits; empty: cards are plain values.")
+    suits: list[Suit] = Field(default_factory=list, max_length=16,
+                              description="Suits; empty: cards are plain values.")
     names: dict[int, str] = Field(default_factory=dict,
                                   description="Letters for values in the notation, e.g. `{1: A, 11: J, 12: Q, 13: K}`.")
 
@@ -75,18 +115,29 @@ class Cards(Strict):
             raise ValueError("at most 4 colours of at most 4 suits each")
         if len({s.symbol for s in self.suits}) != len(self.suits):
             raise ValueError("suit symbols must differ")
+        total = (self.values.max - self.values.min + 1) * self.copies * max(1, len(self.suits))
+        if total > MAX_DECK:
+            raise ValueError(f"the deck holds {total:,} cards (values x copies x suits); expected at most "
+                             f"{MAX_DECK:,}")
         return self
 
 
 class Sequence(Strict):
     """The sequence constraint every row must satisfy after each step of a turn."""
 
-    step: int = Field(description="Difference from one card to the next along a row (+1 ascending, -1 descending).")
+    step: int = Field(ge=-63, le=63, description="Difference from one card to the next along a row (+1 ascending, "
+                      "-1 descending); -63 to 63, not 0.")
     repeats: bool = Field(False, description="Whether a card may equal the card before it.")
     alternate_colours: bool = Field(False, description="Each card must differ in colour from the card before it.")
     open_with: Literal["any"] | list[int] = Field(
         "any", description="Which values may open an empty row: `any` or a list of values."
     )
+
+    @model_validator(mode="after")
+    def _step_not_zero(self) -> Sequence:
+        if self.step == 0:
+            raise ValueError("step: 0 would put every card on the same value; expected -63 to 63, not 0")
+        return self
 
 
 class Completion(Strict):
@@ -102,7 +153,7 @@ class Completion(Strict):
 class RowGroup(Strict):
     """A group of row slots with their own opening rule (e.g. the four corners)."""
 
-    name: str
+    name: str = Field(max_length=MAX_NAME)
     summary: str = Summary
     count: int = Field(ge=1, le=16)
     open_with: Literal["any"] | list[int] = Field("any", description="Values that may open an empty slot.")
@@ -115,7 +166,8 @@ class Rows(Strict):
     summary: str = Summary
     count: int = Field(ge=1, le=16, description="Number of row cards (the sum of the groups' counts when given).")
     groups: list[RowGroup] = Field(
-        default_factory=list, description="Slot groups in table order; empty: `count` slots opened per the sequence.")
+        default_factory=list, max_length=16,
+            description="Slot groups in table order; empty: `count` slots opened per the sequence.")
     sequence: Sequence
     completion: Completion
 
@@ -128,17 +180,17 @@ class Rows(Strict):
 
 
 class Table(Strict):
-    summary: str = ""
+    summary: str = Field("", max_length=MAX_TEXT)
     rows: Rows
 
 
 class Deal(Strict):
     """How the cards left after the row starts are dealt."""
 
-    cards: Literal["rest"] | int = Field(
+    cards: Literal["rest"] | Annotated[int, Field(ge=1, le=MAX_DECK)] = Field(
         "rest", description="`rest` deals every remaining card; an int deals that many to each seat."
     )
-    first_seat: int = Field(0, ge=0, description="Seat that receives the first card (the dealer).")
+    first_seat: int = Field(0, ge=0, le=7, description="Seat that receives the first card (the dealer).")
     one_at_a_time: bool = Field(True, description="Deal one card per seat in turn order (else in blocks).")
 
 
@@ -157,7 +209,7 @@ class Setup(Strict):
     relocate_starts: Relocate | None = Field(None, description="Move some opening cards to another slot group.")
     row_starts: int = Field(ge=0, le=1, description="Cards turned face up on each row card at the start (0 or 1).")
     deal: Deal
-    hand_size: int = Field(ge=1, le=30, description="Hand cards drawn at the start and after each refill.")
+    hand_size: int = Field(ge=1, le=MAX_HAND, description="Hand cards drawn at the start and after each refill.")
 
 
 class Rebuild(Strict):
@@ -172,16 +224,18 @@ class Rebuild(Strict):
     into_empty_row: bool = Field(
         False, description="Whether a segment may be put on an empty row card (a whole row only into another "
         "group's slot) if that slot may be opened with its first card.")
-    max_per_turn: int = Field(200, ge=0, description="Guard against endless rebuild loops within one turn.")
+    max_per_turn: int = Field(200, ge=0, le=MAX_REBUILDS,
+        description="Guard against endless rebuild loops within one turn.")
 
 
 class LayOut(Strict):
     """Turn option A: lay hand cards on rows, rebuilding as wanted."""
 
     summary: str = Summary
-    min_hand_cards: int = Field(1, ge=0, description="Hand cards a lay-out turn must lay at least.")
+    min_hand_cards: int = Field(1, ge=0, le=MAX_HAND, description="Hand cards a lay-out turn must lay at least.")
     must_lay: list[int] = Field(
-        default_factory=list, description="Values that may not stay in hand at the end of a turn if they can be laid.")
+        default_factory=list, max_length=64,
+            description="Values that may not stay in hand at the end of a turn if they can be laid.")
     min_only_while_draw_pile: bool = Field(
         True, description="The minimum applies only while the player's draw pile holds cards."
     )
@@ -193,7 +247,7 @@ class Exchange(Strict):
 
     summary: str = Summary
     allowed: bool = True
-    min_cards: int = Field(1, ge=1, description="Fewest cards an exchange puts under the pile.")
+    min_cards: int = Field(1, ge=1, le=MAX_HAND, description="Fewest cards an exchange puts under the pile.")
     requires_draw_pile: bool = Field(True, description="Only a player whose draw pile holds cards may exchange.")
 
 
@@ -208,7 +262,7 @@ class Minus(Strict):
 
     summary: str = Summary
     allowed: bool = Field(False, description="Whether this turn option exists.")
-    cards: int = Field(1, ge=1, description="Hand cards that go to the minus pile.")
+    cards: int = Field(1, ge=1, le=MAX_HAND, description="Hand cards that go to the minus pile.")
     only_when_stuck: bool = Field(
         True, description="Allowed only when no hand card can be laid on any board reachable by rebuilds.")
 
@@ -218,7 +272,7 @@ class Refill(Strict):
 
     summary: str = Summary
     up_to_hand_size: bool = Field(True, description="Draw until the hand holds `hand_size` cards.")
-    draw: int = Field(0, ge=0, description="Otherwise draw this many cards.")
+    draw: int = Field(0, ge=0, le=MAX_HAND, description="Otherwise draw this many cards.")
     when: Literal["end", "start"] = Field("end", description="Draw at the end of the turn, or at its start.")
 
 
@@ -230,7 +284,7 @@ class Turn(Strict):
     minus: Minus = Field(default_factory=lambda: Minus(summary=""))
     refill: Refill
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
 
 
 class Win(Strict):
@@ -250,11 +304,15 @@ class Score(Strict):
     """Solo/cooperative team score."""
 
     summary: str = Summary
-    per_unplayed_character: int = Field(1, description="Points per character card not played.")
-    per_empty_row_card: int = Field(2, description="Points per empty row card (not counting extra rows).")
-    per_minus_card: int = Field(-5, description="Points per card on the minus piles.")
-    win_at: int = Field(1, description="A score of at least this is a win.")
-    expert_at: int = Field(12, description="A score of at least this is an expert result.")
+    per_unplayed_character: int = Field(1, ge=-MAX_POINTS, le=MAX_POINTS,
+        description="Points per character card not played.")
+    per_empty_row_card: int = Field(2, ge=-MAX_POINTS, le=MAX_POINTS,
+        description="Points per empty row card (not counting extra rows).")
+    per_minus_card: int = Field(-5, ge=-MAX_POINTS, le=MAX_POINTS, description="Points per card on the minus piles.")
+    win_at: int = Field(1, ge=-MAX_DECK * MAX_POINTS, le=MAX_DECK * MAX_POINTS,
+        description="A score of at least this is a win.")
+    expert_at: int = Field(12, ge=-MAX_DECK * MAX_POINTS, le=MAX_DECK * MAX_POINTS,
+        description="A score of at least this is an expert result.")
 
 
 class Stalemate(Strict):
@@ -264,9 +322,10 @@ class Stalemate(Strict):
         description="`idle_turns`: every seat has had ceil(cards/hand_size) + extra turns since the last lay; "
         "`exact`: after a full round without a lay, no held card fits any board reachable by rebuilds.",
     )
-    idle_extra_turns: int = Field(1, ge=0, description="The `+ extra` of the idle-turns test.")
+    idle_extra_turns: int = Field(1, ge=0, le=MAX_TURNS, description="The `+ extra` of the idle-turns test.")
     exact_search_limit: int = Field(
-        5000, ge=1, description="Most boards the exact test explores before it assumes progress is possible."
+        5000, ge=1, le=MAX_SEARCH,
+            description="Most boards the exact test explores before it assumes progress is possible."
     )
     winners: Literal["fewest_cards", "none"] = Field(
         "fewest_cards", description="Who wins a stalemate: the fewest cards held (ties shared), or nobody."
@@ -277,15 +336,16 @@ class Stalemate(Strict):
 
 class TurnLimit(Strict):
     summary: str = Summary
-    turns: int = Field(ge=1, description="Turns (all seats together) after which a game is stopped.")
+    turns: int = Field(ge=1, le=MAX_TURNS, description="Turns (all seats together) after which a game is stopped.")
 
 
 class Penalties(Strict):
     """Penalty points for cards left in hand when a hand (round) ends."""
 
     summary: str = Summary
-    per_card: int = Field(1, description="Points per card not listed in `values`.")
-    values: dict[int, int] = Field(default_factory=dict, description="Points per card of these values.")
+    per_card: int = Field(1, ge=-MAX_POINTS, le=MAX_POINTS, description="Points per card not listed in `values`.")
+    values: dict[int, Annotated[int, Field(ge=-MAX_POINTS, le=MAX_POINTS)]] = Field(
+        default_factory=dict, max_length=64, description="Points per card of these values.")
     face_value: bool = Field(False, description="Score cards at their value instead of `per_card`.")
 
 
@@ -293,10 +353,11 @@ class Match(Strict):
     """Hands (rounds) played until a penalty total is reached."""
 
     summary: str = Summary
-    target: int = Field(ge=1, description="The match ends after the hand in which someone reaches this total.")
+    target: int = Field(ge=1, le=MAX_MATCH_TARGET,
+        description="The match ends after the hand in which someone reaches this total.")
     winners: Literal["lowest_total"] = "lowest_total"
     rotate_dealer: bool = Field(True, description="The next seat deals (and plays first) in the next hand.")
-    max_hands: int = Field(200, ge=1, description="Guard: a match stops after this many hands.")
+    max_hands: int = Field(200, ge=1, le=MAX_HANDS, description="Guard: a match stops after this many hands.")
 
 
 class End(Strict):
@@ -345,7 +406,7 @@ class Example(Strict):
     hand: str = ""
     draw_pile: str = Field("", description="Cards of the player's draw pile, top first.")
     setup: ExampleSetup | None = None
-    moves: list[str]
+    moves: list[str] = Field(max_length=MAX_LIST)
     expect: ExampleExpect
 
 
@@ -357,15 +418,15 @@ class Modifier(Strict):
         "equal the row end; `skip_value`: a card may skip one value (leaving a gap).")
     duration: Literal["turn"] = "turn"
     rebuilds: bool = Field(False, description="The modifier also applies to the joint of a rebuild.")
-    count: int = Field(1, ge=1, description="`skip_value`: how many skips the turn gets.")
+    count: int = Field(1, ge=1, le=64, description="`skip_value`: how many skips the turn gets.")
     skippable: ValueRange | None = Field(None, description="`skip_value`: which values may be skipped.")
 
 
 class RemoveFromRowEnd(Strict):
     """Remove cards from the end of any row to the discard pile."""
 
-    min: int = Field(1, ge=1)
-    max: int = Field(2, ge=1)
+    min: int = Field(1, ge=1, le=64)
+    max: int = Field(2, ge=1, le=64)
 
 
 class ClearRow(Strict):
@@ -377,8 +438,8 @@ class ClearRow(Strict):
 class TakeFromDiscard(Strict):
     """Take cards from the discard pile and lay them at once, legally."""
 
-    min: int = Field(1, ge=1)
-    max: int = Field(2, ge=1)
+    min: int = Field(1, ge=1, le=64)
+    max: int = Field(2, ge=1, le=64)
     without_effect_allowed: bool = Field(
         True, description="The character may be played (with no effect) when the discard pile is empty.")
 
@@ -386,7 +447,8 @@ class TakeFromDiscard(Strict):
 class ExtraRow(Strict):
     """Open one more row with a hand card; it lasts while it holds cards."""
 
-    min_cards: int = Field(1, ge=1, description="Hand cards laid to open it (more may follow as normal lays).")
+    min_cards: int = Field(1, ge=1, le=MAX_HAND,
+        description="Hand cards laid to open it (more may follow as normal lays).")
 
 
 class GiveRowStarts(Strict):
@@ -398,8 +460,8 @@ class GiveRowStarts(Strict):
 class Park(Strict):
     """Put hand cards face up in front of you; from your next turn they may be laid at row ends."""
 
-    min: int = Field(1, ge=1)
-    max: int = Field(2, ge=1)
+    min: int = Field(1, ge=1, le=64)
+    max: int = Field(2, ge=1, le=64)
 
 
 class Joker(Strict):
@@ -461,11 +523,11 @@ class Characters(Strict):
         "face-down deck, used cards go to the box (solo, cooperative).")
     deal: dict[int, int] = Field(default_factory=dict,
                                  description="`piles`: characters per player by player count; the rest go back.")
-    display: int = Field(3, ge=1, description="`display`: face-up characters.")
-    per_turn: int = Field(1, ge=0, description="Characters a player may play in one turn.")
+    display: int = Field(3, ge=1, le=64, description="`display`: face-up characters.")
+    per_turn: int = Field(1, ge=0, le=64, description="Characters a player may play in one turn.")
     on_any_turn: bool = Field(
         True, description="A character may be played in a turn that is then an exchange or a pass.")
-    roster: dict[str, Character] = Field(default_factory=dict)
+    roster: dict[str, Character] = Field(default_factory=dict, max_length=64)
     removed: list[str] = Field(default_factory=list,
                                description="Roster keys left out of the game (e.g. to measure a character's effect).")
 
@@ -525,8 +587,9 @@ class RuleFile(Strict):
 
     schema_version: Literal[1] = 1
     family: Literal["rows"] = Field("rows", description="The engine family: `rows` (shared rows or piles of cards).")
-    game: str = Field(pattern=r"^[a-z][a-z0-9-]*$", description="The game's identifier, e.g. `kingsbridge`.")
-    title: str
+    game: str = Field(pattern=r"^[a-z][a-z0-9-]*$", max_length=60,
+                      description="The game's identifier, e.g. `kingsbridge`.")
+    title: str = Field(max_length=MAX_NAME)
     summary: str = Summary
     players: Players
     cards: Cards
@@ -534,10 +597,10 @@ class RuleFile(Strict):
     setup: Setup
     turn: Turn
     end: End
-    options: dict[str, Option] = Field(default_factory=dict)
-    variants: dict[str, Variant] = Field(default_factory=dict)
-    clarifications: list[Clarification] = Field(default_factory=list)
-    examples: list[Example] = Field(default_factory=list)
+    options: dict[str, Option] = Field(default_factory=dict, max_length=MAX_LIST)
+    variants: dict[str, Variant] = Field(default_factory=dict, max_length=MAX_LIST)
+    clarifications: list[Clarification] = Field(default_factory=list, max_length=MAX_LIST)
+    examples: list[Example] = Field(default_factory=list, max_length=MAX_LIST)
     characters: Characters | None = None
 
     def sections(self) -> list[tuple[str, str]]:
@@ -574,4 +637,13 @@ class RuleFile(Strict):
             raise ValueError("end.match needs end.penalties")
         if starts > total:
             raise ValueError(f"setup.row_starts: {starts} row-start cards but the deck holds only {total}")
+        most = self.players.max
+        if starts + most * self.setup.hand_size > total:
+            raise ValueError(f"setup.hand_size: {most} players x {self.setup.hand_size} hand cards "
+                             f"+ {starts} row-start "
+                             f"cards need {starts + most * self.setup.hand_size} cards but the deck holds {total}; "
+                             f"expected a hand size from 1 to {max(1, (total - starts) // most)}")
+        if isinstance(self.setup.deal.cards, int) and starts + most * self.setup.deal.cards > total:
+            raise ValueError(f"setup.deal.cards: {most} players x {self.setup.deal.cards} cards + {starts} row-start "
+                             f"cards exceed the deck of {total}; expected from 1 to {max(1, (total - starts) // most)}")
         return self

@@ -27,6 +27,9 @@ import pyarrow.parquet as pq
 
 from kbsim.sim.records import SCHEMA, publish, read_metadata, records_metadata, to_table, write_parquet
 
+MERGE_ROWS = 20_000
+"""Games per row group of a finished records file (chunks are gathered up to this size when merged)."""
+
 
 class OutputError(Exception):
     """The output cannot be used for this run (a different run's records, a missing folder...)."""
@@ -62,11 +65,15 @@ class RunOutput:
         if self.path.is_dir():
             raise OutputError(f"--out {self.path}: is a folder; expected a .parquet file path")
         self.complete = False
+        self._lock_fd: int | None = None
         if self.parts.exists():
             if not resume:
                 raise OutputError(f"{self.parts} holds an unfinished run; add --resume to complete it "
                                   f"(same arguments), or delete that folder to start again")
+            self._lock()
             self._check_same_run(self._read_manifest(), f"{self.parts}/run.json")
+            self._clean_temporaries()
+            self._drop_bad_chunks()
         elif resume and self.path.is_file():
             try:
                 other = read_metadata(self.path).get("run")
@@ -75,8 +82,62 @@ class RunOutput:
             self._check_same_run(other, str(self.path))
             self.complete = True
         else:
-            self.parts.mkdir()
+            try:
+                self.parts.mkdir()
+            except FileExistsError:
+                raise OutputError(f"{self.parts}: another kbsim run started writing {self.path} at the same "
+                                  f"time; wait for it to finish") from None
+            self._lock()
+            self._clean_temporaries()
             self._write_manifest()
+
+    def _lock(self) -> None:
+        """Take the staging folder's lock (one writer per output; a second ``--resume`` is refused)."""
+        import fcntl
+
+        try:
+            fd = os.open(self.parts / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        except FileNotFoundError:
+            raise OutputError(f"{self.path}: another kbsim run finished this output meanwhile; run the command "
+                              f"again") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise OutputError(f"{self.path}: another kbsim run is writing this output now; wait for it to "
+                              f"finish") from None
+        self._lock_fd = fd
+
+    def _unlock(self) -> None:
+        if getattr(self, "_lock_fd", None) is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def close(self) -> None:
+        """Release this output's lock (done by :meth:`finalize`, and when the object is dropped)."""
+        self._unlock()
+
+    def __del__(self) -> None:
+        self._unlock()
+
+    def _clean_temporaries(self) -> None:
+        """Remove temporary files a killed run of this output left (merge file, chunk files being written)."""
+        for tmp in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            tmp.unlink(missing_ok=True)
+        if self.parts.is_dir():
+            for tmp in self.parts.glob(".*.tmp"):
+                tmp.unlink(missing_ok=True)
+
+    def _drop_bad_chunks(self) -> None:
+        """Delete chunk files that cannot be read or hold the wrong number of games; they are played again."""
+        for p in self.parts.glob("chunk-*.parquet"):
+            try:
+                _, a, b = p.stem.split("-")
+                ok = pq.read_metadata(p).num_rows == int(b) - int(a)
+            except Exception:
+                ok = False
+            if not ok:
+                p.unlink(missing_ok=True)
 
     @staticmethod
     def stored_parameters(path: Path) -> dict[str, Any] | None:
@@ -112,6 +173,9 @@ class RunOutput:
         mine = {k: v for k, v in self.params.items()}
         if json.dumps(other, sort_keys=True) != json.dumps(mine, sort_keys=True):
             diff = sorted(k for k in set(mine) | set(other) if mine.get(k) != other.get(k))
+            if "rules_hash" in diff:
+                raise OutputError(f"{where}: the rules changed since that run was started (rule file, variant or "
+                                  f"options edited); refusing to mix records of two rule sets; use another --out")
             raise OutputError(f"{where}: belongs to a run with other parameters ({', '.join(diff)} differ); "
                               f"refusing to mix records; use another --out")
 
@@ -121,8 +185,11 @@ class RunOutput:
             return set()
         out = set()
         for p in self.parts.glob("chunk-*.parquet"):
-            _, a, b = p.stem.split("-")
-            out.add((int(a), int(b)))
+            try:
+                _, a, b = p.stem.split("-")
+                out.add((int(a), int(b)))
+            except ValueError:  # not a chunk name of ours
+                continue
         return out
 
     def write_chunk(self, chunk: range, columns: dict[str, list]) -> None:
@@ -144,19 +211,30 @@ class RunOutput:
         fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
         os.close(fd)
         try:
+            # chunks are gathered into row groups of about MERGE_ROWS games: a small footer and flat memory
             with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+                buf: list[pa.Table] = []
+                rows = 0
                 for table in self.iter_chunks():
-                    writer.write_table(pa.Table.from_batches(table.to_batches(), schema=schema))
+                    buf.append(pa.Table.from_batches(table.to_batches(), schema=schema))
+                    rows += table.num_rows
+                    if rows >= MERGE_ROWS:
+                        writer.write_table(pa.concat_tables(buf), row_group_size=rows)
+                        buf, rows = [], 0
+                if buf:
+                    writer.write_table(pa.concat_tables(buf), row_group_size=rows)
             publish(tmp, self.path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        self._unlock()
         shutil.rmtree(self.parts, ignore_errors=True)
         self.complete = True
 
     def discard_if_empty(self) -> None:
         """Remove the staging folder of a run that failed before any chunk was written (nothing to resume)."""
         if not self.complete and self.parts.exists() and not self.done_chunks():
+            self._unlock()
             shutil.rmtree(self.parts, ignore_errors=True)
 
     def games_safe(self) -> int:

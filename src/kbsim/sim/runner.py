@@ -10,9 +10,10 @@ worker count or chunk size; they are always returned sorted by game index.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
@@ -36,6 +37,8 @@ class RunSpec:
         games: number of games (>= 1).
         seed: run seed (>= 0).
         check: verify invariants after every move.
+        rules_hash: :attr:`kbsim.rules.loader.LoadedRules.rules_hash` of the rules played (part of the run id,
+            so records of edited rules never share an id or a resumed file with older ones).
     """
 
     game: CompiledGame
@@ -44,25 +47,74 @@ class RunSpec:
     games: int
     seed: int
     check: bool = False
+    rules_hash: str = ""
 
     def parameters(self) -> dict:
         """The run's parameters as JSON-able data (for the records file's metadata)."""
         return {"game": self.game.game, "variant": self.game.variant, "options": self.game.options,
                 "players": self.players, "bots": list(self.bots), "games": self.games, "seed": self.seed,
-                "run_id": self.run_id}
+                "rules_hash": self.rules_hash, "run_id": self.run_id}
 
     @property
     def run_id(self) -> str:
         """A short hash of the parameters that determine the records: equal runs get equal ids."""
         key = json.dumps({"game": self.game.game, "variant": self.game.variant, "options": self.game.options,
                           "players": self.players, "bots": list(self.bots), "games": self.games,
-                          "seed": self.seed}, sort_keys=True)
+                          "seed": self.seed, "rules_hash": self.rules_hash}, sort_keys=True)
         return hashlib.blake2b(key.encode(), digest_size=6).hexdigest()
 
 
 def plan_chunks(games: int, chunk_size: int) -> list[range]:
     """Split ``range(games)`` into consecutive chunks of at most ``chunk_size`` indices."""
-    return [range(a, min(a + chunk_size, games)) for a in range(0, games, chunk_size)]
+    return list(iter_chunks(games, chunk_size))
+
+
+def iter_chunks(games: int, chunk_size: int) -> Iterator[range]:
+    """The chunks of :func:`plan_chunks`, made one at a time (constant memory for any ``games``)."""
+    for a in range(0, games, chunk_size):
+        yield range(a, min(a + chunk_size, games))
+
+
+def _watch_parent(pid: int) -> None:  # pragma: no cover - runs in worker processes
+    """Worker initializer: exit as soon as process ``pid`` (the kbsim command) is gone, even after ``kill -9``."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while True:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except OSError:
+                pass
+            time.sleep(0.5)
+
+    threading.Thread(target=watch, name="kbsim-parent-watch", daemon=True).start()
+
+
+def start_method() -> str:
+    """The multiprocessing start method of worker processes: ``forkserver`` where available, else ``spawn``.
+
+    Never ``fork``: the parent may already run polars/pyarrow threads, and forking a
+    threaded process may deadlock the child.
+    """
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    return "forkserver" if "forkserver" in methods else "spawn"
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes started safely (:func:`start_method`) that die with this process."""
+    method = start_method()
+    if method == "forkserver":
+        ctx = get_context("forkserver")
+        ctx.set_forkserver_preload(["kbsim.sim.runner"])
+    else:
+        ctx = get_context(method)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent,
+                               initargs=(os.getpid(),))
 
 
 def default_chunk_size(games: int, workers: int) -> int:
@@ -117,29 +169,29 @@ class Backend:
     workers: int = 1
     name: str = field(default="serial", init=False)
 
-    def map_chunks(self, spec: RunSpec, chunks: list[range]) -> Iterator[tuple[range, dict[str, list]]]:
+    def map_chunks(self, spec: RunSpec, chunks: Iterable[range]) -> Iterator[tuple[range, dict[str, list]]]:
         for chunk in chunks:
             yield chunk, play_chunk(spec, chunk)
 
 
 @dataclass
 class ProcessesBackend(Backend):
-    """Chunks played by a pool of ``workers`` local processes (fork where available)."""
+    """Chunks played by a pool of ``workers`` local processes (:func:`worker_pool`: never forked from a threaded
+    parent, and they exit when the parent dies); a single chunk or worker plays in this process."""
 
     name: str = field(default="processes", init=False)
 
-    def map_chunks(self, spec: RunSpec, chunks: list[range]) -> Iterator[tuple[range, dict[str, list]]]:
-        if self.workers <= 1 or len(chunks) <= 1:
-            yield from Backend.map_chunks(self, spec, chunks)
+    def map_chunks(self, spec: RunSpec, chunks: Iterable[range]) -> Iterator[tuple[range, dict[str, list]]]:
+        pending = iter(chunks)
+        first = list(itertools.islice(pending, 2))
+        if self.workers <= 1 or len(first) <= 1:
+            yield from Backend.map_chunks(self, spec, itertools.chain(first, pending))
             return
-        import multiprocessing
-
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=get_context(method))
+        pool = worker_pool(self.workers)
         in_flight: set = set()
         try:
             # keep a bounded number of chunks in flight so memory stays flat on huge runs
-            pending = iter(chunks)
+            pending = itertools.chain(first, pending)
             for chunk in pending:
                 in_flight.add(pool.submit(_play_chunk_task, spec, chunk))
                 if len(in_flight) >= self.workers * 4:
@@ -212,7 +264,7 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def run_chunks(spec: RunSpec, backend: Backend, chunks: list[range],
+def run_chunks(spec: RunSpec, backend: Backend, chunks: Iterable[range],
                on_chunk: Callable[[range, dict[str, list]], None]) -> None:
     """Play ``chunks`` on ``backend``, calling ``on_chunk(chunk, columns)`` as each finishes."""
     for chunk, cols in backend.map_chunks(spec, chunks):
@@ -250,4 +302,5 @@ def run_games(spec: RunSpec, backend: Backend, chunk_size: int | None = None,
 
 
 __all__ = ["BACKENDS", "Backend", "BackendError", "DaskBackend", "ProcessesBackend", "RunSpec",
-           "default_chunk_size", "default_workers", "plan_chunks", "play_chunk", "run_chunks", "run_games"]
+           "default_chunk_size", "default_workers", "iter_chunks", "plan_chunks", "start_method", "worker_pool",
+           "play_chunk", "run_chunks", "run_games"]

@@ -1,0 +1,269 @@
+"""Strict, bounded input and clean output shared by every command.
+
+* :func:`load_yaml` reads YAML the way a rule file, example file or study file
+  must be read: YAML 1.2 core-schema scalars (``yes``/``on``/``no`` are text,
+  ``010`` is ten, ``1:30`` is text, no timestamps, no ``<<`` merge keys), a
+  duplicate key is an error naming the dotted key and its line, and the
+  document is bounded (size, nesting, nodes counted with every alias expanded)
+  before anything is built from it, so a "billion laughs" or a recursive alias
+  is refused in milliseconds.
+* :func:`preview` shows a value in an error message from a bounded walk (never
+  serialising the whole value first).
+* :func:`dumps_json` writes strict JSON: NaN and infinities become ``null``
+  (nowhere ``NaN``), so any JSON parser can read every ``--json`` output.
+
+Limits (documented in ``docs/guide/rule-files.md``):
+
+========================  =========
+``MAX_YAML_BYTES``        1,000,000 bytes per file
+``MAX_YAML_DEPTH``        32 levels of nested mappings/lists
+``MAX_YAML_NODES``        200,000 nodes, aliases expanded
+========================  =========
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+import yaml
+
+MAX_YAML_BYTES = 1_000_000
+MAX_YAML_DEPTH = 32
+MAX_YAML_NODES = 200_000
+
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class YamlInputError(Exception):
+    """A YAML document that cannot be used. ``line`` is 1-based (None when unknown)."""
+
+    def __init__(self, message: str, line: int | None = None):
+        self.message = message
+        self.line = line
+        super().__init__(message if line is None else f"line {line}: {message}")
+
+
+class _Core12Loader(_Base):  # type: ignore[misc, valid-type]
+    """A safe loader resolving plain scalars by the YAML 1.2 core schema."""
+
+    yaml_implicit_resolvers: dict = {}
+
+
+for _tag, _regexp, _first in (
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    ("tag:yaml.org,2002:float",
+     r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+     "-+0123456789."),
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+):
+    _Core12Loader.add_implicit_resolver(_tag, re.compile(_regexp), list(_first))
+
+
+def _construct_int(loader, node) -> int:
+    text = loader.construct_scalar(node)
+    sign = -1 if text.startswith("-") else 1
+    body = text.lstrip("+-")
+    if body.startswith("0o"):
+        return sign * int(body[2:], 8)
+    if body.startswith("0x"):
+        return sign * int(body[2:], 16)
+    return sign * int(body, 10)
+
+
+def _construct_bool(loader, node) -> bool:
+    return loader.construct_scalar(node).lower() == "true"
+
+
+_Core12Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_Core12Loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+
+
+def _key_text(node: yaml.Node) -> str:
+    if isinstance(node, yaml.ScalarNode):
+        return str(node.value)
+    return "<complex key>"
+
+
+def _check(root: yaml.Node) -> None:
+    """Bound the composed document and refuse duplicate keys and recursive aliases.
+
+    Sizes are computed once per distinct node (memoised), so the check costs
+    time proportional to the text, however many times aliases repeat a node.
+    """
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+
+    def walk(node: yaml.Node, path: str, depth: int) -> int:
+        nid = id(node)
+        if nid in sizes:
+            return sizes[nid]
+        if nid in on_path:
+            raise YamlInputError(f"{path or '(top level)'}: an alias refers to a value that contains it "
+                                 f"(a recursive alias); expected a finite value", node.start_mark.line + 1)
+        if depth > MAX_YAML_DEPTH:
+            raise YamlInputError(f"{path}: nested more than {MAX_YAML_DEPTH} levels deep; expected at most "
+                                 f"{MAX_YAML_DEPTH}", node.start_mark.line + 1)
+        total = 1
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+            on_path.add(nid)
+            if isinstance(node, yaml.MappingNode):
+                seen: dict[str, int] = {}
+                for k, v in node.value:
+                    key = _key_text(k)
+                    dotted = f"{path}.{key}" if path else key
+                    if isinstance(k, yaml.ScalarNode):
+                        if key in seen:
+                            raise YamlInputError(f"duplicate key `{dotted}` (first at line {seen[key]}); expected "
+                                                 f"each key once per mapping", k.start_mark.line + 1)
+                        seen[key] = k.start_mark.line + 1
+                    total += walk(k, dotted, depth + 1) + walk(v, dotted, depth + 1)
+                    if total > MAX_YAML_NODES:
+                        break
+            else:
+                for i, v in enumerate(node.value):
+                    total += walk(v, f"{path}.{i}" if path else str(i), depth + 1)
+                    if total > MAX_YAML_NODES:
+                        break
+            on_path.discard(nid)
+        if total > MAX_YAML_NODES:
+            raise YamlInputError(f"{path or '(top level)'}: the document holds more than {MAX_YAML_NODES:,} values "
+                                 f"once its aliases are expanded; expected at most {MAX_YAML_NODES:,}",
+                                 node.start_mark.line + 1)
+        sizes[nid] = total
+        return total
+
+    walk(root, "", 0)
+
+
+def load_yaml(text: str) -> Any:
+    """Parse one YAML document strictly and within bounds.
+
+    Args:
+        text: the document (already decoded).
+
+    Returns:
+        The plain Python value (dicts, lists, str, int, float, bool, None).
+
+    Raises:
+        YamlInputError: syntax error, duplicate key, recursive alias, or a
+            document over a limit (``MAX_YAML_BYTES``, ``MAX_YAML_DEPTH``,
+            ``MAX_YAML_NODES``); ``line`` says where when known.
+    """
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_YAML_BYTES:
+        raise YamlInputError(f"the file is larger than {MAX_YAML_BYTES:,} bytes; expected at most "
+                             f"{MAX_YAML_BYTES:,}")
+    loader = _Core12Loader(text)
+    try:
+        try:
+            node = loader.get_single_node()
+        except RecursionError:
+            raise YamlInputError(f"nested too deeply; expected at most {MAX_YAML_DEPTH} levels") from None
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+            raise YamlInputError(f"YAML syntax error: {problem}", mark.line + 1 if mark else None) from None
+        if node is None:
+            return None
+        _check(node)
+        try:
+            return loader.construct_document(node)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+            raise YamlInputError(f"YAML error: {problem}", mark.line + 1 if mark else None) from None
+        except (ValueError, TypeError) as e:  # e.g. an unhashable (mapping) key
+            raise YamlInputError(f"YAML error: {e}") from None
+    finally:
+        loader.dispose()
+
+
+def load_yaml_scalar(text: str) -> Any:
+    """Read the VALUE of ``--option KEY=VALUE`` as a YAML 1.2 core scalar: ``7`` is an int, ``7.0`` a float,
+    ``true`` a bool, ``yes`` the text ``yes``; anything that is not a plain scalar is taken as text."""
+    try:
+        value = load_yaml(text)
+    except YamlInputError:
+        return text
+    if isinstance(value, (dict, list)):
+        return text
+    return value
+
+
+def preview(value: Any, limit: int = 60) -> str:
+    """A JSON-like preview of ``value`` of at most ``limit`` characters, built from a bounded walk.
+
+    Shared (aliased) sub-values are not expanded more than the preview needs, so
+    previewing a huge value costs O(limit).
+    """
+    parts: list[str] = []
+    budget = [limit + 1]
+
+    def emit(s: str) -> bool:
+        parts.append(s[: budget[0]])
+        budget[0] -= len(s)
+        return budget[0] > 0
+
+    def walk(v: Any, depth: int) -> bool:
+        if depth > 8:
+            return emit("…")
+        if isinstance(v, dict):
+            if not emit("{"):
+                return False
+            for i, (k, x) in enumerate(v.items()):
+                if (i and not emit(", ")) or not emit(json.dumps(str(k)) + ": ") or not walk(x, depth + 1):
+                    return False
+            return emit("}")
+        if isinstance(v, (list, tuple)):
+            if not emit("["):
+                return False
+            for i, x in enumerate(v):
+                if (i and not emit(", ")) or not walk(x, depth + 1):
+                    return False
+            return emit("]")
+        if isinstance(v, str):
+            return emit(json.dumps(v[: limit + 2], ensure_ascii=False))
+        if isinstance(v, float) and not math.isfinite(v):
+            return emit(str(v))
+        if v is None or isinstance(v, (bool, int, float)):
+            return emit(json.dumps(v))
+        return emit(str(v)[: limit + 1])
+
+    walk(value, 0)
+    text = "".join(parts)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def clean_json(value: Any) -> Any:
+    """A copy of ``value`` in which every non-finite float (NaN, ±inf) is ``None``."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: clean_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_json(v) for v in value]
+    if hasattr(value, "item") and callable(value.item) and type(value).__module__ == "numpy":
+        return clean_json(value.item())
+    return value
+
+
+def dumps_json(value: Any, **kwargs: Any) -> str:
+    """Strict JSON text of ``value``: NaN/±inf written as ``null``, never as ``NaN``.
+
+    Raises:
+        ValueError: never for non-finite floats (they are replaced); ``TypeError`` for
+            values JSON cannot hold unless ``default=`` is given.
+    """
+    return json.dumps(clean_json(value), allow_nan=False, **kwargs)
+
+
+def loads_json_strict(text: str) -> Any:
+    """Parse JSON, refusing the non-standard constants ``NaN``, ``Infinity`` and ``-Infinity``."""
+
+    def refuse(name: str) -> Any:
+        raise ValueError(f"not JSON: {name}")
+
+    return json.loads(text, parse_constant=refuse)

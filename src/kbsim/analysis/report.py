@@ -13,7 +13,7 @@ What is computed (every rate with its 95% Wilson interval and its n):
   end by a win, stalemate or the turn limit, turns (mean with interval,
   quartiles, 5th/95th percentiles) and their distribution;
 * paired differences against the baseline arm on the same deals
-  (:mod:`kbsim.analysis.paired`): first-player sole-win rate, turns, stalemate,
+  (:mod:`kbsim.analysis.metrics`): first-player sole-win rate, turns, stalemate,
   turn-limit and shared-win rates. The unit is the deal: when an arm plays a
   mixed bot lineup in several seat rotations, its outcome on a deal is the mean
   over the rotations. An interval that contains 0 is marked *not resolved*, with
@@ -43,12 +43,13 @@ from typing import Any
 
 import polars as pl
 
-from kbsim.analysis.paired import PairedDelta, n_to_resolve
-from kbsim.analysis.stats import Z95, wilson_interval
+from kbsim.analysis import metrics as M
+from kbsim.analysis.metrics import Z95, Delta
 
 NEEDED_COLUMNS = ["game_index", "seed", "players", "bots", "winners", "end_reason", "turns"]
 OPTIONAL_COLUMNS = ["character_plays"]
-# (column, label, unit): per-game outcomes compared deal by deal
+# (column, label, unit): per-game outcomes compared deal by deal; the 0/1 ones are BINARY
+BINARY = frozenset({"seat0", "stalemate", "turn_limit", "shared"})
 METRICS = [
     ("seat0", "first-player sole-win rate", "pp"),
     ("turns", "turns per game", "turns"),
@@ -186,16 +187,7 @@ def _prepare(df: pl.DataFrame) -> pl.DataFrame:
 
 
 # ------------------------------------------------------------------ statistics
-def _rate(k: int, n: int) -> dict:
-    lo, hi = wilson_interval(int(k), int(n))
-    return {"k": int(k), "n": int(n), "rate": k / n if n else float("nan"), "low": lo, "high": hi}
-
-
-def _delta_from(mean: float, sd: float | None, n: int) -> PairedDelta:
-    if n < 2 or sd is None or math.isnan(sd):
-        return PairedDelta(mean if n else float("nan"), float("nan"), float("nan"), float("nan"), n)
-    half = Z95 * sd / math.sqrt(n)
-    return PairedDelta(mean, mean - half, mean + half, sd, n)
+_rate = M.rate
 
 
 def compute(inp: ReportInput) -> dict:
@@ -243,14 +235,28 @@ def compute(inp: ReportInput) -> dict:
         groups[(r["condition"], p)] = {
             "n": n, "deals": r["deals"],
             "seats": [_rate(seat_wins.get((r["condition"], p, s), 0), n) for s in range(p)],
+            "balance": M.seat_balance([seat_wins.get((r["condition"], p, s), 0) for s in range(p)], n),
             "shared": _rate(r["shared"], n), "no_winner": _rate(r["no_winner"], n), "won": _rate(r["won"], n),
             "stalemate": _rate(r["stalemate"], n), "turn_limit": _rate(r["turn_limit"], n),
             "turns": {"mean": r["t_mean"], "low": r["t_mean"] - half, "high": r["t_mean"] + half, "sd": sd,
                       "p5": r["p5"], "q1": r["q1"], "median": r["median"], "q3": r["q3"], "p95": r["p95"],
                       "max": r["t_max"]},
         }
+    order = {c.key: i for i, c in enumerate(inp.conditions)}
+    cells = [{"condition": k, "arm": k, "players": p, "verdict": g["balance"]["verdict"], "test": g["balance"]["test"]}
+             for (k, p), g in sorted(groups.items(), key=lambda kv: (kv[0][1], order.get(kv[0][0], 0)))]
+    deltas = _deltas(df, inp.comparisons)
     return {"players": players, "games": df.height, "groups": groups, "hist": _histograms(df, players),
-            "deltas": _deltas(df, inp.comparisons), "bots": _bot_shares(df), "characters": _characters(inp.records)}
+            "deltas": deltas, "bots": _bot_shares(df), "characters": _characters(inp.records),
+            "verdicts": M.rank_verdicts(cells), "adjustment": _adjustment_counts(deltas)}
+
+
+def _adjustment_counts(deltas: list[dict]) -> dict:
+    """How many differences the page tests, and how many are resolved before and after Holm's adjustment."""
+    tested = [d["delta"] for d in deltas if not math.isnan(d["delta"].p)]
+    return {"method": M.ADJUSTMENT_NAME, "comparisons": len(tested),
+            "resolved_raw": sum(d.resolved_raw for d in tested), "resolved": sum(d.resolved for d in tested),
+            "unpaired": sum(not d.paired for d in tested)}
 
 
 def _histograms(df: pl.DataFrame, players: list[int]) -> dict:
@@ -277,7 +283,12 @@ def _histograms(df: pl.DataFrame, players: list[int]) -> dict:
 
 
 def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]]) -> list[dict]:
-    """Paired deltas B - A per comparison, player count and metric; the deal (``seed``) is the unit."""
+    """Differences B - A per comparison, player count and metric, Holm-adjusted over all of them.
+
+    Paired on common deals (``seed``, the unit; an arm's outcome on a deal is the mean over its seat
+    rotations); when two arms share no deal at a player count, they are compared as independent samples
+    (Newcombe for rates, Welch for turns) and the row says so.
+    """
     if not comparisons:
         return []
     cols = [m for m, _, _ in METRICS]
@@ -287,15 +298,22 @@ def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]]) -> list[dict]:
         B = per_deal.filter(pl.col("condition") == b).drop("condition")
         A = per_deal.filter(pl.col("condition") == a).drop("condition")
         j = B.join(A, on=["players", "seed"], suffix="_a")
-        stats = j.group_by("players").agg(
-            [pl.len().alias("n")] + [(pl.col(c) - pl.col(f"{c}_a")).mean().alias(f"{c}_mean") for c in cols]
-            + [(pl.col(c) - pl.col(f"{c}_a")).std().alias(f"{c}_sd") for c in cols]).sort("players")
-        have = {r["players"]: r for r in stats.iter_rows(named=True)}
         for p in sorted(set(B["players"].to_list()) | set(A["players"].to_list())):
-            r = have.get(p)
+            jp = j.filter(pl.col("players") == p)
             for c, label, unit in METRICS:
-                d = _delta_from(r[f"{c}_mean"], r[f"{c}_sd"], r["n"]) if r else _delta_from(float("nan"), None, 0)
+                if jp.height:
+                    d = M.paired((jp[c] - jp[f"{c}_a"]).to_numpy(), binary=c in BINARY)
+                else:
+                    gb = df.filter((pl.col("condition") == b) & (pl.col("players") == p))[c].to_numpy()
+                    ga = df.filter((pl.col("condition") == a) & (pl.col("players") == p))[c].to_numpy()
+                    if c in BINARY:
+                        d = M.unpaired_rate(int(gb.sum()), gb.size, int(ga.sum()), ga.size)
+                    else:
+                        d = M.unpaired_mean(gb, ga)
                 out.append({"b": b, "a": a, "players": p, "metric": c, "label": label, "unit": unit, "delta": d})
+    adjusted = M.adjust([d["delta"] for d in out])
+    for d, q in zip(out, adjusted, strict=True):
+        d["delta"] = q
     return out
 
 
@@ -329,8 +347,7 @@ def _characters(records: pl.DataFrame) -> dict | None:
 
 
 # ------------------------------------------------------------------ formatting helpers
-def _pct(x: float | None, digits: int = 1) -> str:
-    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f}%"
+_pct = M.fmt_pct
 
 
 def _num(x: float | None, digits: int = 1) -> str:
@@ -344,24 +361,39 @@ def _signed(x: float, unit: str) -> str:
 
 
 def _delta_text(d: dict, short: bool = False) -> tuple[str, str, str]:
-    """(value, interval, status) texts of one delta row; ``short`` for table cells."""
-    pd: PairedDelta = d["delta"]
+    """(value, interval, status) texts of one delta row; ``short`` for table cells.
+
+    The status gives the test, the raw and the Holm-adjusted p-value, whether the difference is resolved after
+    adjustment, and the deals a new study needs at 80% power (or why that number is left out).
+    """
+    pd: Delta = d["delta"]
     unit = d["unit"]
     if pd.n == 0:
-        return "–", "–", "no common deals" if short else "no common deals (different seeds?): not comparable"
+        return "–", "–", "no games to compare" if short else "no games of one arm at this player count"
     if pd.n < 2:
         return _signed(pd.mean, unit), "–", f"not resolved: only {pd.n} common deal"
-    if pd.sd == 0 and pd.mean == 0:
+    if pd.identical:
         return (_signed(pd.mean, unit), "[0, 0]", "identical on every deal" if short else
                 "not resolved: identical on every deal (the bots may never use what differs)")
     interval = f"[{_signed(pd.low, unit)}, {_signed(pd.high, unit)}]"
+    kind = "" if pd.paired else "independent samples · "
+    ps = f"{M.fmt_p(pd.p)} raw, {M.fmt_p(pd.p_adj).replace('p ', 'p(adj) ')} {M.ADJUSTMENT_NAME}"
+    if pd.discordant is not None and pd.test.startswith("exact"):
+        ps += f"; exact sign test, {pd.discordant} differing deals"
     if pd.resolved:
-        return _signed(pd.mean, unit), interval, "resolved"
-    need = n_to_resolve(pd.mean, pd.sd)
-    if need is None:
-        return _signed(pd.mean, unit), interval, "not resolved: no difference observed"
-    return (_signed(pd.mean, unit), interval, f"not resolved · ≈{need:,} deals would resolve it" if short else
-            f"not resolved: about {need:,} deals would resolve this effect")
+        return _signed(pd.mean, unit), interval, f"{kind}resolved ({ps})"
+    status = f"{kind}not resolved ({ps})"
+    if pd.resolved_raw:
+        status = f"{kind}not resolved after adjustment ({ps})"
+    need = pd.deals_needed
+    if need is not None:
+        status += f" · ≈{need:,} deals for 80% power" if short else \
+            f"; a new paired study of about {need:,} deals would resolve an effect this large 80% of the time"
+    elif pd.deals_needed_reason and not short:
+        status += f"; no deal count: {pd.deals_needed_reason}"
+    elif pd.deals_needed_reason.startswith("effect within"):
+        status += " · effect indistinguishable from 0"
+    return _signed(pd.mean, unit), interval, status
 
 
 def _plain(v: Any) -> str:
@@ -521,8 +553,8 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
                 v, interval, status = _delta_text(d)
                 cd.append([v, interval, status, pd.n])
             fig.add_trace(go.Scatter(
-                x=xs, y=ys, mode="markers", name="resolved (95% interval excludes 0)" if resolved else
-                "not resolved (interval includes 0)", legendgroup=str(resolved), showlegend=k == 1,
+                x=xs, y=ys, mode="markers", name=f"resolved (adjusted p < 0.05, {M.ADJUSTMENT_NAME})" if resolved
+                else "not resolved after adjustment", legendgroup=str(resolved), showlegend=k == 1,
                 marker={"color": "#1f4e9c" if resolved else "#9a9a9a", "size": 8,
                         "symbol": "circle" if resolved else "circle-open"},
                 error_x={"type": "data", "array": err, "thickness": 1.4, "width": 3}, customdata=cd,
@@ -674,8 +706,10 @@ def build_figures(inp: ReportInput, st: dict) -> list[dict]:
     ]
     if any(d["delta"].n >= 2 for d in st["deltas"]):
         figs.insert(0, ("deltas", "Paired differences against the baseline",
-                        "Each point is arm B minus arm A on the same deals, with its 95% paired interval; filled: "
-                        "resolved (the interval excludes 0), open: not resolved.", _fig_deltas(inp, st, labels)))
+                        "Each point is arm B minus arm A (on the same deals unless marked independent samples), "
+                        "with its 95% interval; filled: resolved after Holm's adjustment for every difference on the "
+                        "page, "
+                        "open: not resolved.", _fig_deltas(inp, st, labels)))
     if inp.sweep is not None:
         figs.insert(1, ("sweep", f"Sweep of {inp.sweep.option}",
                         "Each line is one player count; error bars are 95% intervals (Wilson for rates, normal for "
@@ -735,7 +769,12 @@ def _tables(inp: ReportInput, st: dict) -> dict:
             "turn_limit": f"{_pct(g['turn_limit']['rate'], 2)} ({g['turn_limit']['k']:,})",
             "turns": f"{_num(g['turns']['mean'])} [{_num(g['turns']['low'])}, {_num(g['turns']['high'])}]",
             "turns_q": f"{_num(g['turns']['median'], 0)} / {_num(g['turns']['p95'], 0)}",
+            "seat_test": _seat_test_text(g["balance"]["test"]),
         })
+    verdicts = [{"arm": labels[v["condition"]], "players": v["players"], "rank": v["rank"] or "–",
+                 "gap": _gap_text(v["verdict"]["largest"]), "first": _gap_text(v["verdict"]["first"]),
+                 "text": v["verdict"]["text"], "test": _seat_test_text(v["test"]),
+                 "decided": f"{v['verdict']['decided']:,}"} for v in st["verdicts"]]
     deltas: dict[tuple, dict] = {}
     for d in st["deltas"]:
         v, interval, status = _delta_text(d, short=True)
@@ -759,8 +798,21 @@ def _tables(inp: ReportInput, st: dict) -> dict:
                       "lift": f"{100 * r['lift']:+.1f} pp [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]",
                       "resolved": r["low"] > 0 or r["high"] < 0} for r in st["characters"]["lift"]],
         }
-    return {"summary": summary, "deltas": list(deltas.values()), "metrics": [(m, label) for m, label, _ in METRICS],
+    return {"summary": summary, "verdicts": verdicts,
+            "deltas": list(deltas.values()), "metrics": [(m, label) for m, label, _ in METRICS],
             "bots": bots, "characters": chars}
+
+
+def _gap_text(g: dict) -> str:
+    if math.isnan(g["gap"]):
+        return "–"
+    return f"seat {g['seat']}: {100 * g['gap']:+.1f} pp [{100 * g['low']:+.1f}, {100 * g['high']:+.1f}]"
+
+
+def _seat_test_text(t: dict) -> str:
+    if t["test"] == "none":
+        return "–"
+    return f"{t['test']}: {M.fmt_p(t['p'])} (n {t['n']:,})"
 
 
 def text_summary(inp: ReportInput, st: dict) -> list[str]:
@@ -778,9 +830,21 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
                      f"{_pct(g['shared']['rate'], 2)}; stalemate {_pct(g['stalemate']['rate'], 2)}; turn limit "
                      f"{_pct(g['turn_limit']['rate'], 2)}; turns mean {_num(g['turns']['mean'])}, median "
                      f"{_num(g['turns']['median'], 0)}")
+    if st.get("verdicts"):
+        lines.append("distance from fair (largest gap between a seat's share of the games won alone and 1/P; "
+                     "rank 1 = closest to fair at that player count):")
+        for v in st["verdicts"]:
+            lines.append(f"  {v['players']} players, #{v['rank'] or '–'} {labels[v['condition']]}: "
+                         f"{v['verdict']['text']}; seat equality {_seat_test_text(v['test'])}")
+    adj = st.get("adjustment")
+    if adj and adj["comparisons"]:
+        lines.append(f"{adj['comparisons']} differences tested on this page: {adj['resolved']} resolved after "
+                     f"{adj['method']}'s adjustment ({adj['resolved_raw']} before)"
+                     + (f"; {adj['unpaired']} compared as independent samples (no common deals)"
+                        if adj["unpaired"] else ""))
     shown = [d for d in st["deltas"] if d["metric"] in ("seat0", "turns")]
     if shown:
-        lines.append("paired differences on the same deals (B − A):")
+        lines.append("differences B − A (paired on the same deals unless marked independent samples):")
     for d in shown:
         v, interval, status = _delta_text(d)
         lines.append(f"  {labels[d['b']]} − {labels[d['a']]}, {d['players']} players, {d['label']}: {v} {interval} "
@@ -789,6 +853,17 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
 
 
 # ------------------------------------------------------------------ page
+def _clean(v: Any) -> Any:
+    """nan -> None, recursively (strict JSON)."""
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if isinstance(v, dict):
+        return {k: _clean(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_clean(x) for x in v]
+    return v
+
+
 @dataclass
 class ReportResult:
     """A written report page.
@@ -813,13 +888,18 @@ class ReportResult:
         """JSON-able summary of the result (paths, sizes, per-group rates and deltas)."""
         groups = []
         for (cond, p), g in self.stats["groups"].items():
-            groups.append({"condition": cond, "players": p, "games": g["n"], "seat_win": g["seats"],
+            groups.append({"condition": cond, "players": p, "games": g["n"], "seat_win": _clean(g["seats"]),
+                           "seat_test": _clean(g["balance"]["test"]),
                            "shared": g["shared"], "stalemate": g["stalemate"], "turn_limit": g["turn_limit"],
                            "turns": g["turns"]})
         deltas = [{"b": d["b"], "a": d["a"], "players": d["players"], "metric": d["metric"],
                    **d["delta"].as_dict()} for d in self.stats["deltas"]]
+        verdicts = [{"condition": v["condition"], "players": v["players"], "rank": v["rank"],
+                     "fair": v["verdict"]["fair"], "games_won_alone": v["verdict"]["decided"],
+                     "largest_gap": _clean(v["verdict"]["largest"]), "first_player": _clean(v["verdict"]["first"]),
+                     "text": v["verdict"]["text"], "seat_test": _clean(v["test"])} for v in self.stats["verdicts"]]
         return {"html": str(self.path), "bytes": self.size, "seconds": self.seconds, "figures": self.figures,
-                "groups": groups, "deltas": deltas}
+                "groups": groups, "verdicts": verdicts, "adjustment": self.stats["adjustment"], "deltas": deltas}
 
 
 def render_html(inp: ReportInput, st: dict, figures: list[dict]) -> str:
@@ -852,6 +932,7 @@ def render_html(inp: ReportInput, st: dict, figures: list[dict]) -> str:
         "option_names": option_names, "differing": differing, "games": st["games"],
         "tables": _tables(inp, st), "figures": figures, "has_sweep": inp.sweep is not None,
         "has_characters": bool(st["characters"]), "has_bots": bool(st["bots"]),
+        "adjustment": st["adjustment"], "exact_below": M.EXACT_BELOW,
         "fmt": lambda v: json.dumps(v) if not isinstance(v, str) else v,
         "plotly_js": get_plotlyjs(),
     }

@@ -46,7 +46,7 @@ files, completes interrupted ones, and never mixes runs.
 **Common random numbers.** Every run of a study uses the study's seed, so game
 ``i`` of every arm and sweep value starts from the deal ``game_seed(seed, i)``: arm
 differences are measured as paired differences on the same deals
-(:mod:`kbsim.analysis.paired`).
+(:mod:`kbsim.analysis.metrics`).
 """
 
 from __future__ import annotations

@@ -4,13 +4,22 @@ Built incrementally from record chunks (see :mod:`kbsim.sim.records`), so a
 run of any size is summarised in constant memory: turns are kept as a
 histogram, which gives exact percentiles. A shared win is counted apart and is
 never a win of any one seat.
+
+Every rate, interval, the seat-equality test and the verdict (distance from
+fair) come from :mod:`kbsim.analysis.metrics`, the module the report page uses
+too, so the terminal and the page show the same numbers.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from kbsim.analysis.stats import wilson_interval
+from kbsim.analysis import metrics as M
+
+
+def wilson_interval(k: int, n: int) -> tuple[float, float]:
+    """95% Wilson interval (see :func:`kbsim.analysis.metrics.wilson`)."""
+    return M.wilson(k, n)
 
 END_REASONS = ("won", "stalemate", "turn_limit", "all_out")
 
@@ -95,10 +104,12 @@ class Summary:
                              "threshold": self.win_at},
                      "expert": {"count": expert, "rate": expert / scored,
                                 "ci95": list(wilson_interval(expert, scored)), "threshold": self.expert_at}}
+        balance = M.seat_balance([self.sole[s] for s in range(self.players)], n) if self.players else None
         return {
             "games": n,
             "players": self.players,
             "seats": seats,
+            "seat_balance": _json_clean(balance),
             "shared_win_games": self.shared_games,
             "end_reasons": reasons,
             "turns": {"mean": total_turns / n if n else float("nan"), "median": self._percentile(50),
@@ -107,6 +118,16 @@ class Summary:
             "score": score,
             "hands_per_game": self.hands / n if n and self.hands else None,
         }
+
+
+def _json_clean(v):
+    if isinstance(v, float) and v != v:
+        return None
+    if isinstance(v, dict):
+        return {k: _json_clean(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_json_clean(x) for x in v]
+    return v
 
 
 def summarize(cols: dict[str, list], seconds: float | None = None) -> dict:

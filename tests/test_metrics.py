@@ -1,0 +1,131 @@
+"""Statistics a designer can trust: page-wide adjustment, exact paired tests, power, verdicts, calibration."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from kbsim.analysis import metrics as M
+from kbsim.analysis.report import Condition, ReportInput, compute, text_summary
+
+
+def _page(df: pl.DataFrame, arms: list[str]) -> dict:
+    conds = [Condition(a, a, a) for a in arms]
+    inp = ReportInput(title="t", name="t", question="", source="test", parameters=[], conditions=conds,
+                      comparisons=[(a, arms[0]) for a in arms[1:]], sweep=None, records=df)
+    return compute(inp)
+
+
+def _synthetic(rng: np.random.Generator, arms: list[str], players: list[int], deals: int) -> pl.DataFrame:
+    """Records of arms that are the same rules under different labels: every arm draws from the same laws.
+
+    A deal shares its luck across arms (a per-deal strength of seat 0 and a per-deal length), as real paired
+    deals do; the arms' outcomes on a deal are independent draws given that luck.
+    """
+    frames = []
+    for p in players:
+        seeds = np.arange(deals)
+        lean = rng.uniform(0.5, 2.0, size=deals)  # seat 0's weight on this deal
+        length = rng.integers(20, 60, size=deals)
+        for a in arms:
+            w = np.ones((deals, p))
+            w[:, 0] = lean
+            u = rng.random(deals)[:, None]
+            winner = (np.cumsum(w / w.sum(1, keepdims=True), 1) < u).sum(1)
+            stale = rng.random(deals) < 0.03
+            turns = length + rng.integers(0, 6, size=deals)
+            frames.append(pl.DataFrame({
+                "condition": a, "players": p, "seed": seeds, "game_index": seeds, "bots": [["greedy"] * p] * deals,
+                "winners": [[] if s else [int(x)] for s, x in zip(stale, winner, strict=True)],
+                "end_reason": ["stalemate" if s else "won" for s in stale], "turns": turns},
+                schema_overrides={"winners": pl.List(pl.Int8), "players": pl.Int8, "turns": pl.Int64}))
+    return pl.concat(frames)
+
+
+def test_calibration_identical_arms_flag_at_most_5_percent_of_pages():
+    """Two (here: four) arms that are the same rules under different labels: pages with any 'resolved' <= 5%."""
+    import gc
+
+    rng = np.random.default_rng(20261130)
+    pages, flagged, raw_flags, tested = 40, 0, 0, 0
+    gc.freeze()  # statsmodels' Holm runs gc.collect() on every call: keep it cheap in a big test process
+    for _ in range(pages):
+        st = _page(_synthetic(rng, ["base", "b", "c", "d"], [2, 4], 100), ["base", "b", "c", "d"])
+        adj = st["adjustment"]
+        tested += adj["comparisons"]
+        flagged += adj["resolved"] > 0
+        raw_flags += adj["resolved_raw"]
+    gc.unfreeze()
+    assert tested == pages * 3 * 2 * 5  # 3 comparisons x 2 player counts x 5 metrics per page
+    assert flagged / pages <= 0.05
+    assert raw_flags > 0  # without the adjustment, identical arms would be flagged
+
+
+def test_holm_adjustment_shown_raw_and_adjusted():
+    ds = [M.Delta(0.1, 0.01, 0.2, 0.5, 100, p=p) for p in (0.01, 0.04, 0.03, 0.5)]
+    adj = M.adjust(ds)
+    # Holm: sorted p 0.01, 0.03, 0.04, 0.5 -> 0.04, 0.09, 0.09, 0.5
+    assert [round(d.p_adj, 4) for d in adj] == [0.04, 0.09, 0.09, 0.5]
+    assert [d.resolved for d in adj] == [True, False, False, False]
+    assert [d.resolved_raw for d in adj] == [True, True, True, False]
+
+
+def test_exact_sign_test_for_few_discordant_deals():
+    # 4 of 1,000 deals differ, all in the same direction: the normal interval excludes 0, the exact test does not
+    d = np.zeros(1000)
+    d[:4] = 1
+    delta = M.paired(d, binary=True)
+    assert delta.low > 0  # the t interval alone would call it resolved
+    assert delta.test.startswith("exact sign test") and delta.discordant == 4
+    assert delta.p == pytest.approx(0.125)
+    assert not delta.resolved
+
+
+def test_deals_needed_at_80_percent_power_and_omitted_near_zero():
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.1, 1.0, size=400)
+    d = d - d.mean() + 0.08  # mean 0.08, sd ~1: t ~ 1.6, not resolved
+    delta = M.paired(d)
+    assert not delta.resolved
+    from statsmodels.stats.power import TTestPower
+
+    want = TTestPower().solve_power(effect_size=0.08 / delta.sd, alpha=0.05, power=0.8)
+    assert delta.deals_needed == int(np.ceil(want))
+    # the 50%-power formula n = (1.96 sd / mean)^2 gives about half of that
+    assert delta.deals_needed > 1.9 * (1.96 * delta.sd / 0.08) ** 2
+    tiny = M.paired(d - d.mean() + 0.001)  # effect far inside its standard error
+    assert tiny.deals_needed is None and "indistinguishable" in tiny.deals_needed_reason
+
+
+def test_zero_of_ten_thousand_shows_its_upper_bound():
+    r = M.rate(0, 10_000)
+    text = M.fmt_rate(r)
+    assert r["high"] == pytest.approx(0.000384, abs=2e-6)
+    assert "0.038%" in text and "0.0% - 0.0%" not in text and "[0.0%, 0.0%]" not in text
+
+
+def test_verdict_words_and_ranking():
+    fair = M.seat_balance([300, 200, 250, 250], 1000)
+    v = fair["verdict"]
+    assert v["largest"]["seat"] == 0 and v["largest"]["gap"] == pytest.approx(0.05)
+    assert v["text"].startswith("seat 0 wins alone 5.0 pp more often than a fair share (25.0%)")
+    assert fair["test"]["test"] == "chi-square" and fair["test"]["p"] == pytest.approx(0.000170, rel=0.01)  # chi2 = 20, 3 df
+    even = M.seat_balance([250, 251, 249, 250], 1000)
+    ranked = M.rank_verdicts([{"arm": "skewed", "players": 4, "verdict": v},
+                              {"arm": "even", "players": 4, "verdict": even["verdict"]}])
+    assert [(c["arm"], c["rank"]) for c in ranked] == [("even", 1), ("skewed", 2)]
+    small = M.seat_balance([3, 0, 0], 3)
+    assert small["test"]["test"] == "exact multinomial" and small["test"]["p"] == pytest.approx(3 / 27)
+
+
+def test_report_states_verdict_and_adjustment_in_text():
+    rng = np.random.default_rng(5)
+    st = _page(_synthetic(rng, ["base", "b"], [3], 200), ["base", "b"])
+    assert {(v["condition"], v["players"]) for v in st["verdicts"]} == {("base", 3), ("b", 3)}
+    conds = [Condition("base", "base", "base"), Condition("b", "b", "b")]
+    inp = ReportInput(title="t", name="t", question="", source="test", parameters=[], conditions=conds,
+                      comparisons=[("b", "base")], sweep=None, records=_synthetic(rng, ["base", "b"], [3], 200))
+    lines = text_summary(inp, compute(inp))
+    assert any(line.startswith("distance from fair") for line in lines)
+    assert any("resolved after Holm's adjustment" in line for line in lines)

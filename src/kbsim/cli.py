@@ -260,30 +260,68 @@ def run(
 
 
 def _print_summary(s: dict) -> None:
+    from kbsim.analysis.metrics import fmt_p, fmt_pct, fmt_rate
+
     opts = ", ".join(f"{k}={v}" for k, v in s["options"].items()) or "defaults"
     out.print(f"[bold]{s['game']}[/] variant {s['variant']} ({opts}), {s['players']} players, "
               f"bots {','.join(s['bots'])}, seed {s['seed']}")
-    t = Table(title=f"{s['games']} games")
-    for c in ("seat", "sole wins", "win rate", "95% interval", "shared wins"):
-        t.add_column(c, justify="right")
-    for seat in s["seats"]:
-        lo, hi = seat["win_ci95"]
-        t.add_row(str(seat["seat"]), str(seat["wins"]), f"{seat['win_rate']:.1%}", f"{lo:.1%} - {hi:.1%}",
-                  str(seat["shared_wins"]))
-    out.print(t)
     r = s["end_reasons"]
-    out.print(f"ended by a win {r['won']['rate']:.1%}, all out (solo/cooperative) {r['all_out']['rate']:.1%}, "
-              f"stalemate {r['stalemate']['rate']:.1%} "
-              f"({r['stalemate']['ci95'][0]:.1%} - {r['stalemate']['ci95'][1]:.1%}), turn limit "
-              f"{r['turn_limit']['rate']:.1%}; shared-win games {s['shared_win_games']}")
+    if s.get("mode") != "team":
+        t = Table(title=f"{s['games']} games · {s['starts']} · fair share {fmt_pct(s['fair_share'])}")
+        for c in ("seat", "bot", "sole wins", "win rate [95%]", "shared wins"):
+            t.add_column(c, justify="right")
+        for seat in s["seats"]:
+            lo, hi = seat["win_ci95"]
+            t.add_row(str(seat["seat"]), s["bots"][seat["seat"]] if seat["seat"] < len(s["bots"]) else "",
+                      str(seat["wins"]), f"{fmt_pct(seat['win_rate'])} [{fmt_pct(lo)}, {fmt_pct(hi)}]",
+                      str(seat["shared_wins"]))
+        out.print(t)
+        bal = s.get("seat_balance") or {}
+        test = bal.get("test") or {}
+        if test.get("p") is not None:
+            out.print(f"seats equal? {test['test']} on {test['n']:,} games won alone: {fmt_p(test['p'])}; "
+                      f"{bal['verdict']['text']}", highlight=False)
+    for b in s.get("bot_shares") or ():
+        out.print(f"bot {b['bot']} ({b['seats']} of {s['players']} seats, fair {fmt_pct(b['fair'])}): wins alone "
+                  f"{fmt_rate(b)}", highlight=False)
+    if s.get("rotated"):
+        out.print(f"seats rotated: each deal played in {s['rotated']} seat rotations ({s['games']:,} games)",
+                  highlight=False)
+    def rr(k: str) -> str:
+        x = r[k]
+        return fmt_rate({"k": x["count"], "n": s["games"], "rate": x["rate"], "low": x["ci95"][0],
+                         "high": x["ci95"][1]})
+
+    if s.get("mode") == "team":
+        out.print(f"team result: all out {rr('all_out')}; stalemate {rr('stalemate')}; turn limit "
+                  f"{rr('turn_limit')}", highlight=False)
+    else:
+        out.print(f"ended by a win {rr('won')}; stalemate {rr('stalemate')}; turn limit {rr('turn_limit')}; "
+                  f"shared-win games {s['shared_win_games']}", highlight=False)
     if s.get("score"):
         sc = s["score"]
+        def share(x: dict) -> str:
+            return fmt_rate({"k": x["count"], "n": sc["games"], "rate": x["rate"], "low": x["ci95"][0],
+                             "high": x["ci95"][1]})
         out.print(f"team score: mean {sc['mean']:.2f} (min {sc['min']}, max {sc['max']}); won (>= "
-                  f"{sc['won']['threshold']}) {sc['won']['rate']:.1%} ({sc['won']['ci95'][0]:.1%} - "
-                  f"{sc['won']['ci95'][1]:.1%}); expert (>= {sc['expert']['threshold']}) {sc['expert']['rate']:.1%}",
+                  f"{sc['won']['threshold']}) {share(sc['won'])}; expert (>= {sc['expert']['threshold']}) "
+                  f"{share(sc['expert'])}", highlight=False)
+        top = max(b["count"] for b in sc["histogram"]) or 1
+        out.print("score histogram (games):", highlight=False)
+        for b in sc["histogram"]:
+            label = f"{b['low']}" if b["low"] == b["high"] else f"{b['low']} to {b['high']}"
+            out.print(f"  {label:>12} {'#' * round(30 * b['count'] / top):<30} {b['count']:,}", highlight=False)
+    if s.get("penalties"):
+        pen = s["penalties"]
+        out.print("penalty points per game by seat: " + " / ".join(f"{v:.2f}" for v in pen["per_seat_per_game"])
+                  + (f"; blocked hands {fmt_rate(pen['blocked_hands'])}" if pen.get("blocked_hands") else ""),
                   highlight=False)
-        out.print("score distribution: " + ", ".join(f"{v}: {c}" for v, c in sc["distribution"].items()),
+    if s.get("points"):
+        out.print("points per game by seat: " + " / ".join(f"{v:.2f}" for v in s["points"]["per_seat_per_game"]),
                   highlight=False)
+    if s.get("character_plays"):
+        out.print("plays per game by character: " + ", ".join(f"{c} {v:.2f}" for c, v in
+                                                              s["character_plays"].items()), highlight=False)
     tu = s["turns"]
     if s.get("hands_per_game") and s["hands_per_game"] > 1:
         out.print(f"hands per match: mean {s['hands_per_game']:.2f}", highlight=False)

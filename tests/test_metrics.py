@@ -110,7 +110,8 @@ def test_verdict_words_and_ranking():
     v = fair["verdict"]
     assert v["largest"]["seat"] == 0 and v["largest"]["gap"] == pytest.approx(0.05)
     assert v["text"].startswith("seat 0 wins alone 5.0 pp more often than a fair share (25.0%)")
-    assert fair["test"]["test"] == "chi-square" and fair["test"]["p"] == pytest.approx(0.000170, rel=0.01)  # chi2 = 20, 3 df
+    # chi-square = (50^2 + 50^2) / 250 = 20 on 3 degrees of freedom
+    assert fair["test"]["test"] == "chi-square" and fair["test"]["p"] == pytest.approx(0.000170, rel=0.01)
     even = M.seat_balance([250, 251, 249, 250], 1000)
     ranked = M.rank_verdicts([{"arm": "skewed", "players": 4, "verdict": v},
                               {"arm": "even", "players": 4, "verdict": even["verdict"]}])

@@ -127,6 +127,10 @@ def run(
     check: Annotated[bool, typer.Option(help="Check invariants (cards conserved, rows legal) after every move.")]
     = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar (on a terminal).")] = True,
+    rotate: Annotated[bool, typer.Option(help="With a mixed --bots lineup, play every seat rotation of each deal "
+                                         "(--games is then the number of deals; records hold deals x "
+                                         "rotations games). --no-rotate keeps the lineup in its seats, which "
+                                         "mixes seat effects with bot effects.")] = True,
 ) -> None:
     """Play many seeded games, write one record per game to Parquet, print a summary.
 
@@ -174,10 +178,16 @@ def run(
             fail("--resume needs the --seed of the interrupted run")
         seed = new_run_seed()
     n_workers = workers or default_workers()
-    spec = RunSpec(game=g, players=players, bots=tuple(bot_names), games=games, seed=seed, check=check)
+    from kbsim.sim.runner import seat_rotations
+
+    n_rot = len(seat_rotations(bot_names)) if rotate else 1
+    deals = games
+    games = games * n_rot
+    spec = RunSpec(game=g, players=players, bots=tuple(bot_names), games=games, seed=seed, check=check,
+                   rotate=n_rot > 1)
     if out_path is None:
         # the run id (a hash of every parameter that decides the records) keeps different runs apart
-        out_path = Path("runs") / f"{g.game}-{g.variant}-{players}p-seed{seed}-n{games}-{spec.run_id}.parquet"
+        out_path = Path("runs") / f"{g.game}-{g.variant}-{players}p-seed{seed}-n{deals}-{spec.run_id}.parquet"
         out_path.parent.mkdir(parents=True, exist_ok=True)
     stored = RunOutput.stored_parameters(out_path) if resume else None
     if chunk_size is None and stored and "chunk_size" in stored:
@@ -244,13 +254,18 @@ def run(
     import pyarrow.parquet as pq
 
     pf = pq.ParquetFile(out_path)
+    wanted = ["game_index", "players", "bots", "winners", "end_reason", "turns", "score", "hands", "penalties",
+              "blocked_hands", "scores", "character_plays"]
+    have = set(pf.schema_arrow.names)
     for i in range(pf.num_row_groups):
-        summary.add(pf.read_row_group(i, columns=["game_index", "players", "winners", "end_reason",
-                                                    "turns", "score", "hands"]).to_pydict())
+        summary.add(pf.read_row_group(i, columns=[c for c in wanted if c in have]).to_pydict())
     result = summary.result(seconds if todo else None)
     result.update({"game": g.game, "variant": g.variant, "options": loaded.changed, "bots": bot_names,
                    "seed": seed, "out": str(out_path), "workers": be.workers, "backend": be.name,
-                   "seconds": seconds, "games_played_now": sum(len(c) for c in todo)})
+                   "seconds": seconds, "games_played_now": sum(len(c) for c in todo),
+                   "deals": deals, "rotated": n_rot if n_rot > 1 else None,
+                   "seat_rotation": ("every rotation of each deal" if n_rot > 1 else
+                                     "off: seat and bot effects are mixed" if len(set(bot_names)) > 1 else None)})
     if getattr(g, "provisional", None):  # rules whose data is not the published one (e.g. a card list)
         result["provisional"] = g.provisional
     if json_out:
@@ -272,7 +287,7 @@ def _print_summary(s: dict) -> None:
             t.add_column(c, justify="right")
         for seat in s["seats"]:
             lo, hi = seat["win_ci95"]
-            t.add_row(str(seat["seat"]), s["bots"][seat["seat"]] if seat["seat"] < len(s["bots"]) else "",
+            t.add_row(str(seat["seat"]), "rotated" if s.get("rotated") else s["bots"][seat["seat"]],
                       str(seat["wins"]), f"{fmt_pct(seat['win_rate'])} [{fmt_pct(lo)}, {fmt_pct(hi)}]",
                       str(seat["shared_wins"]))
         out.print(t)
@@ -285,8 +300,11 @@ def _print_summary(s: dict) -> None:
         out.print(f"bot {b['bot']} ({b['seats']} of {s['players']} seats, fair {fmt_pct(b['fair'])}): wins alone "
                   f"{fmt_rate(b)}", highlight=False)
     if s.get("rotated"):
-        out.print(f"seats rotated: each deal played in {s['rotated']} seat rotations ({s['games']:,} games)",
-                  highlight=False)
+        out.print(f"seats rotated: each of {s['deals']:,} deals played in {s['rotated']} seat rotations "
+                  f"({s['games']:,} games; seat rates above average over the bots)", highlight=False)
+    elif len(set(s["bots"])) > 1:
+        out.print("seats NOT rotated (--no-rotate): each bot kept its seat, so seat effects and bot effects are "
+                  "mixed", highlight=False)
     def rr(k: str) -> str:
         x = r[k]
         return fmt_rate({"k": x["count"], "n": s["games"], "rate": x["rate"], "low": x["ci95"][0],

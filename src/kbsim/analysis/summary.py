@@ -45,13 +45,19 @@ class Summary:
         self.points_games = 0
         self.char_plays: Counter = Counter()  # character -> plays
         self.char_games = 0
+        self.bot_wins: Counter = Counter()  # bot -> games won alone
+        self.bot_seats: Counter = Counter()  # bot -> seat-games
 
     def add(self, cols: dict[str, list]) -> None:
         """Add a chunk of record columns (dict of lists)."""
         self.games += len(cols["game_index"])
         if cols["players"]:
             self.players = max(self.players, max(cols["players"]))
-        for w in cols["winners"]:
+        for lineup, w in zip(cols.get("bots") or [None] * len(cols["winners"]), cols["winners"], strict=True):
+            if lineup:
+                self.bot_seats.update(lineup)
+                if len(w) == 1:
+                    self.bot_wins[lineup[w[0]]] += 1
             if len(w) == 1:
                 self.sole[w[0]] += 1
             elif len(w) > 1:
@@ -78,6 +84,15 @@ class Summary:
                 self.char_games += 1
                 for e in plays:
                     self.char_plays[e["character"]] += e["plays"]
+
+    def _bot_shares(self, n: int) -> list[dict]:
+        """Each bot's share of all games won alone, against its fair share (its seats / P)."""
+        out = []
+        for bot in sorted(self.bot_seats):
+            seats = self.bot_seats[bot] / n if n else 0
+            out.append(_json_clean({"bot": bot, "seats": round(seats, 3), "fair": seats / self.players,
+                                    **M.rate(self.bot_wins[bot], n)}))
+        return out
 
     def _order_statistic(self, k: int) -> int:
         """The k-th smallest (0-based) number of turns."""
@@ -143,6 +158,7 @@ class Summary:
             "score": score,
             "hands_per_game": self.hands / n if n and self.hands else None,
             "mode": "team" if team else "seats",
+            "bot_shares": self._bot_shares(n) if len(self.bot_seats) > 1 and not team else None,
             "starts": "seat 0 plays first" if not team else None,
             "fair_share": (1 / self.players) if self.players and not team else None,
             "penalties": ({"per_seat_per_game": [self.penalties[s] / self.penalty_games for s in range(self.players)],

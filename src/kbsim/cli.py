@@ -195,7 +195,9 @@ def run(
     size = chunk_size or default_chunk_size(games, n_workers)
     params = spec.parameters() | {"chunk_size": size}
     try:
-        output = RunOutput(out_path, params, __version__, resume=resume)
+        from kbsim.sim.runner import display_names
+
+        output = RunOutput(out_path, params, __version__, resume=resume, names=display_names(g))
     except OutputError as e:
         fail(str(e))
     if chosen_seed:

@@ -123,6 +123,8 @@ class ReportInput:
         records: polars DataFrame of records (:data:`NEEDED_COLUMNS`, optional
             :data:`OPTIONAL_COLUMNS`) plus ``condition`` (a condition key).
         versions: kbsim versions that wrote the records.
+        names: display names of keys held by the records, from their metadata
+            (``{"characters": {"den": "Sheriff Den"}}``); a key without a name is shown as is.
     """
 
     title: str
@@ -135,6 +137,7 @@ class ReportInput:
     sweep: SweepInfo | None
     records: pl.DataFrame
     versions: list[str] = field(default_factory=list)
+    names: dict = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------ records
@@ -246,9 +249,18 @@ def compute(inp: ReportInput) -> dict:
     cells = [{"condition": k, "arm": k, "players": p, "verdict": g["balance"]["verdict"], "test": g["balance"]["test"]}
              for (k, p), g in sorted(groups.items(), key=lambda kv: (kv[0][1], order.get(kv[0][0], 0)))]
     deltas = _deltas(df, inp.comparisons)
-    return {"players": players, "games": df.height, "groups": groups, "hist": _histograms(df, players),
-            "deltas": deltas, "bots": _bot_shares(df), "characters": _characters(inp.records),
+    return {"unused": _unused_arms(deltas),"players": players, "games": df.height, "groups": groups, "hist": _histograms(df, players),
+            "deltas": deltas, "bots": _bot_shares(df), "characters": _characters(inp),
             "verdicts": M.rank_verdicts(cells), "adjustment": _adjustment_counts(deltas)}
+
+
+def _unused_arms(deltas: list[dict]) -> list[str]:
+    """Condition keys B whose every paired difference with their baseline is 0 on every deal (all metrics, all
+    player counts): the bots never made a move that the arm's rules change, so the arm measured nothing."""
+    by_b: dict[str, list[Delta]] = {}
+    for d in deltas:
+        by_b.setdefault(d["b"], []).append(d["delta"])
+    return [b for b, ds in by_b.items() if ds and all(x.identical for x in ds)]
 
 
 def _adjustment_counts(deltas: list[dict]) -> dict:
@@ -338,12 +350,32 @@ def _bot_shares(df: pl.DataFrame) -> list[dict]:
     return out
 
 
-def _characters(records: pl.DataFrame) -> dict | None:
+def _characters(inp: ReportInput) -> dict | None:
+    """Character tables with display names, and a ranking for the first arm (in page order) with plays.
+
+    Returns None without character data; else ``plays`` and ``lift`` (lists of dicts with ``name``),
+    ``base`` (the ranked arm's condition key) and ``ranking``: per player count, the ranked arm's characters
+    sorted by lift (largest first), each with plays per game, lift, interval, raw and Holm-adjusted p.
+    """
     from kbsim.analysis.characters import character_lift, character_plays, has_character_data
 
+    records = inp.records
     if not has_character_data(records):
         return None
-    return {"plays": character_plays(records).to_dicts(), "lift": character_lift(records).to_dicts()}
+    names = (inp.names or {}).get("characters", {})
+    plays = character_plays(records).to_dicts()
+    lift = character_lift(records).to_dicts()
+    for r in plays + lift:
+        r["name"] = names.get(r["character"], r["character"])
+    have = {r["condition"] for r in lift}
+    base = next((c.key for c in inp.conditions if c.key in have), None)
+    per_game = {(r["players"], r["character"]): r for r in plays if r["condition"] == base}
+    ranking = []
+    for r in sorted((r for r in lift if r["condition"] == base), key=lambda r: (r["players"], -r["lift"])):
+        pg = per_game.get((r["players"], r["character"]), {})
+        ranking.append(r | {"per_game": pg.get("per_game", float("nan")), "per_game_low": pg.get("per_game_low"),
+                            "per_game_high": pg.get("per_game_high")})
+    return {"plays": plays, "lift": lift, "base": base, "ranking": ranking}
 
 
 # ------------------------------------------------------------------ formatting helpers
@@ -412,13 +444,17 @@ _PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#
             "#31a354", "#756bb1"]
 
 
+_BOT_PALETTE = ["#3b3b3b", "#b15928", "#6a3d9a", "#1b9e77", "#e7298a", "#a6761d"]  # bots: apart from the arms
+
+
 def _colours(conditions: list[Condition]) -> dict[str, str]:
     return {c.key: _PALETTE[i % len(_PALETTE)] for i, c in enumerate(conditions)}
 
 
 def _base_layout(height: int) -> dict:
-    return {"template": "plotly_white", "height": height, "margin": {"l": 60, "r": 20, "t": 60, "b": 50},
-            "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.08, "x": 0},
+    # legend to the right of the panels, below the plotly toolbar (which sits at the top right)
+    return {"template": "plotly_white", "height": height, "margin": {"l": 60, "r": 20, "t": 60, "b": 60},
+            "legend": {"orientation": "v", "yanchor": "top", "y": 0.92, "x": 1.02, "xanchor": "left"},
             "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 12}}
 
 
@@ -485,6 +521,8 @@ def _fig_end(inp: ReportInput, st: dict, colours: dict):
                           row=1, col=k)
     fig.update_layout(**_base_layout(400), barmode="group")
     fig.update_yaxes(tickformat=".1%", rangemode="tozero")
+    fig.update_yaxes(title_text="share of games", row=1, col=1)
+    fig.update_xaxes(title_text="player count")
     return fig
 
 
@@ -500,7 +538,8 @@ def _fig_turns_box(inp: ReportInput, st: dict, colours: dict):
                              q1=[x["q1"] for x in t], median=[x["median"] for x in t], q3=[x["q3"] for x in t],
                              lowerfence=[x["p5"] for x in t], upperfence=[x["p95"] for x in t],
                              mean=[x["mean"] for x in t], boxpoints=False, customdata=n))
-    fig.update_layout(**_base_layout(420), boxmode="group", yaxis_title="turns per game (all seats)")
+    fig.update_layout(**_base_layout(420), boxmode="group", yaxis_title="turns per game (all seats)",
+                      xaxis_title="player count")
     return fig
 
 
@@ -523,7 +562,8 @@ def _fig_turns_hist(inp: ReportInput, st: dict, colours: dict):
                           row=1, col=k)
     fig.update_layout(**_base_layout(400))
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
-    fig.update_xaxes(title_text="turns")
+    fig.update_xaxes(title_text="turns per game")
+    fig.update_yaxes(title_text="share of games", row=1, col=1)
     return fig
 
 
@@ -563,8 +603,10 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
         ax = "" if k == 1 else str(k)
         fig.add_shape(type="line", xref=f"x{ax}", yref=f"y{ax} domain", x0=0, x1=0, y0=0, y1=1,
                       line={"color": "#333", "width": 1})
-    fig.update_layout(**_base_layout(140 + 26 * max(1, len(keys))))
+    fig.update_layout(**_base_layout(160 + 26 * max(1, len(keys))))
     fig.update_yaxes(autorange="reversed", categoryorder="array", categoryarray=ylab)
+    for k, (_, _, unit) in enumerate(metrics, start=1):
+        fig.update_xaxes(title_text="B − A (percentage points)" if unit == "pp" else f"B − A ({unit})", row=1, col=k)
     return fig
 
 
@@ -617,6 +659,9 @@ def _fig_sweep(inp: ReportInput, st: dict, colours: dict):
         fig.update_xaxes(tickmode="array", tickvals=list(sw.values))
     fig.update_yaxes(tickformat=".0%", col=1)
     fig.update_yaxes(tickformat=".1%", col=3)
+    fig.update_yaxes(title_text="share of games", col=1)
+    fig.update_yaxes(title_text="turns per game", col=2)
+    fig.update_yaxes(title_text="share of games", col=3)
     return fig
 
 
@@ -626,57 +671,65 @@ def _fig_bots(inp: ReportInput, st: dict, labels: dict):
     conds = list(dict.fromkeys(b["condition"] for b in st["bots"]))
     fig = _subplots(len(conds), [labels[c] for c in conds])
     bots = sorted({b["bot"] for b in st["bots"]})
+    shown: set[str] = set()
     for k, c in enumerate(conds, start=1):
         for bi, bot in enumerate(bots):
             rows = [b for b in st["bots"] if b["condition"] == c and b["bot"] == bot]
             if not rows:
                 continue
+            first = bot not in shown
+            shown.add(bot)
             fig.add_trace(go.Bar(x=[f"{r['players']} players" for r in rows], y=[r["rate"] for r in rows],
-                                 name=_esc(bot), legendgroup=bot, showlegend=k == 1,
-                                 marker_color=_PALETTE[bi % len(_PALETTE)], error_y=_err(rows),
+                                 name=_esc(bot), legendgroup=bot, showlegend=first,
+                                 marker_color=_BOT_PALETTE[bi % len(_BOT_PALETTE)], error_y=_err(rows),
                                  customdata=_rate_custom(rows), hovertemplate=_RATE_HOVER), row=1, col=k)
             fig.add_trace(go.Scatter(x=[f"{r['players']} players" for r in rows], y=[r["fair"] for r in rows],
                                      mode="markers", marker={"symbol": "line-ew-open", "size": 26,
-                                                             "color": _PALETTE[bi % len(_PALETTE)]},
-                                     name=_esc(f"{bot}: fair share"), legendgroup=bot, showlegend=k == 1,
+                                                             "color": _BOT_PALETTE[bi % len(_BOT_PALETTE)]},
+                                     name=_esc(f"{bot}: fair share"), legendgroup=bot, showlegend=first,
                                      hovertemplate="fair share %{y:.1%}<extra></extra>"), row=1, col=k)
     fig.update_layout(**_base_layout(420), barmode="group")
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
+    fig.update_yaxes(title_text="share of games won alone", row=1, col=1)
+    fig.update_xaxes(title_text="player count")
     return fig
 
 
 def _fig_char(inp: ReportInput, st: dict, colours: dict, kind: str):
+    """Small multiples, one panel per player count, of the ranked arm only (at most ~10 bars per panel)."""
     import plotly.graph_objects as go
 
-    rows = st["characters"][kind]
+    ch = st["characters"]
+    rows = [r for r in ch[kind] if r["condition"] == ch["base"]]
     ps = sorted({r["players"] for r in rows})
     fig = _subplots(len(ps), [f"{p} players" for p in ps], shared_y=True)
-    for c in inp.conditions:
-        for k, p in enumerate(ps, start=1):
-            rs = [r for r in rows if r["condition"] == c.key and r["players"] == p]
-            if not rs:
-                continue
-            if kind == "plays":
-                y = [r["per_game"] for r in rs]
-                err = {"type": "data", "symmetric": False, "array": [r["per_game_high"] - r["per_game"] for r in rs],
-                       "arrayminus": [r["per_game"] - r["per_game_low"] for r in rs]}
-                cd = [[r["games"], r["share"], r["plays"]] for r in rs]
-                hover = ("<b>%{fullData.name}</b><br>%{x}: %{y:.2f} plays per game<br>played in %{customdata[1]:.1%}"
-                         " of %{customdata[0]:,} games<extra></extra>")
-            else:
-                y = [r["lift"] for r in rs]
-                err = {"type": "data", "symmetric": False, "array": [r["high"] - r["lift"] for r in rs],
-                       "arrayminus": [r["lift"] - r["low"] for r in rs]}
-                cd = [[r["rate_played"], r["n_played"], r["rate_not"], r["n_not"]] for r in rs]
-                hover = ("<b>%{fullData.name}</b><br>%{x}: lift %{y:+.1%}<br>played: %{customdata[0]:.1%} of "
-                         "%{customdata[1]:,} seat-games<br>not played: %{customdata[2]:.1%} of %{customdata[3]:,}"
-                         "<extra></extra>")
-            fig.add_trace(go.Bar(x=[_esc(r["character"]) for r in rs], y=y, name=_esc(c.label), legendgroup=c.key,
-                                 showlegend=k == 1, marker_color=colours[c.key], error_y=err, customdata=cd,
-                                 hovertemplate=hover), row=1, col=k)
-    fig.update_layout(**_base_layout(420), barmode="group")
+    colour = colours.get(ch["base"], _PALETTE[0])
+    for k, p in enumerate(ps, start=1):
+        rs = sorted((r for r in rows if r["players"] == p), key=lambda r: r["name"])
+        if kind == "plays":
+            y = [r["per_game"] for r in rs]
+            err = {"type": "data", "symmetric": False, "array": [r["per_game_high"] - r["per_game"] for r in rs],
+                   "arrayminus": [r["per_game"] - r["per_game_low"] for r in rs]}
+            cd = [[r["games"], r["share"], r["plays"]] for r in rs]
+            hover = ("%{x}: %{y:.2f} plays per game<br>played in %{customdata[1]:.1%} of %{customdata[0]:,} games"
+                     "<extra></extra>")
+        else:
+            y = [r["lift"] for r in rs]
+            err = {"type": "data", "symmetric": False, "array": [r["high"] - r["lift"] for r in rs],
+                   "arrayminus": [r["lift"] - r["low"] for r in rs]}
+            cd = [[r["rate_played"], r["n_played"], r["rate_not"], r["n_not"], r["p_adj"]] for r in rs]
+            hover = ("%{x}: lift %{y:+.1%}<br>played: %{customdata[0]:.1%} of %{customdata[1]:,} seat-games<br>"
+                     "not played: %{customdata[2]:.1%} of %{customdata[3]:,}<br>Holm-adjusted p %{customdata[4]:.3f}"
+                     "<extra></extra>")
+        fig.add_trace(go.Bar(x=[_esc(r["name"]) for r in rs], y=y, showlegend=False, marker_color=colour,
+                             error_y=err, customdata=cd, hovertemplate=hover), row=1, col=k)
+    fig.update_layout(**_base_layout(420))
+    fig.update_xaxes(tickangle=-45, title_text="character")
     if kind == "lift":
         fig.update_yaxes(tickformat="+.0%")
+        fig.update_yaxes(title_text="sole-win rate, played − not (pp)", row=1, col=1)
+    else:
+        fig.update_yaxes(title_text="plays per game (all seats)", row=1, col=1)
     return fig
 
 
@@ -720,12 +773,14 @@ def build_figures(inp: ReportInput, st: dict) -> list[dict]:
                      "with 95% Wilson intervals; the bar marker is the bot's fair share (its seats / P).",
                      _fig_bots(inp, st, labels)))
     if st["characters"]:
+        base_label = labels.get(st["characters"]["base"], "")
         figs.append(("char-plays", "Plays per character",
-                     "Mean plays per game of each character (all seats), with a 95% normal interval.",
+                     f"Arm {base_label}: mean plays per game of each character (all seats), with a 95% normal "
+                     "interval; one panel per player count. Every arm's numbers are in the tables below.",
                      _fig_char(inp, st, colours, "plays")))
         figs.append(("char-lift", "Win-rate lift of playing a character",
-                     "Sole-win rate of the seat-games in which the seat played the character minus that of the "
-                     "other seat-games, with Newcombe 95% intervals. Observational: see the notes.",
+                     f"Arm {base_label}: sole-win rate of the seat-games in which the seat played the character "
+                     "minus that of the other seat-games, with Newcombe 95% intervals. Observational: see the notes.",
                      _fig_char(inp, st, colours, "lift")))
     from plotly.utils import PlotlyJSONEncoder
 
@@ -787,20 +842,38 @@ def _tables(inp: ReportInput, st: dict) -> dict:
              "n": f"{b['n']:,}"} for b in st["bots"]]
     chars = None
     if st["characters"]:
+        ch = st["characters"]
         chars = {
+            "base": labels.get(ch["base"], ch["base"]),
+            "ranking": [{"players": r["players"], "rank": i + 1 - min(j for j, x in enumerate(ch["ranking"])
+                                                                      if x["players"] == r["players"]),
+                         "character": r["name"], "per_game": _num(r["per_game"], 2),
+                         "lift": f"{100 * r['lift']:+.1f} pp [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]",
+                         "n": f"{r['n_played']:,} / {r['n_not']:,}", "p": M.fmt_p(r["p"]),
+                         "p_adj": M.fmt_p(r["p_adj"]), "resolved": r["p_adj"] < 0.05}
+                        for i, r in enumerate(ch["ranking"])],
             "plays": [{"arm": labels.get(r["condition"], r["condition"]), "players": r["players"],
-                       "character": r["character"], "per_game": f"{r['per_game']:.2f} [{r['per_game_low']:.2f}, "
+                       "character": r["name"], "per_game": f"{r['per_game']:.2f} [{r['per_game_low']:.2f}, "
                        f"{r['per_game_high']:.2f}]", "share": f"{_pct(r['share'])} [{_pct(r['share_low'])}, "
                        f"{_pct(r['share_high'])}]", "games": f"{r['games']:,}"} for r in st["characters"]["plays"]],
             "lift": [{"arm": labels.get(r["condition"], r["condition"]), "players": r["players"],
-                      "character": r["character"], "played": f"{_pct(r['rate_played'])} (n {r['n_played']:,})",
+                      "character": r["name"], "p_adj": M.fmt_p(r["p_adj"]),
+                      "played": f"{_pct(r['rate_played'])} (n {r['n_played']:,})",
                       "not_played": f"{_pct(r['rate_not'])} (n {r['n_not']:,})",
                       "lift": f"{100 * r['lift']:+.1f} pp [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]",
-                      "resolved": r["low"] > 0 or r["high"] < 0} for r in st["characters"]["lift"]],
+                      "resolved": r["p_adj"] < 0.05} for r in st["characters"]["lift"]],
         }
-    return {"summary": summary, "verdicts": verdicts,
+    return {"unused": [_unused_text(inp, k) for k in st.get("unused", [])], "summary": summary,
+            "verdicts": verdicts,
             "deltas": list(deltas.values()), "metrics": [(m, label) for m, label, _ in METRICS],
             "bots": bots, "characters": chars}
+
+
+def _unused_text(inp: ReportInput, key: str) -> str:
+    c = next(x for x in inp.conditions if x.key == key)
+    return (f"arm {c.label!r} played exactly like its baseline on every deal at every player count: its bots "
+            f"({c.bots}) never made a move its rules change, so it measured nothing. Fix: give the arm (or the "
+            f"study) a bot that uses the rule, e.g. bots = \"planner\".")
 
 
 def _gap_text(g: dict) -> str:
@@ -822,7 +895,7 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
         Lines: one per arm and player count, then the resolved and unresolved first-player and turn deltas.
     """
     labels = {c.key: c.label for c in inp.conditions}
-    lines = []
+    lines = [f"WARNING: {_unused_text(inp, k)}" for k in st.get("unused", [])]
     for c, p, g in _cells(inp, st):
         s0 = g["seats"][0]
         lines.append(f"{c.label}, {p} players: {g['n']:,} games; seat 0 wins alone {_pct(s0['rate'])} "
@@ -899,7 +972,8 @@ class ReportResult:
                      "largest_gap": _clean(v["verdict"]["largest"]), "first_player": _clean(v["verdict"]["first"]),
                      "text": v["verdict"]["text"], "seat_test": _clean(v["test"])} for v in self.stats["verdicts"]]
         return {"html": str(self.path), "bytes": self.size, "seconds": self.seconds, "figures": self.figures,
-                "groups": groups, "verdicts": verdicts, "adjustment": self.stats["adjustment"], "deltas": deltas}
+                "groups": groups, "verdicts": verdicts, "adjustment": self.stats["adjustment"],
+                "unused_arms": self.stats["unused"], "deltas": deltas}
 
 
 def render_html(inp: ReportInput, st: dict, figures: list[dict]) -> str:
@@ -1099,10 +1173,15 @@ def compare_input(paths: Sequence[Path]) -> ReportInput:
         what = ", ".join(f"{k} {run[k]}" for k in ("variant", "players", "bots", "games", "seed") if k in run)
         params.append((f"file {i + 1}", f"{p}" + (f" ({what})" if what else "")))
     versions = sorted({str(m.get("version", "?")) for _, m in file_rows})
+    names: dict[str, dict[str, str]] = {}
+    for _, m in file_rows:
+        for kind, table in (m.get("names") or {}).items():
+            names.setdefault(kind, {}).update(table)
     name = "compare-" + "-".join(Path(p).stem for p, _ in file_rows)[:60]
     return ReportInput(title="Comparison of records", name=name, question="", source=", ".join(str(p) for p, _ in
                        file_rows), parameters=params, conditions=conditions, comparisons=comparisons, sweep=None,
-                       records=df.drop("file", "game", "variant", "options", "bots_key"), versions=versions)
+                       records=df.drop("file", "game", "variant", "options", "bots_key"), versions=versions,
+                       names=names)
 
 
 __all__ = ["Condition", "METRICS", "NEEDED_COLUMNS", "OPTIONAL_COLUMNS", "ReportError", "ReportInput",

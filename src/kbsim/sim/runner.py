@@ -78,6 +78,12 @@ class RunSpec:
         return hashlib.blake2b(json.dumps(d, sort_keys=True).encode(), digest_size=6).hexdigest()
 
 
+def display_names(game: CompiledGame) -> dict[str, dict[str, str]]:
+    """Display names a report needs that records hold as keys: ``{"characters": {key: name}}`` (may be empty)."""
+    roster = getattr(game, "roster", ()) or ()
+    return {"characters": {c.key: c.name for c in roster}} if roster else {}
+
+
 def seat_rotations(lineup: tuple[str, ...] | list[str]) -> list[tuple[str, ...]]:
     """The distinct seat rotations of a lineup (rotation r gives seat s the bot ``lineup[(s + r) % P]``).
 

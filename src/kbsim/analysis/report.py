@@ -249,7 +249,8 @@ def compute(inp: ReportInput) -> dict:
     cells = [{"condition": k, "arm": k, "players": p, "verdict": g["balance"]["verdict"], "test": g["balance"]["test"]}
              for (k, p), g in sorted(groups.items(), key=lambda kv: (kv[0][1], order.get(kv[0][0], 0)))]
     deltas = _deltas(df, inp.comparisons)
-    return {"unused": _unused_arms(deltas),"players": players, "games": df.height, "groups": groups, "hist": _histograms(df, players),
+    return {"unused": _unused_arms(deltas), "players": players,
+            "games": df.height, "groups": groups, "hist": _histograms(df, players),
             "deltas": deltas, "bots": _bot_shares(df), "characters": _characters(inp),
             "verdicts": M.rank_verdicts(cells), "adjustment": _adjustment_counts(deltas)}
 

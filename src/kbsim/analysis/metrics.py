@@ -196,7 +196,7 @@ def gap_words(g: dict, fair: float) -> str:
 
 
 def rank_verdicts(cells: list[dict]) -> list[dict]:
-    """Rank arms per player count by distance from fair (|largest gap|, smallest first).
+    """Rank arms per player count by distance from fair (the absolute largest gap, smallest first).
 
     Args:
         cells: dicts with ``arm``, ``players`` and ``verdict`` (from :func:`seat_balance`).

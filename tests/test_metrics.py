@@ -130,3 +130,99 @@ def test_report_states_verdict_and_adjustment_in_text():
     lines = text_summary(inp, compute(inp))
     assert any(line.startswith("distance from fair") for line in lines)
     assert any("resolved after Holm's adjustment" in line for line in lines)
+
+
+# ------------------------------------------------------------------ summaries per game mode and readable pages
+def test_run_summary_is_built_from_the_metrics_module():
+    from kbsim.analysis.summary import Summary
+
+    s = Summary()
+    s.add({"game_index": list(range(6)), "players": [3] * 6, "bots": [["greedy", "random", "greedy"]] * 6,
+           "winners": [[0], [0], [0], [1], [2], [0, 1]], "end_reason": ["won"] * 6, "turns": [10] * 6})
+    r = s.result()
+    assert r["starts"] == "seat 0 plays first" and r["fair_share"] == pytest.approx(1 / 3)
+    assert r["seat_balance"]["test"]["test"] == "exact multinomial"  # 5 wins over 3 seats: < 5 expected
+    assert r["seat_balance"]["verdict"]["largest"]["seat"] == 0
+    assert {b["bot"]: b["k"] for b in r["bot_shares"]} == {"greedy": 4, "random": 1}
+
+
+def test_solo_summary_has_a_histogram_not_a_pair_per_score():
+    from kbsim.analysis.summary import Summary
+
+    s = Summary(1, 12)
+    scores = list(range(-100, 20))  # 120 different scores
+    s.add({"game_index": list(range(120)), "players": [1] * 120, "winners": [[]] * 120,
+           "end_reason": ["all_out"] * 120, "turns": [30] * 120, "score": scores})
+    r = s.result()
+    assert r["mode"] == "team" and r["fair_share"] is None
+    assert len(r["score"]["histogram"]) <= 12 and sum(b["count"] for b in r["score"]["histogram"]) == 120
+    assert r["score"]["won"]["count"] == 19 and r["score"]["expert"]["count"] == 8
+
+
+def test_characters_page_ranks_with_display_names_and_small_figures(tmp_path):
+    from kbsim.analysis.report import build_figures
+
+    rng = np.random.default_rng(9)
+    keys = [f"c{i}" for i in range(10)]
+    rows = []
+    for arm in ("all", "without c0"):
+        for p in (2, 3, 4, 5):
+            for deal in range(40):
+                plays = [{"seat": int(rng.integers(p)), "character": k, "plays": 1} for k in keys
+                         if not (arm != "all" and k == "c0") and rng.random() < 0.5]
+                rows.append({"condition": arm, "players": p, "seed": deal, "game_index": deal, "bots": ["greedy"] * p,
+                             "winners": [int(rng.integers(p))], "end_reason": "won", "turns": 30,
+                             "character_plays": plays})
+    df = pl.DataFrame(rows, schema_overrides={"winners": pl.List(pl.Int8), "players": pl.Int8})
+    conds = [Condition("all", "all ten", "all ten"), Condition("without c0", "without c0", "without c0")]
+    inp = ReportInput(title="t", name="t", question="", source="test", parameters=[], conditions=conds,
+                      comparisons=[("without c0", "all")], sweep=None, records=df,
+                      names={"characters": {k: f"Name {k.upper()}" for k in keys}})
+    st = compute(inp)
+    ranking = st["characters"]["ranking"]
+    assert len(ranking) == 40 and st["characters"]["base"] == "all"
+    assert all(r["name"].startswith("Name C") for r in ranking)
+    assert all(not np.isnan(r["p_adj"]) for r in ranking)
+    for f in build_figures(inp, st):
+        if f["section"].startswith("char-"):
+            import json
+
+            spec = json.loads(f["json"])
+            assert sum(len(t["x"]) for t in spec["data"]) <= 40
+            assert all("Name C" in x for t in spec["data"] for x in t["x"])
+            for ax, lay in spec["layout"].items():
+                if ax.startswith(("xaxis", "yaxis")) and ax in ("xaxis", "yaxis"):
+                    assert lay.get("title", {}).get("text"), ax
+
+
+def test_unused_arm_is_warned_at_the_top():
+    rng = np.random.default_rng(2)
+    df = _synthetic(rng, ["base"], [3], 50)
+    df = pl.concat([df, df.with_columns(condition=pl.lit("same"))])
+    conds = [Condition("base", "base", "base"), Condition("same", "same", "same", bots="greedy")]
+    inp = ReportInput(title="t", name="t", question="", source="test", parameters=[], conditions=conds,
+                      comparisons=[("same", "base")], sweep=None, records=df)
+    st = compute(inp)
+    assert st["unused"] == ["same"]
+    lines = text_summary(inp, st)
+    assert lines[0].startswith("WARNING: arm 'same' played exactly like its baseline") and "planner" in lines[0]
+
+
+def test_bots_figure_lists_every_bot_in_its_legend():
+    import json
+
+    from kbsim.analysis.report import build_figures
+
+    rows = []
+    for arm, lineup in (("gr", ["greedy", "random"]), ("gp", ["greedy", "planner"])):
+        for deal in range(10):
+            for r in range(2):
+                rows.append({"condition": arm, "players": 2, "seed": deal, "game_index": deal,
+                             "bots": lineup[r:] + lineup[:r], "winners": [deal % 2], "end_reason": "won", "turns": 9})
+    df = pl.DataFrame(rows, schema_overrides={"winners": pl.List(pl.Int8), "players": pl.Int8})
+    inp = ReportInput(title="t", name="t", question="", source="test", parameters=[],
+                      conditions=[Condition("gr", "gr", "gr"), Condition("gp", "gp", "gp")], comparisons=[],
+                      sweep=None, records=df)
+    fig = next(f for f in build_figures(inp, compute(inp)) if f["section"] == "bots")
+    shown = {t["name"] for t in json.loads(fig["json"])["data"] if t.get("showlegend", True)}
+    assert {"greedy", "random", "planner"} <= shown

@@ -346,7 +346,7 @@ def _print_summary(s: dict) -> None:
     if s.get("hands_per_game") and s["hands_per_game"] > 1:
         out.print(f"hands per match: mean {s['hands_per_game']:.2f}", highlight=False)
     out.print(f"turns per game: mean {tu['mean']:.1f}, median {tu['median']:.0f}, 95th percentile {tu['p95']:.0f}")
-    speed = (f"{s['games_per_second']:.0f} games/s on {s['workers']} worker(s) ({s['backend']}), "
+    speed = (f"{s['games_per_second']:.3g} games/s on {s['workers']} worker(s) ({s['backend']}), "
              f"{s['seconds']:.2f} s" if s["games_per_second"] else "nothing left to play")
     out.print(f"{speed}; records: {s['out']}", highlight=False)
     if s.get("provisional"):

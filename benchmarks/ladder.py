@@ -9,7 +9,7 @@ Ladder (``python benchmarks/ladder.py ladder``)
     that wins alone; a stalemate that ends in a shared win, and a game stopped
     by the turn limit, is a **tie** and is reported apart. The win rate of A is
     its share of the decisive games, with a 95% Wilson interval
-    (:func:`kbsim.analysis.stats.wilson_interval`); the score with ties
+    (:func:`kbsim.analysis.metrics.wilson`); the score with ties
     counted as half a win is shown too. ``--check`` exits with status 1
     unless every interval lies wholly above 50%. Results do not depend on
     ``--workers``.
@@ -34,13 +34,21 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 from kbsim import __version__
-from kbsim.analysis.stats import percentile, wilson_interval
+from kbsim.analysis.metrics import wilson as wilson_interval
 from kbsim.bots import make_bot
 from kbsim.bots.planner import PlannerBot
 from kbsim.engine.compiled import compile_rules
 from kbsim.engine.game import play_game
 from kbsim.rules.loader import load_rules
 from kbsim.sim.seeding import game_seed
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0..100), linear interpolation (NumPy's default); nan when empty."""
+    import numpy as np
+
+    return float(np.percentile(values, q)) if len(values) else float("nan")
+
 
 PAIRS = (("planner", "greedy"), ("greedy", "random"))
 

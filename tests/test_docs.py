@@ -438,3 +438,16 @@ def test_search_page_in_headless_chromium(html_dir: Path, tmp_path: Path, query:
     listed = results[results.find('class="search"'):]
     listed = listed[:listed.find("</ul>")]
     assert f'href="rules/{game}.html' in listed, f"searching {query!r} did not list rules/{game}:\n{results[:3000]}"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_rule_pages_lead_with_prose_and_fold_the_engine_settings(html_dir: Path, game: str) -> None:
+    """Every settings table of a game page sits in a collapsed <details> block, never loose after a paragraph."""
+    text = (html_dir / "rules" / f"{game}.html").read_text(encoding="utf-8")
+    tables = [m.start() for m in re.finditer(r'<table[^>]*class="[^"]*kbsim-settings', text)]
+    assert tables, f"{game}: no settings tables"
+    for pos in tables:
+        opened = text.rfind('<details class="kbsim-settings-fold">', 0, pos)
+        closed = text.rfind("</details>", 0, pos)
+        assert opened > closed, f"{game}: a settings table at {pos} is not folded"
+        assert "<details class=\"kbsim-settings-fold\" open" not in text

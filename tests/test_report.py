@@ -17,7 +17,7 @@ import pytest
 import kbsim.records
 from conftest import REPO, run_cli
 from kbsim.analysis.characters import character_lift, character_plays, has_character_data
-from kbsim.analysis.paired import n_to_resolve, newcombe_interval, paired_delta, paired_delta_of_differences
+from kbsim.analysis.metrics import paired, unpaired_rate
 from kbsim.analysis.report import Condition, ReportError, ReportInput, compare_input, compute, write_report
 from kbsim.analysis.study import (
     StudyError,
@@ -200,24 +200,21 @@ def test_sweep_study_in_process(tmp_path):
 def test_paired_delta_hand_computed():
     a = [1, 0, 1, 1, 0]
     b = [0, 0, 1, 0, 0]
-    d = paired_delta(a, b)  # differences b - a: -1, 0, 0, -1, 0
+    d = paired([y - x for x, y in zip(a, b, strict=True)], binary=True)  # differences b - a: -1, 0, 0, -1, 0
     assert d.n == 5 and d.mean == pytest.approx(-0.4)
     assert d.sd == pytest.approx(math.sqrt(0.3))  # sum of squares 1.2 / (n - 1)
-    half = 1.959963984540054 * math.sqrt(0.3) / math.sqrt(5)
+    half = 2.7764451051977987 * math.sqrt(0.3) / math.sqrt(5)  # t(0.975, 4 df)
     assert (d.low, d.high) == (pytest.approx(-0.4 - half), pytest.approx(-0.4 + half))
-    assert not d.resolved  # [-0.880, 0.080] contains 0
-    assert d.n_to_resolve == 8  # (1.96 * 0.5477 / 0.4)^2 = 7.20 -> 8
-    assert paired_delta_of_differences([-1] * 10).resolved  # sd 0, mean -1
-    assert n_to_resolve(0.0, 1.0) is None
-    with pytest.raises(ValueError):
-        paired_delta([1, 2], [1])
+    assert d.test.startswith("exact sign test") and d.discordant == 2 and d.p == pytest.approx(0.5)
+    assert not d.resolved
+    assert paired([-1] * 10).resolved  # sd 0, mean -1
 
 
 def test_newcombe_interval_matches_published_example():
     # Newcombe (1998), Stat Med 17:873, example (a): 56/70 - 48/80, method 10: 0.0524 to 0.3339
-    d, lo, hi = newcombe_interval(56, 70, 48, 80)
-    assert d == pytest.approx(0.2)
-    assert lo == pytest.approx(0.0524, abs=1e-4) and hi == pytest.approx(0.3339, abs=1e-4)
+    d = unpaired_rate(56, 70, 48, 80)
+    assert d.mean == pytest.approx(0.2) and not d.paired
+    assert d.low == pytest.approx(0.0524, abs=1e-4) and d.high == pytest.approx(0.3339, abs=1e-4)
 
 
 def _records(rows):
@@ -245,8 +242,8 @@ def test_report_deltas_pair_deals_and_average_rotations():
     st = compute(inp)
     d = {x["metric"]: x["delta"] for x in st["deltas"]}
     # per deal, B averaged over rotations: seat0 = [0.5, 1, 0], turns = [14, 21, 35]; A: seat0 = [1, 0, 0]
-    ref_seat0 = paired_delta([1, 0, 0], [0.5, 1, 0])
-    ref_turns = paired_delta([10, 20, 30], [14, 21, 35])
+    ref_seat0 = paired([-0.5, 1, 0], binary=True)
+    ref_turns = paired([4, 1, 5])
     assert d["seat0"].n == 3 and d["seat0"].mean == pytest.approx(ref_seat0.mean)
     assert d["seat0"].sd == pytest.approx(ref_seat0.sd)
     assert d["turns"].mean == pytest.approx(ref_turns.mean) and d["turns"].low == pytest.approx(ref_turns.low)
@@ -331,7 +328,7 @@ def tiny(tmp_path_factory):
 def test_tiny_study_plays_then_reuses_records(tiny):
     assert f"{2 * 2 * GAMES:,} played now in 4 of 4 runs, 0 runs reused" in tiny["first"].stdout
     assert f"report: {tiny['out']}" in tiny["first"].stdout
-    assert "paired differences on the same deals" in tiny["first"].stdout
+    assert "differences B − A (paired on the same deals" in tiny["first"].stdout
     info = json.loads(tiny["second"].stdout)
     assert info["games_played"] == 0 and info["runs_reused"] == 4 and info["runs_played"] == 0
     assert info["html"] == str(tiny["out"]) and info["bytes"] < 10_000_000
@@ -439,7 +436,19 @@ def test_compare_merges_files_of_one_arm(tmp_path):
     assert inp.records.height == 60  # the file given twice is counted once
     st = compute(inp)
     d = [x for x in st["deltas"] if x["players"] == 3 and x["metric"] == "turns"][0]["delta"]
-    assert d.n == 0  # different seeds: no common deals, so no paired comparison
+    # different seeds: no common deals, so the arms are compared as independent samples (Welch's t)
+    from scipy import stats
+
+    df = inp.records.filter(pl.col("players") == 3)
+    tb = df.filter(pl.col("condition") == inp.conditions[1].key)["turns"].to_numpy()
+    ta = df.filter(pl.col("condition") == inp.conditions[0].key)["turns"].to_numpy()
+    ref = stats.ttest_ind(tb, ta, equal_var=False)
+    assert not d.paired and d.test == "Welch t" and (d.n_a, d.n_b) == (20, 20)
+    assert d.mean == pytest.approx(tb.mean() - ta.mean()) and d.p == pytest.approx(ref.pvalue)
+    s0 = [x for x in st["deltas"] if x["players"] == 3 and x["metric"] == "seat0"][0]["delta"]
+    assert not s0.paired and s0.test.startswith("Newcombe") and s0.n_a == 20
+    page = write_report(inp, tmp_path / "cmp.html").path.read_text()
+    assert "independent samples" in page and "in every arm" not in page
 
 
 def test_records_load_file_folder_and_list(tmp_path, tiny):

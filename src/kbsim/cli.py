@@ -132,6 +132,10 @@ def run(
     check: Annotated[bool, typer.Option(help="Check invariants (cards conserved, rows legal) after every move.")]
     = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar (on a terminal).")] = True,
+    rotate: Annotated[bool, typer.Option(help="With a mixed --bots lineup, play every seat rotation of each deal "
+                                         "(--games is then the number of deals; records hold deals x "
+                                         "rotations games). --no-rotate keeps the lineup in its seats, which "
+                                         "mixes seat effects with bot effects.")] = True,
 ) -> None:
     """Play many seeded games, write one record per game to Parquet, print a summary.
 
@@ -176,14 +180,19 @@ def run(
         if resume:
             fail("--resume needs the --seed of the interrupted run")
         seed = new_run_seed()
+    from kbsim.sim.runner import seat_rotations
+
+    n_rot = len(seat_rotations(bot_names)) if rotate else 1
+    deals = games
+    games = games * n_rot
     spec = RunSpec(game=g, players=players, bots=tuple(bot_names), games=games, seed=seed, check=check,
-                   rules_hash=loaded.rules_hash)
+                   rules_hash=loaded.rules_hash, rotate=n_rot > 1)
     explicit = out_path is not None
     if out_path is None:
         # the run id (a hash of every parameter that decides the records) keeps different runs apart;
         # names from the rule file are made safe as a file name (a variant `a/../x` stays in runs/)
         out_path = Path("runs") / (f"{ck.safe_name(g.game)}-{ck.safe_name(g.variant)}-{players}p-seed{seed}-"
-                                   f"n{games}-{spec.run_id}.parquet")
+                                   f"n{deals}-{spec.run_id}.parquet")
     if not (resume and out_path.is_file()):
         ck.check_out(out_path, "records", force, explicit=explicit, protected=(loaded.source,))
     if not explicit:
@@ -199,7 +208,9 @@ def run(
     n_workers = max(1, min(workers or default_workers(), -(-games // size)))
     params = spec.parameters() | {"chunk_size": size}
     try:
-        output = RunOutput(out_path, params, __version__, resume=resume)
+        from kbsim.sim.runner import display_names
+
+        output = RunOutput(out_path, params, __version__, resume=resume, names=display_names(g))
     except OutputError as e:
         fail(str(e))
     except OSError as e:
@@ -263,16 +274,20 @@ def run(
     import pyarrow.parquet as pq
 
     pf = pq.ParquetFile(out_path)
+    wanted = ["game_index", "players", "bots", "winners", "end_reason", "turns", "score", "hands", "penalties",
+              "blocked_hands", "scores", "character_plays"]
+    have = set(pf.schema_arrow.names)
     for i in range(pf.num_row_groups):
-        summary.add(pf.read_row_group(i, columns=[c for c in ["game_index", "players", "winners", "end_reason", "turns",
-                                                                "score", "hands"] if c in pf.schema_arrow.names]
-                                      ).to_pydict())
+        summary.add(pf.read_row_group(i, columns=[c for c in wanted if c in have]).to_pydict())
     result = summary.result(seconds if played_now else None)
     if played_now:  # the speed counts only the games played by this command (not those of a resumed run)
         result["games_per_second"] = played_now / seconds if seconds > 0 else None
     result.update({"game": g.game, "variant": g.variant, "options": loaded.changed, "bots": bot_names,
                    "seed": seed, "out": str(out_path), "workers": be.workers, "backend": be.name,
-                   "seconds": seconds, "games_played_now": played_now})
+                   "seconds": seconds, "games_played_now": played_now,
+                   "deals": deals, "rotated": n_rot if n_rot > 1 else None,
+                   "seat_rotation": ("every rotation of each deal" if n_rot > 1 else
+                                     "off: seat and bot effects are mixed" if len(set(bot_names)) > 1 else None)})
     if getattr(g, "provisional", None):  # rules whose data is not the published one (e.g. a card list)
         result["provisional"] = g.provisional
     if json_out:
@@ -282,35 +297,77 @@ def run(
 
 
 def _print_summary(s: dict) -> None:
+    from kbsim.analysis.metrics import fmt_p, fmt_pct, fmt_rate
+
     opts = ", ".join(f"{k}={v}" for k, v in s["options"].items()) or "defaults"
     out.print(f"[bold]{esc(s['game'])}[/] variant {esc(s['variant'])} ({esc(opts)}), {s['players']} players, "
               f"bots {esc(','.join(s['bots']))}, seed {s['seed']}")
-    t = Table(title=f"{s['games']} games")
-    for c in ("seat", "sole wins", "win rate", "95% interval", "shared wins"):
-        t.add_column(c, justify="right")
-    for seat in s["seats"]:
-        lo, hi = seat["win_ci95"]
-        t.add_row(str(seat["seat"]), str(seat["wins"]), f"{seat['win_rate']:.1%}", f"{lo:.1%} - {hi:.1%}",
-                  str(seat["shared_wins"]))
-    out.print(t)
     r = s["end_reasons"]
-    out.print(f"ended by a win {r['won']['rate']:.1%}, all out (solo/cooperative) {r['all_out']['rate']:.1%}, "
-              f"stalemate {r['stalemate']['rate']:.1%} "
-              f"({r['stalemate']['ci95'][0]:.1%} - {r['stalemate']['ci95'][1]:.1%}), turn limit "
-              f"{r['turn_limit']['rate']:.1%}; shared-win games {s['shared_win_games']}")
+    if s.get("mode") != "team":
+        t = Table(title=f"{s['games']} games · {s['starts']} · fair share {fmt_pct(s['fair_share'])}")
+        for c in ("seat", "bot", "sole wins", "win rate [95%]", "shared wins"):
+            t.add_column(c, justify="right")
+        for seat in s["seats"]:
+            lo, hi = seat["win_ci95"]
+            t.add_row(str(seat["seat"]), "rotated" if s.get("rotated") else s["bots"][seat["seat"]],
+                      str(seat["wins"]), f"{fmt_pct(seat['win_rate'])} [{fmt_pct(lo)}, {fmt_pct(hi)}]",
+                      str(seat["shared_wins"]))
+        out.print(t)
+        bal = s.get("seat_balance") or {}
+        test = bal.get("test") or {}
+        if test.get("p") is not None:
+            out.print(f"seats equal? {test['test']} on {test['n']:,} games won alone: {fmt_p(test['p'])}; "
+                      f"{bal['verdict']['text']}", highlight=False, markup=False)
+    for b in s.get("bot_shares") or ():
+        out.print(f"bot {b['bot']} ({b['seats']} of {s['players']} seats, fair {fmt_pct(b['fair'])}): wins alone "
+                  f"{fmt_rate(b)}", highlight=False, markup=False)
+    if s.get("rotated"):
+        out.print(f"seats rotated: each of {s['deals']:,} deals played in {s['rotated']} seat rotations "
+                  f"({s['games']:,} games; seat rates above average over the bots)", highlight=False, markup=False)
+    elif len(set(s["bots"])) > 1:
+        out.print("seats NOT rotated (--no-rotate): each bot kept its seat, so seat effects and bot effects are "
+                  "mixed", highlight=False, markup=False)
+    def rr(k: str) -> str:
+        x = r[k]
+        return fmt_rate({"k": x["count"], "n": s["games"], "rate": x["rate"], "low": x["ci95"][0],
+                         "high": x["ci95"][1]})
+
+    if s.get("mode") == "team":
+        out.print(f"team result: all out {rr('all_out')}; stalemate {rr('stalemate')}; turn limit "
+                  f"{rr('turn_limit')}", highlight=False, markup=False)
+    else:
+        out.print(f"ended by a win {rr('won')}; stalemate {rr('stalemate')}; turn limit {rr('turn_limit')}; "
+                  f"shared-win games {s['shared_win_games']}", highlight=False, markup=False)
     if s.get("score"):
         sc = s["score"]
+        def share(x: dict) -> str:
+            return fmt_rate({"k": x["count"], "n": sc["games"], "rate": x["rate"], "low": x["ci95"][0],
+                             "high": x["ci95"][1]})
         out.print(f"team score: mean {sc['mean']:.2f} (min {sc['min']}, max {sc['max']}); won (>= "
-                  f"{sc['won']['threshold']}) {sc['won']['rate']:.1%} ({sc['won']['ci95'][0]:.1%} - "
-                  f"{sc['won']['ci95'][1]:.1%}); expert (>= {sc['expert']['threshold']}) {sc['expert']['rate']:.1%}",
+                  f"{sc['won']['threshold']}) {share(sc['won'])}; expert (>= {sc['expert']['threshold']}) "
+                  f"{share(sc['expert'])}", highlight=False, markup=False)
+        top = max(b["count"] for b in sc["histogram"]) or 1
+        out.print("score histogram (games):", highlight=False, markup=False)
+        for b in sc["histogram"]:
+            label = f"{b['low']}" if b["low"] == b["high"] else f"{b['low']} to {b['high']}"
+            out.print(f"  {label:>12} {'#' * round(30 * b['count'] / top):<30} {b['count']:,}", highlight=False,
+                      markup=False)
+    if s.get("penalties"):
+        pen = s["penalties"]
+        out.print("penalty points per game by seat: " + " / ".join(f"{v:.2f}" for v in pen["per_seat_per_game"])
+                  + (f"; blocked hands {fmt_rate(pen['blocked_hands'])}" if pen.get("blocked_hands") else ""),
                   highlight=False, markup=False)
-        out.print("score distribution: " + ", ".join(f"{v}: {c}" for v, c in sc["distribution"].items()),
+    if s.get("points"):
+        out.print("points per game by seat: " + " / ".join(f"{v:.2f}" for v in s["points"]["per_seat_per_game"]),
                   highlight=False, markup=False)
+    if s.get("character_plays"):
+        plays = ", ".join(f"{c} {v:.2f}" for c, v in s["character_plays"].items())
+        out.print(f"plays per game by character: {plays}", highlight=False, markup=False)
     tu = s["turns"]
     if s.get("hands_per_game") and s["hands_per_game"] > 1:
         out.print(f"hands per match: mean {s['hands_per_game']:.2f}", highlight=False, markup=False)
     out.print(f"turns per game: mean {tu['mean']:.1f}, median {tu['median']:.0f}, 95th percentile {tu['p95']:.0f}")
-    speed = (f"{s['games_per_second']:.0f} games/s on {s['workers']} worker(s) ({s['backend']}), "
+    speed = (f"{s['games_per_second']:.3g} games/s on {s['workers']} worker(s) ({s['backend']}), "
              f"{s['seconds']:.2f} s" if s["games_per_second"] else "nothing left to play")
     out.print(f"{speed}; records: {s['out']}", highlight=False, markup=False)
     if s.get("provisional"):

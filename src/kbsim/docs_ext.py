@@ -127,6 +127,8 @@ table.kbsim-market code.kbsim-card { border: 1px solid var(--color-foreground-bo
 div.admonition.kbsim-provisional { border-width: 0 0 0 0.4em; font-size: 1.05em; }
 table.kbsim-settings, table.kbsim-deal, table.kbsim-options, table.kbsim-items, table.kbsim-board-table,
 table.kbsim-market, table.kbsim-cards { margin-left: 0; }
+details.kbsim-settings-fold { margin: 0.2em 0 1em 0; }
+details.kbsim-settings-fold > summary { cursor: pointer; color: var(--color-foreground-muted, #666); font-size: 0.9em; }
 code.kbsim-default { font-weight: bold; }
 dl.field-list.kbsim-fields { display: grid; grid-template-columns: max-content auto; column-gap: 1em; }
 dl.field-list.kbsim-fields > dt, dl.field-list.kbsim-fields > dd { margin: 0.1em 0; padding: 0; }
@@ -544,9 +546,11 @@ class RulesRenderer:
             sec += self.block(item, f"{path}.{name}", sub_title, omit=("name", "title")) or [para(f"`{name}`")]
         return [sec]
 
-    def param_table(self, params: list[tuple[str, str, Any, Any]], pick: bool = False) -> nodes.table:
-        """Settings with their values, meanings and the options that set them.
+    def param_table(self, params: list[tuple[str, str, Any, Any]], pick: bool = False) -> list[nodes.Node]:
+        """Settings with their values, meanings and the options that set them, folded away.
 
+        The page reads as a rulebook: the prose leads and each rule's engine settings sit in a
+        collapsed ``<details>`` block ("Engine settings (N)") in HTML; other builders show the table.
         With ``pick``, a meaning that lists each value (```a```: ...; ```b```: ...) is cut to the
         value set here (a character's effect: only what its own operation does).
         """
@@ -557,8 +561,12 @@ class RulesRenderer:
             if pick and isinstance(value, str):
                 meaning = _meaning_of(meaning, value)
             rows.append([[code(key)], [code(scalar(value))], meaning, [self.option_ref(opt)] if opt else ""])
-        return table(["Setting", "Value", "Meaning", "Option"], rows, classes=["kbsim-settings"],
-                     widths=[3, 2, 8, 3])
+        t = table(["Setting", "Value", "Meaning", "Option"], rows, classes=["kbsim-settings"],
+                  widths=[3, 2, 8, 3])
+        n = len(rows)
+        return [nodes.raw("", f'<details class="kbsim-settings-fold"><summary>Engine settings ({n} '
+                              f'{"setting" if n == 1 else "settings"})</summary>', format="html"),
+                t, nodes.raw("", "</details>", format="html")]
 
     def deal_table(self, loaded: Any = None) -> list[nodes.Node]:
         """Cards per seat for every supported player count, dealt by the engine (seat 0 first).
@@ -722,7 +730,7 @@ class RulesRenderer:
         children: list = []
         self._collect(params_model, f"{path}.{kind}" if kind else path, "", params, children)
         if params:
-            out.append(self.param_table(params))
+            out += self.param_table(params)
         return out
 
     def character_options(self, key: str, base: str, ch: Any) -> list[nodes.Node]:

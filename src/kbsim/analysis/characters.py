@@ -17,8 +17,9 @@ is never a seat's win, here as everywhere.
 **Lift** of a character is observational: the sole-win rate of the seat-games in
 which the seat played that character, minus the rate of the seat-games in which
 it did not, with Newcombe's interval for a difference of two proportions
-(:func:`kbsim.analysis.paired.newcombe_interval`). A seat that is ahead may
-simply get more chances to play, so a lift is a hint, not a cause; the ablation
+(:func:`kbsim.analysis.metrics.unpaired_rate`, with a score-test p-value Holm-adjusted
+over the table). A seat that is ahead may simply get more chances to play, so a lift is a hint,
+not a cause; the ablation
 study (``reports/characters``: each character removed in turn, paired on the
 same deals) measures the causal effect of a character being in the game.
 """
@@ -29,8 +30,7 @@ import math
 
 import polars as pl
 
-from kbsim.analysis.paired import newcombe_interval
-from kbsim.analysis.stats import Z95, wilson_interval
+from kbsim.analysis.metrics import Z95, adjust, unpaired_rate, wilson
 
 COLUMN = "character_plays"
 
@@ -98,7 +98,7 @@ def character_plays(df: pl.DataFrame) -> pl.DataFrame:
         mean = r["plays"] / g
         var = (r["sq"] - g * mean * mean) / (g - 1) if g > 1 else float("nan")
         half = Z95 * math.sqrt(max(var, 0.0) / g) if g > 1 else float("nan")
-        lo, hi = wilson_interval(r["games_played"], g)
+        lo, hi = wilson(r["games_played"], g)
         rows.append({"condition": r["condition"], "players": r["players"], "character": r["character"], "games": g,
                      "plays": r["plays"], "per_game": mean, "per_game_low": mean - half, "per_game_high": mean + half,
                      "games_played": r["games_played"], "share": r["games_played"] / g, "share_low": lo,
@@ -119,8 +119,9 @@ def character_lift(df: pl.DataFrame) -> pl.DataFrame:
         Columns ``condition, players, character``, ``n_played`` / ``wins_played``
         (seat-games in which the seat played the character, and sole wins among
         them), ``n_not`` / ``wins_not`` (all other seat-games of the group),
-        ``rate_played``, ``rate_not``, ``lift`` (= rate_played - rate_not) and
-        ``low`` / ``high`` (Newcombe 95%). Sorted by condition, players, character.
+        ``rate_played``, ``rate_not``, ``lift`` (= rate_played - rate_not),
+        ``low`` / ``high`` (Newcombe 95%), ``p`` (score test for two independent proportions) and
+        ``p_adj`` (Holm-adjusted over every lift of the table). Sorted by condition, players, character.
     """
     games = _games(df)
     totals = (games.group_by("condition", "players")
@@ -128,19 +129,21 @@ def character_lift(df: pl.DataFrame) -> pl.DataFrame:
     played = (_plays(games).group_by("condition", "players", "character")
               .agg(n_played=pl.len(), wins_played=(pl.col("sole") == pl.col("seat")).sum()))
     out = played.join(totals, on=["condition", "players"]).sort("condition", "players", "character")
-    rows = []
+    rows, deltas = [], []
     for r in out.iter_rows(named=True):
         n1, x1 = r["n_played"], r["wins_played"]
         n2, x2 = r["seat_games"] - n1, r["wins"] - x1
-        d, lo, hi = newcombe_interval(x1, n1, x2, n2)
+        deltas.append(unpaired_rate(x1, n1, x2, n2))
         rows.append({"condition": r["condition"], "players": r["players"], "character": r["character"],
                      "n_played": n1, "wins_played": x1, "n_not": n2, "wins_not": x2,
-                     "rate_played": x1 / n1 if n1 else float("nan"), "rate_not": x2 / n2 if n2 else float("nan"),
-                     "lift": d, "low": lo, "high": hi})
+                     "rate_played": x1 / n1 if n1 else float("nan"), "rate_not": x2 / n2 if n2 else float("nan")})
+    for row, d in zip(rows, adjust(deltas), strict=True):
+        row.update(lift=d.mean, low=d.low, high=d.high, p=d.p, p_adj=d.p_adj)
     return pl.DataFrame(rows, schema={
         "condition": pl.String, "players": pl.Int64, "character": pl.String, "n_played": pl.Int64,
         "wins_played": pl.Int64, "n_not": pl.Int64, "wins_not": pl.Int64, "rate_played": pl.Float64,
-        "rate_not": pl.Float64, "lift": pl.Float64, "low": pl.Float64, "high": pl.Float64})
+        "rate_not": pl.Float64, "lift": pl.Float64, "low": pl.Float64, "high": pl.Float64, "p": pl.Float64,
+        "p_adj": pl.Float64})
 
 
 __all__ = ["COLUMN", "character_lift", "character_plays", "has_character_data"]

@@ -13,7 +13,7 @@ What is computed (every rate with its 95% Wilson interval and its n):
   end by a win, stalemate or the turn limit, turns (mean with interval,
   quartiles, 5th/95th percentiles) and their distribution;
 * paired differences against the baseline arm on the same deals
-  (:mod:`kbsim.analysis.paired`): first-player sole-win rate, turns, stalemate,
+  (:mod:`kbsim.analysis.metrics`): first-player sole-win rate, turns, stalemate,
   turn-limit and shared-win rates. The unit is the deal: when an arm plays a
   mixed bot lineup in several seat rotations, its outcome on a deal is the mean
   over the rotations. An interval that contains 0 is marked *not resolved*, with
@@ -43,12 +43,13 @@ from typing import Any
 
 import polars as pl
 
-from kbsim.analysis.paired import PairedDelta, n_to_resolve
-from kbsim.analysis.stats import Z95, wilson_interval
+from kbsim.analysis import metrics as M
+from kbsim.analysis.metrics import Z95, Delta
 
 NEEDED_COLUMNS = ["game_index", "seed", "players", "bots", "winners", "end_reason", "turns"]
 OPTIONAL_COLUMNS = ["character_plays"]
-# (column, label, unit): per-game outcomes compared deal by deal
+# (column, label, unit): per-game outcomes compared deal by deal; the 0/1 ones are BINARY
+BINARY = frozenset({"seat0", "stalemate", "turn_limit", "shared"})
 METRICS = [
     ("seat0", "first-player sole-win rate", "pp"),
     ("turns", "turns per game", "turns"),
@@ -122,6 +123,8 @@ class ReportInput:
         records: polars DataFrame of records (:data:`NEEDED_COLUMNS`, optional
             :data:`OPTIONAL_COLUMNS`) plus ``condition`` (a condition key).
         versions: kbsim versions that wrote the records.
+        names: display names of keys held by the records, from their metadata
+            (``{"characters": {"den": "Sheriff Den"}}``); a key without a name is shown as is.
     """
 
     title: str
@@ -134,6 +137,7 @@ class ReportInput:
     sweep: SweepInfo | None
     records: pl.DataFrame
     versions: list[str] = field(default_factory=list)
+    names: dict = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------ records
@@ -186,16 +190,7 @@ def _prepare(df: pl.DataFrame) -> pl.DataFrame:
 
 
 # ------------------------------------------------------------------ statistics
-def _rate(k: int, n: int) -> dict:
-    lo, hi = wilson_interval(int(k), int(n))
-    return {"k": int(k), "n": int(n), "rate": k / n if n else float("nan"), "low": lo, "high": hi}
-
-
-def _delta_from(mean: float, sd: float | None, n: int) -> PairedDelta:
-    if n < 2 or sd is None or math.isnan(sd):
-        return PairedDelta(mean if n else float("nan"), float("nan"), float("nan"), float("nan"), n)
-    half = Z95 * sd / math.sqrt(n)
-    return PairedDelta(mean, mean - half, mean + half, sd, n)
+_rate = M.rate
 
 
 def compute(inp: ReportInput) -> dict:
@@ -243,14 +238,38 @@ def compute(inp: ReportInput) -> dict:
         groups[(r["condition"], p)] = {
             "n": n, "deals": r["deals"],
             "seats": [_rate(seat_wins.get((r["condition"], p, s), 0), n) for s in range(p)],
+            "balance": M.seat_balance([seat_wins.get((r["condition"], p, s), 0) for s in range(p)], n),
             "shared": _rate(r["shared"], n), "no_winner": _rate(r["no_winner"], n), "won": _rate(r["won"], n),
             "stalemate": _rate(r["stalemate"], n), "turn_limit": _rate(r["turn_limit"], n),
             "turns": {"mean": r["t_mean"], "low": r["t_mean"] - half, "high": r["t_mean"] + half, "sd": sd,
                       "p5": r["p5"], "q1": r["q1"], "median": r["median"], "q3": r["q3"], "p95": r["p95"],
                       "max": r["t_max"]},
         }
-    return {"players": players, "games": df.height, "groups": groups, "hist": _histograms(df, players),
-            "deltas": _deltas(df, inp.comparisons), "bots": _bot_shares(df), "characters": _characters(inp.records)}
+    order = {c.key: i for i, c in enumerate(inp.conditions)}
+    cells = [{"condition": k, "arm": k, "players": p, "verdict": g["balance"]["verdict"], "test": g["balance"]["test"]}
+             for (k, p), g in sorted(groups.items(), key=lambda kv: (kv[0][1], order.get(kv[0][0], 0)))]
+    deltas = _deltas(df, inp.comparisons)
+    return {"unused": _unused_arms(deltas), "players": players,
+            "games": df.height, "groups": groups, "hist": _histograms(df, players),
+            "deltas": deltas, "bots": _bot_shares(df), "characters": _characters(inp),
+            "verdicts": M.rank_verdicts(cells), "adjustment": _adjustment_counts(deltas)}
+
+
+def _unused_arms(deltas: list[dict]) -> list[str]:
+    """Condition keys B whose every paired difference with their baseline is 0 on every deal (all metrics, all
+    player counts): the bots never made a move that the arm's rules change, so the arm measured nothing."""
+    by_b: dict[str, list[Delta]] = {}
+    for d in deltas:
+        by_b.setdefault(d["b"], []).append(d["delta"])
+    return [b for b, ds in by_b.items() if ds and all(x.identical for x in ds)]
+
+
+def _adjustment_counts(deltas: list[dict]) -> dict:
+    """How many differences the page tests, and how many are resolved before and after Holm's adjustment."""
+    tested = [d["delta"] for d in deltas if not math.isnan(d["delta"].p)]
+    return {"method": M.ADJUSTMENT_NAME, "comparisons": len(tested),
+            "resolved_raw": sum(d.resolved_raw for d in tested), "resolved": sum(d.resolved for d in tested),
+            "unpaired": sum(not d.paired for d in tested)}
 
 
 def _histograms(df: pl.DataFrame, players: list[int]) -> dict:
@@ -277,7 +296,12 @@ def _histograms(df: pl.DataFrame, players: list[int]) -> dict:
 
 
 def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]]) -> list[dict]:
-    """Paired deltas B - A per comparison, player count and metric; the deal (``seed``) is the unit."""
+    """Differences B - A per comparison, player count and metric, Holm-adjusted over all of them.
+
+    Paired on common deals (``seed``, the unit; an arm's outcome on a deal is the mean over its seat
+    rotations); when two arms share no deal at a player count, they are compared as independent samples
+    (Newcombe for rates, Welch for turns) and the row says so.
+    """
     if not comparisons:
         return []
     cols = [m for m, _, _ in METRICS]
@@ -287,15 +311,22 @@ def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]]) -> list[dict]:
         B = per_deal.filter(pl.col("condition") == b).drop("condition")
         A = per_deal.filter(pl.col("condition") == a).drop("condition")
         j = B.join(A, on=["players", "seed"], suffix="_a")
-        stats = j.group_by("players").agg(
-            [pl.len().alias("n")] + [(pl.col(c) - pl.col(f"{c}_a")).mean().alias(f"{c}_mean") for c in cols]
-            + [(pl.col(c) - pl.col(f"{c}_a")).std().alias(f"{c}_sd") for c in cols]).sort("players")
-        have = {r["players"]: r for r in stats.iter_rows(named=True)}
         for p in sorted(set(B["players"].to_list()) | set(A["players"].to_list())):
-            r = have.get(p)
+            jp = j.filter(pl.col("players") == p)
             for c, label, unit in METRICS:
-                d = _delta_from(r[f"{c}_mean"], r[f"{c}_sd"], r["n"]) if r else _delta_from(float("nan"), None, 0)
+                if jp.height:
+                    d = M.paired((jp[c] - jp[f"{c}_a"]).to_numpy(), binary=c in BINARY)
+                else:
+                    gb = df.filter((pl.col("condition") == b) & (pl.col("players") == p))[c].to_numpy()
+                    ga = df.filter((pl.col("condition") == a) & (pl.col("players") == p))[c].to_numpy()
+                    if c in BINARY:
+                        d = M.unpaired_rate(int(gb.sum()), gb.size, int(ga.sum()), ga.size)
+                    else:
+                        d = M.unpaired_mean(gb, ga)
                 out.append({"b": b, "a": a, "players": p, "metric": c, "label": label, "unit": unit, "delta": d})
+    adjusted = M.adjust([d["delta"] for d in out])
+    for d, q in zip(out, adjusted, strict=True):
+        d["delta"] = q
     return out
 
 
@@ -320,17 +351,36 @@ def _bot_shares(df: pl.DataFrame) -> list[dict]:
     return out
 
 
-def _characters(records: pl.DataFrame) -> dict | None:
+def _characters(inp: ReportInput) -> dict | None:
+    """Character tables with display names, and a ranking for the first arm (in page order) with plays.
+
+    Returns None without character data; else ``plays`` and ``lift`` (lists of dicts with ``name``),
+    ``base`` (the ranked arm's condition key) and ``ranking``: per player count, the ranked arm's characters
+    sorted by lift (largest first), each with plays per game, lift, interval, raw and Holm-adjusted p.
+    """
     from kbsim.analysis.characters import character_lift, character_plays, has_character_data
 
+    records = inp.records
     if not has_character_data(records):
         return None
-    return {"plays": character_plays(records).to_dicts(), "lift": character_lift(records).to_dicts()}
+    names = (inp.names or {}).get("characters", {})
+    plays = character_plays(records).to_dicts()
+    lift = character_lift(records).to_dicts()
+    for r in plays + lift:
+        r["name"] = names.get(r["character"], r["character"])
+    have = {r["condition"] for r in lift}
+    base = next((c.key for c in inp.conditions if c.key in have), None)
+    per_game = {(r["players"], r["character"]): r for r in plays if r["condition"] == base}
+    ranking = []
+    for r in sorted((r for r in lift if r["condition"] == base), key=lambda r: (r["players"], -r["lift"])):
+        pg = per_game.get((r["players"], r["character"]), {})
+        ranking.append(r | {"per_game": pg.get("per_game", float("nan")), "per_game_low": pg.get("per_game_low"),
+                            "per_game_high": pg.get("per_game_high")})
+    return {"plays": plays, "lift": lift, "base": base, "ranking": ranking}
 
 
 # ------------------------------------------------------------------ formatting helpers
-def _pct(x: float | None, digits: int = 1) -> str:
-    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f}%"
+_pct = M.fmt_pct
 
 
 def _num(x: float | None, digits: int = 1) -> str:
@@ -344,24 +394,39 @@ def _signed(x: float, unit: str) -> str:
 
 
 def _delta_text(d: dict, short: bool = False) -> tuple[str, str, str]:
-    """(value, interval, status) texts of one delta row; ``short`` for table cells."""
-    pd: PairedDelta = d["delta"]
+    """(value, interval, status) texts of one delta row; ``short`` for table cells.
+
+    The status gives the test, the raw and the Holm-adjusted p-value, whether the difference is resolved after
+    adjustment, and the deals a new study needs at 80% power (or why that number is left out).
+    """
+    pd: Delta = d["delta"]
     unit = d["unit"]
     if pd.n == 0:
-        return "–", "–", "no common deals" if short else "no common deals (different seeds?): not comparable"
+        return "–", "–", "no games to compare" if short else "no games of one arm at this player count"
     if pd.n < 2:
         return _signed(pd.mean, unit), "–", f"not resolved: only {pd.n} common deal"
-    if pd.sd == 0 and pd.mean == 0:
+    if pd.identical:
         return (_signed(pd.mean, unit), "[0, 0]", "identical on every deal" if short else
                 "not resolved: identical on every deal (the bots may never use what differs)")
     interval = f"[{_signed(pd.low, unit)}, {_signed(pd.high, unit)}]"
+    kind = "" if pd.paired else "independent samples · "
+    ps = f"{M.fmt_p(pd.p)} raw, {M.fmt_p(pd.p_adj).replace('p ', 'p(adj) ')} {M.ADJUSTMENT_NAME}"
+    if pd.discordant is not None and pd.test.startswith("exact"):
+        ps += f"; exact sign test, {pd.discordant} differing deals"
     if pd.resolved:
-        return _signed(pd.mean, unit), interval, "resolved"
-    need = n_to_resolve(pd.mean, pd.sd)
-    if need is None:
-        return _signed(pd.mean, unit), interval, "not resolved: no difference observed"
-    return (_signed(pd.mean, unit), interval, f"not resolved · ≈{need:,} deals would resolve it" if short else
-            f"not resolved: about {need:,} deals would resolve this effect")
+        return _signed(pd.mean, unit), interval, f"{kind}resolved ({ps})"
+    status = f"{kind}not resolved ({ps})"
+    if pd.resolved_raw:
+        status = f"{kind}not resolved after adjustment ({ps})"
+    need = pd.deals_needed
+    if need is not None:
+        status += f" · ≈{need:,} deals for 80% power" if short else \
+            f"; a new paired study of about {need:,} deals would resolve an effect this large 80% of the time"
+    elif pd.deals_needed_reason and not short:
+        status += f"; no deal count: {pd.deals_needed_reason}"
+    elif pd.deals_needed_reason.startswith("effect within"):
+        status += " · effect indistinguishable from 0"
+    return _signed(pd.mean, unit), interval, status
 
 
 def _plain(v: Any) -> str:
@@ -380,13 +445,17 @@ _PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#
             "#31a354", "#756bb1"]
 
 
+_BOT_PALETTE = ["#3b3b3b", "#b15928", "#6a3d9a", "#1b9e77", "#e7298a", "#a6761d"]  # bots: apart from the arms
+
+
 def _colours(conditions: list[Condition]) -> dict[str, str]:
     return {c.key: _PALETTE[i % len(_PALETTE)] for i, c in enumerate(conditions)}
 
 
 def _base_layout(height: int) -> dict:
-    return {"template": "plotly_white", "height": height, "margin": {"l": 60, "r": 20, "t": 60, "b": 50},
-            "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.08, "x": 0},
+    # legend to the right of the panels, below the plotly toolbar (which sits at the top right)
+    return {"template": "plotly_white", "height": height, "margin": {"l": 60, "r": 20, "t": 60, "b": 60},
+            "legend": {"orientation": "v", "yanchor": "top", "y": 0.92, "x": 1.02, "xanchor": "left"},
             "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 12}}
 
 
@@ -453,6 +522,8 @@ def _fig_end(inp: ReportInput, st: dict, colours: dict):
                           row=1, col=k)
     fig.update_layout(**_base_layout(400), barmode="group")
     fig.update_yaxes(tickformat=".1%", rangemode="tozero")
+    fig.update_yaxes(title_text="share of games", row=1, col=1)
+    fig.update_xaxes(title_text="player count")
     return fig
 
 
@@ -468,7 +539,8 @@ def _fig_turns_box(inp: ReportInput, st: dict, colours: dict):
                              q1=[x["q1"] for x in t], median=[x["median"] for x in t], q3=[x["q3"] for x in t],
                              lowerfence=[x["p5"] for x in t], upperfence=[x["p95"] for x in t],
                              mean=[x["mean"] for x in t], boxpoints=False, customdata=n))
-    fig.update_layout(**_base_layout(420), boxmode="group", yaxis_title="turns per game (all seats)")
+    fig.update_layout(**_base_layout(420), boxmode="group", yaxis_title="turns per game (all seats)",
+                      xaxis_title="player count")
     return fig
 
 
@@ -491,7 +563,8 @@ def _fig_turns_hist(inp: ReportInput, st: dict, colours: dict):
                           row=1, col=k)
     fig.update_layout(**_base_layout(400))
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
-    fig.update_xaxes(title_text="turns")
+    fig.update_xaxes(title_text="turns per game")
+    fig.update_yaxes(title_text="share of games", row=1, col=1)
     return fig
 
 
@@ -521,8 +594,8 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
                 v, interval, status = _delta_text(d)
                 cd.append([v, interval, status, pd.n])
             fig.add_trace(go.Scatter(
-                x=xs, y=ys, mode="markers", name="resolved (95% interval excludes 0)" if resolved else
-                "not resolved (interval includes 0)", legendgroup=str(resolved), showlegend=k == 1,
+                x=xs, y=ys, mode="markers", name=f"resolved (adjusted p < 0.05, {M.ADJUSTMENT_NAME})" if resolved
+                else "not resolved after adjustment", legendgroup=str(resolved), showlegend=k == 1,
                 marker={"color": "#1f4e9c" if resolved else "#9a9a9a", "size": 8,
                         "symbol": "circle" if resolved else "circle-open"},
                 error_x={"type": "data", "array": err, "thickness": 1.4, "width": 3}, customdata=cd,
@@ -531,8 +604,10 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
         ax = "" if k == 1 else str(k)
         fig.add_shape(type="line", xref=f"x{ax}", yref=f"y{ax} domain", x0=0, x1=0, y0=0, y1=1,
                       line={"color": "#333", "width": 1})
-    fig.update_layout(**_base_layout(140 + 26 * max(1, len(keys))))
+    fig.update_layout(**_base_layout(160 + 26 * max(1, len(keys))))
     fig.update_yaxes(autorange="reversed", categoryorder="array", categoryarray=ylab)
+    for k, (_, _, unit) in enumerate(metrics, start=1):
+        fig.update_xaxes(title_text="B − A (percentage points)" if unit == "pp" else f"B − A ({unit})", row=1, col=k)
     return fig
 
 
@@ -585,6 +660,9 @@ def _fig_sweep(inp: ReportInput, st: dict, colours: dict):
         fig.update_xaxes(tickmode="array", tickvals=list(sw.values))
     fig.update_yaxes(tickformat=".0%", col=1)
     fig.update_yaxes(tickformat=".1%", col=3)
+    fig.update_yaxes(title_text="share of games", col=1)
+    fig.update_yaxes(title_text="turns per game", col=2)
+    fig.update_yaxes(title_text="share of games", col=3)
     return fig
 
 
@@ -594,57 +672,65 @@ def _fig_bots(inp: ReportInput, st: dict, labels: dict):
     conds = list(dict.fromkeys(b["condition"] for b in st["bots"]))
     fig = _subplots(len(conds), [labels[c] for c in conds])
     bots = sorted({b["bot"] for b in st["bots"]})
+    shown: set[str] = set()
     for k, c in enumerate(conds, start=1):
         for bi, bot in enumerate(bots):
             rows = [b for b in st["bots"] if b["condition"] == c and b["bot"] == bot]
             if not rows:
                 continue
+            first = bot not in shown
+            shown.add(bot)
             fig.add_trace(go.Bar(x=[f"{r['players']} players" for r in rows], y=[r["rate"] for r in rows],
-                                 name=_esc(bot), legendgroup=bot, showlegend=k == 1,
-                                 marker_color=_PALETTE[bi % len(_PALETTE)], error_y=_err(rows),
+                                 name=_esc(bot), legendgroup=bot, showlegend=first,
+                                 marker_color=_BOT_PALETTE[bi % len(_BOT_PALETTE)], error_y=_err(rows),
                                  customdata=_rate_custom(rows), hovertemplate=_RATE_HOVER), row=1, col=k)
             fig.add_trace(go.Scatter(x=[f"{r['players']} players" for r in rows], y=[r["fair"] for r in rows],
                                      mode="markers", marker={"symbol": "line-ew-open", "size": 26,
-                                                             "color": _PALETTE[bi % len(_PALETTE)]},
-                                     name=_esc(f"{bot}: fair share"), legendgroup=bot, showlegend=k == 1,
+                                                             "color": _BOT_PALETTE[bi % len(_BOT_PALETTE)]},
+                                     name=_esc(f"{bot}: fair share"), legendgroup=bot, showlegend=first,
                                      hovertemplate="fair share %{y:.1%}<extra></extra>"), row=1, col=k)
     fig.update_layout(**_base_layout(420), barmode="group")
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
+    fig.update_yaxes(title_text="share of games won alone", row=1, col=1)
+    fig.update_xaxes(title_text="player count")
     return fig
 
 
 def _fig_char(inp: ReportInput, st: dict, colours: dict, kind: str):
+    """Small multiples, one panel per player count, of the ranked arm only (at most ~10 bars per panel)."""
     import plotly.graph_objects as go
 
-    rows = st["characters"][kind]
+    ch = st["characters"]
+    rows = [r for r in ch[kind] if r["condition"] == ch["base"]]
     ps = sorted({r["players"] for r in rows})
     fig = _subplots(len(ps), [f"{p} players" for p in ps], shared_y=True)
-    for c in inp.conditions:
-        for k, p in enumerate(ps, start=1):
-            rs = [r for r in rows if r["condition"] == c.key and r["players"] == p]
-            if not rs:
-                continue
-            if kind == "plays":
-                y = [r["per_game"] for r in rs]
-                err = {"type": "data", "symmetric": False, "array": [r["per_game_high"] - r["per_game"] for r in rs],
-                       "arrayminus": [r["per_game"] - r["per_game_low"] for r in rs]}
-                cd = [[r["games"], r["share"], r["plays"]] for r in rs]
-                hover = ("<b>%{fullData.name}</b><br>%{x}: %{y:.2f} plays per game<br>played in %{customdata[1]:.1%}"
-                         " of %{customdata[0]:,} games<extra></extra>")
-            else:
-                y = [r["lift"] for r in rs]
-                err = {"type": "data", "symmetric": False, "array": [r["high"] - r["lift"] for r in rs],
-                       "arrayminus": [r["lift"] - r["low"] for r in rs]}
-                cd = [[r["rate_played"], r["n_played"], r["rate_not"], r["n_not"]] for r in rs]
-                hover = ("<b>%{fullData.name}</b><br>%{x}: lift %{y:+.1%}<br>played: %{customdata[0]:.1%} of "
-                         "%{customdata[1]:,} seat-games<br>not played: %{customdata[2]:.1%} of %{customdata[3]:,}"
-                         "<extra></extra>")
-            fig.add_trace(go.Bar(x=[_esc(r["character"]) for r in rs], y=y, name=_esc(c.label), legendgroup=c.key,
-                                 showlegend=k == 1, marker_color=colours[c.key], error_y=err, customdata=cd,
-                                 hovertemplate=hover), row=1, col=k)
-    fig.update_layout(**_base_layout(420), barmode="group")
+    colour = colours.get(ch["base"], _PALETTE[0])
+    for k, p in enumerate(ps, start=1):
+        rs = sorted((r for r in rows if r["players"] == p), key=lambda r: r["name"])
+        if kind == "plays":
+            y = [r["per_game"] for r in rs]
+            err = {"type": "data", "symmetric": False, "array": [r["per_game_high"] - r["per_game"] for r in rs],
+                   "arrayminus": [r["per_game"] - r["per_game_low"] for r in rs]}
+            cd = [[r["games"], r["share"], r["plays"]] for r in rs]
+            hover = ("%{x}: %{y:.2f} plays per game<br>played in %{customdata[1]:.1%} of %{customdata[0]:,} games"
+                     "<extra></extra>")
+        else:
+            y = [r["lift"] for r in rs]
+            err = {"type": "data", "symmetric": False, "array": [r["high"] - r["lift"] for r in rs],
+                   "arrayminus": [r["lift"] - r["low"] for r in rs]}
+            cd = [[r["rate_played"], r["n_played"], r["rate_not"], r["n_not"], r["p_adj"]] for r in rs]
+            hover = ("%{x}: lift %{y:+.1%}<br>played: %{customdata[0]:.1%} of %{customdata[1]:,} seat-games<br>"
+                     "not played: %{customdata[2]:.1%} of %{customdata[3]:,}<br>Holm-adjusted p %{customdata[4]:.3f}"
+                     "<extra></extra>")
+        fig.add_trace(go.Bar(x=[_esc(r["name"]) for r in rs], y=y, showlegend=False, marker_color=colour,
+                             error_y=err, customdata=cd, hovertemplate=hover), row=1, col=k)
+    fig.update_layout(**_base_layout(420))
+    fig.update_xaxes(tickangle=-45, title_text="character")
     if kind == "lift":
         fig.update_yaxes(tickformat="+.0%")
+        fig.update_yaxes(title_text="sole-win rate, played − not (pp)", row=1, col=1)
+    else:
+        fig.update_yaxes(title_text="plays per game (all seats)", row=1, col=1)
     return fig
 
 
@@ -674,8 +760,10 @@ def build_figures(inp: ReportInput, st: dict) -> list[dict]:
     ]
     if any(d["delta"].n >= 2 for d in st["deltas"]):
         figs.insert(0, ("deltas", "Paired differences against the baseline",
-                        "Each point is arm B minus arm A on the same deals, with its 95% paired interval; filled: "
-                        "resolved (the interval excludes 0), open: not resolved.", _fig_deltas(inp, st, labels)))
+                        "Each point is arm B minus arm A (on the same deals unless marked independent samples), "
+                        "with its 95% interval; filled: resolved after Holm's adjustment for every difference on the "
+                        "page, "
+                        "open: not resolved.", _fig_deltas(inp, st, labels)))
     if inp.sweep is not None:
         figs.insert(1, ("sweep", f"Sweep of {inp.sweep.option}",
                         "Each line is one player count; error bars are 95% intervals (Wilson for rates, normal for "
@@ -686,12 +774,14 @@ def build_figures(inp: ReportInput, st: dict) -> list[dict]:
                      "with 95% Wilson intervals; the bar marker is the bot's fair share (its seats / P).",
                      _fig_bots(inp, st, labels)))
     if st["characters"]:
+        base_label = labels.get(st["characters"]["base"], "")
         figs.append(("char-plays", "Plays per character",
-                     "Mean plays per game of each character (all seats), with a 95% normal interval.",
+                     f"Arm {base_label}: mean plays per game of each character (all seats), with a 95% normal "
+                     "interval; one panel per player count. Every arm's numbers are in the tables below.",
                      _fig_char(inp, st, colours, "plays")))
         figs.append(("char-lift", "Win-rate lift of playing a character",
-                     "Sole-win rate of the seat-games in which the seat played the character minus that of the "
-                     "other seat-games, with Newcombe 95% intervals. Observational: see the notes.",
+                     f"Arm {base_label}: sole-win rate of the seat-games in which the seat played the character "
+                     "minus that of the other seat-games, with Newcombe 95% intervals. Observational: see the notes.",
                      _fig_char(inp, st, colours, "lift")))
     from plotly.utils import PlotlyJSONEncoder
 
@@ -735,7 +825,12 @@ def _tables(inp: ReportInput, st: dict) -> dict:
             "turn_limit": f"{_pct(g['turn_limit']['rate'], 2)} ({g['turn_limit']['k']:,})",
             "turns": f"{_num(g['turns']['mean'])} [{_num(g['turns']['low'])}, {_num(g['turns']['high'])}]",
             "turns_q": f"{_num(g['turns']['median'], 0)} / {_num(g['turns']['p95'], 0)}",
+            "seat_test": _seat_test_text(g["balance"]["test"]),
         })
+    verdicts = [{"arm": labels[v["condition"]], "players": v["players"], "rank": v["rank"] or "–",
+                 "gap": _gap_text(v["verdict"]["largest"]), "first": _gap_text(v["verdict"]["first"]),
+                 "text": v["verdict"]["text"], "test": _seat_test_text(v["test"]),
+                 "decided": f"{v['verdict']['decided']:,}"} for v in st["verdicts"]]
     deltas: dict[tuple, dict] = {}
     for d in st["deltas"]:
         v, interval, status = _delta_text(d, short=True)
@@ -748,19 +843,50 @@ def _tables(inp: ReportInput, st: dict) -> dict:
              "n": f"{b['n']:,}"} for b in st["bots"]]
     chars = None
     if st["characters"]:
+        ch = st["characters"]
         chars = {
+            "base": labels.get(ch["base"], ch["base"]),
+            "ranking": [{"players": r["players"], "rank": i + 1 - min(j for j, x in enumerate(ch["ranking"])
+                                                                      if x["players"] == r["players"]),
+                         "character": r["name"], "per_game": _num(r["per_game"], 2),
+                         "lift": f"{100 * r['lift']:+.1f} pp [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]",
+                         "n": f"{r['n_played']:,} / {r['n_not']:,}", "p": M.fmt_p(r["p"]),
+                         "p_adj": M.fmt_p(r["p_adj"]), "resolved": r["p_adj"] < 0.05}
+                        for i, r in enumerate(ch["ranking"])],
             "plays": [{"arm": labels.get(r["condition"], r["condition"]), "players": r["players"],
-                       "character": r["character"], "per_game": f"{r['per_game']:.2f} [{r['per_game_low']:.2f}, "
+                       "character": r["name"], "per_game": f"{r['per_game']:.2f} [{r['per_game_low']:.2f}, "
                        f"{r['per_game_high']:.2f}]", "share": f"{_pct(r['share'])} [{_pct(r['share_low'])}, "
                        f"{_pct(r['share_high'])}]", "games": f"{r['games']:,}"} for r in st["characters"]["plays"]],
             "lift": [{"arm": labels.get(r["condition"], r["condition"]), "players": r["players"],
-                      "character": r["character"], "played": f"{_pct(r['rate_played'])} (n {r['n_played']:,})",
+                      "character": r["name"], "p_adj": M.fmt_p(r["p_adj"]),
+                      "played": f"{_pct(r['rate_played'])} (n {r['n_played']:,})",
                       "not_played": f"{_pct(r['rate_not'])} (n {r['n_not']:,})",
                       "lift": f"{100 * r['lift']:+.1f} pp [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]",
-                      "resolved": r["low"] > 0 or r["high"] < 0} for r in st["characters"]["lift"]],
+                      "resolved": r["p_adj"] < 0.05} for r in st["characters"]["lift"]],
         }
-    return {"summary": summary, "deltas": list(deltas.values()), "metrics": [(m, label) for m, label, _ in METRICS],
+    return {"unused": [_unused_text(inp, k) for k in st.get("unused", [])], "summary": summary,
+            "verdicts": verdicts,
+            "deltas": list(deltas.values()), "metrics": [(m, label) for m, label, _ in METRICS],
             "bots": bots, "characters": chars}
+
+
+def _unused_text(inp: ReportInput, key: str) -> str:
+    c = next(x for x in inp.conditions if x.key == key)
+    return (f"arm {c.label!r} played exactly like its baseline on every deal at every player count: its bots "
+            f"({c.bots}) never made a move its rules change, so it measured nothing. Fix: give the arm (or the "
+            f"study) a bot that uses the rule, e.g. bots = \"planner\".")
+
+
+def _gap_text(g: dict) -> str:
+    if math.isnan(g["gap"]):
+        return "–"
+    return f"seat {g['seat']}: {100 * g['gap']:+.1f} pp [{100 * g['low']:+.1f}, {100 * g['high']:+.1f}]"
+
+
+def _seat_test_text(t: dict) -> str:
+    if t["test"] == "none":
+        return "–"
+    return f"{t['test']}: {M.fmt_p(t['p'])} (n {t['n']:,})"
 
 
 def text_summary(inp: ReportInput, st: dict) -> list[str]:
@@ -770,7 +896,7 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
         Lines: one per arm and player count, then the resolved and unresolved first-player and turn deltas.
     """
     labels = {c.key: c.label for c in inp.conditions}
-    lines = []
+    lines = [f"WARNING: {_unused_text(inp, k)}" for k in st.get("unused", [])]
     for c, p, g in _cells(inp, st):
         s0 = g["seats"][0]
         lines.append(f"{c.label}, {p} players: {g['n']:,} games; seat 0 wins alone {_pct(s0['rate'])} "
@@ -778,9 +904,21 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
                      f"{_pct(g['shared']['rate'], 2)}; stalemate {_pct(g['stalemate']['rate'], 2)}; turn limit "
                      f"{_pct(g['turn_limit']['rate'], 2)}; turns mean {_num(g['turns']['mean'])}, median "
                      f"{_num(g['turns']['median'], 0)}")
+    if st.get("verdicts"):
+        lines.append("distance from fair (largest gap between a seat's share of the games won alone and 1/P; "
+                     "rank 1 = closest to fair at that player count):")
+        for v in st["verdicts"]:
+            lines.append(f"  {v['players']} players, #{v['rank'] or '–'} {labels[v['condition']]}: "
+                         f"{v['verdict']['text']}; seat equality {_seat_test_text(v['test'])}")
+    adj = st.get("adjustment")
+    if adj and adj["comparisons"]:
+        lines.append(f"{adj['comparisons']} differences tested on this page: {adj['resolved']} resolved after "
+                     f"{adj['method']}'s adjustment ({adj['resolved_raw']} before)"
+                     + (f"; {adj['unpaired']} compared as independent samples (no common deals)"
+                        if adj["unpaired"] else ""))
     shown = [d for d in st["deltas"] if d["metric"] in ("seat0", "turns")]
     if shown:
-        lines.append("paired differences on the same deals (B − A):")
+        lines.append("differences B − A (paired on the same deals unless marked independent samples):")
     for d in shown:
         v, interval, status = _delta_text(d)
         lines.append(f"  {labels[d['b']]} − {labels[d['a']]}, {d['players']} players, {d['label']}: {v} {interval} "
@@ -789,6 +927,17 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
 
 
 # ------------------------------------------------------------------ page
+def _clean(v: Any) -> Any:
+    """nan -> None, recursively (strict JSON)."""
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if isinstance(v, dict):
+        return {k: _clean(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_clean(x) for x in v]
+    return v
+
+
 @dataclass
 class ReportResult:
     """A written report page.
@@ -813,13 +962,19 @@ class ReportResult:
         """JSON-able summary of the result (paths, sizes, per-group rates and deltas)."""
         groups = []
         for (cond, p), g in self.stats["groups"].items():
-            groups.append({"condition": cond, "players": p, "games": g["n"], "seat_win": g["seats"],
+            groups.append({"condition": cond, "players": p, "games": g["n"], "seat_win": _clean(g["seats"]),
+                           "seat_test": _clean(g["balance"]["test"]),
                            "shared": g["shared"], "stalemate": g["stalemate"], "turn_limit": g["turn_limit"],
                            "turns": g["turns"]})
         deltas = [{"b": d["b"], "a": d["a"], "players": d["players"], "metric": d["metric"],
                    **d["delta"].as_dict()} for d in self.stats["deltas"]]
+        verdicts = [{"condition": v["condition"], "players": v["players"], "rank": v["rank"],
+                     "fair": v["verdict"]["fair"], "games_won_alone": v["verdict"]["decided"],
+                     "largest_gap": _clean(v["verdict"]["largest"]), "first_player": _clean(v["verdict"]["first"]),
+                     "text": v["verdict"]["text"], "seat_test": _clean(v["test"])} for v in self.stats["verdicts"]]
         return {"html": str(self.path), "bytes": self.size, "seconds": self.seconds, "figures": self.figures,
-                "groups": groups, "deltas": deltas}
+                "groups": groups, "verdicts": verdicts, "adjustment": self.stats["adjustment"],
+                "unused_arms": self.stats["unused"], "deltas": deltas}
 
 
 def render_html(inp: ReportInput, st: dict, figures: list[dict]) -> str:
@@ -852,6 +1007,7 @@ def render_html(inp: ReportInput, st: dict, figures: list[dict]) -> str:
         "option_names": option_names, "differing": differing, "games": st["games"],
         "tables": _tables(inp, st), "figures": figures, "has_sweep": inp.sweep is not None,
         "has_characters": bool(st["characters"]), "has_bots": bool(st["bots"]),
+        "adjustment": st["adjustment"], "exact_below": M.EXACT_BELOW,
         "fmt": lambda v: json.dumps(v) if not isinstance(v, str) else v,
         "plotly_js": get_plotlyjs(),
     }
@@ -1023,10 +1179,15 @@ def compare_input(paths: Sequence[Path]) -> ReportInput:
         what = ", ".join(f"{k} {run[k]}" for k in ("variant", "players", "bots", "games", "seed") if k in run)
         params.append((f"file {i + 1}", f"{p}" + (f" ({what})" if what else "")))
     versions = sorted({str(m.get("version", "?")) for _, m in file_rows})
+    names: dict[str, dict[str, str]] = {}
+    for _, m in file_rows:
+        for kind, table in (m.get("names") or {}).items():
+            names.setdefault(kind, {}).update(table)
     name = "compare-" + "-".join(Path(p).stem for p, _ in file_rows)[:60]
     return ReportInput(title="Comparison of records", name=name, question="", source=", ".join(str(p) for p, _ in
                        file_rows), parameters=params, conditions=conditions, comparisons=comparisons, sweep=None,
-                       records=df.drop("file", "game", "variant", "options", "bots_key"), versions=versions)
+                       records=df.drop("file", "game", "variant", "options", "bots_key"), versions=versions,
+                       names=names)
 
 
 __all__ = ["Condition", "METRICS", "NEEDED_COLUMNS", "OPTIONAL_COLUMNS", "ReportError", "ReportInput",

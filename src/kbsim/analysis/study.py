@@ -46,7 +46,7 @@ files, completes interrupted ones, and never mixes runs.
 **Common random numbers.** Every run of a study uses the study's seed, so game
 ``i`` of every arm and sweep value starts from the deal ``game_seed(seed, i)``: arm
 differences are measured as paired differences on the same deals
-(:mod:`kbsim.analysis.paired`).
+(:mod:`kbsim.analysis.metrics`).
 """
 
 from __future__ import annotations
@@ -528,7 +528,7 @@ def run_study(plan: StudyPlan, workers: int | None = None, backend: str = "proce
     """
     from kbsim import __version__
     from kbsim.sim.output import OutputError, RunOutput
-    from kbsim.sim.runner import Backend, ProcessesBackend, default_workers, plan_chunks, run_chunks
+    from kbsim.sim.runner import Backend, ProcessesBackend, default_workers, display_names, plan_chunks, run_chunks
 
     try:
         plan.records_dir.mkdir(parents=True, exist_ok=True)
@@ -540,7 +540,7 @@ def run_study(plan: StudyPlan, workers: int | None = None, backend: str = "proce
     todo = []
     for run in plan.runs:
         try:
-            output = RunOutput(run.path, run.params, __version__, resume=True)
+            output = RunOutput(run.path, run.params, __version__, resume=True, names=display_names(run.spec.game))
         except OutputError as e:
             raise StudyError(f"{plan.source}: records of arm {run.condition.arm!r}, {run.players} players: {e}") \
                 from None
@@ -595,7 +595,12 @@ def report_input(plan: StudyPlan) -> ReportInput:
 
     st = plan.study
     records = load_plan_records(plan)
-    versions = sorted({str(read_metadata(r.path).get("version", "?")) for r in plan.runs})
+    metas = [read_metadata(r.path) for r in plan.runs]
+    versions = sorted({str(m.get("version", "?")) for m in metas})
+    names: dict[str, dict[str, str]] = {}
+    for m in metas:
+        for kind, table in (m.get("names") or {}).items():
+            names.setdefault(kind, {}).update(table)
     lineups = sorted({",".join(a.bots) if isinstance(a.bots, list) else a.bots for a in st.arms})
     params = [
         ("study file", str(plan.source)),
@@ -624,7 +629,7 @@ def report_input(plan: StudyPlan) -> ReportInput:
                           arms=[a.name for a in st.arms], keys=keys)
     return ReportInput(title=st.title or st.name, name=st.name, question=st.question, source=str(plan.source),
                        parameters=params, conditions=plan.conditions, comparisons=plan.comparisons, sweep=sweep,
-                       records=records, versions=versions)
+                       records=records, versions=versions, names=names)
 
 
 __all__ = ["Arm", "CellRun", "RunStats", "Study", "StudyError", "StudyPlan", "Sweep", "available_studies",

@@ -4,13 +4,22 @@ Built incrementally from record chunks (see :mod:`kbsim.sim.records`), so a
 run of any size is summarised in constant memory: turns are kept as a
 histogram, which gives exact percentiles. A shared win is counted apart and is
 never a win of any one seat.
+
+Every rate, interval, the seat-equality test and the verdict (distance from
+fair) come from :mod:`kbsim.analysis.metrics`, the module the report page uses
+too, so the terminal and the page show the same numbers.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from kbsim.analysis.stats import wilson_interval
+from kbsim.analysis import metrics as M
+
+
+def wilson_interval(k: int, n: int) -> tuple[float, float]:
+    """95% Wilson interval (see :func:`kbsim.analysis.metrics.wilson`)."""
+    return M.wilson(k, n)
 
 END_REASONS = ("won", "stalemate", "turn_limit", "all_out")
 
@@ -29,13 +38,26 @@ class Summary:
         self.shared_games = 0
         self.reasons: Counter = Counter()
         self.turns: Counter = Counter()
+        self.penalties: Counter = Counter()  # seat -> penalty points (King's Corners)
+        self.penalty_games = 0
+        self.blocked = 0
+        self.points: Counter = Counter()  # seat -> points (Continental Express)
+        self.points_games = 0
+        self.char_plays: Counter = Counter()  # character -> plays
+        self.char_games = 0
+        self.bot_wins: Counter = Counter()  # bot -> games won alone
+        self.bot_seats: Counter = Counter()  # bot -> seat-games
 
     def add(self, cols: dict[str, list]) -> None:
         """Add a chunk of record columns (dict of lists)."""
         self.games += len(cols["game_index"])
         if cols["players"]:
             self.players = max(self.players, max(cols["players"]))
-        for w in cols["winners"]:
+        for lineup, w in zip(cols.get("bots") or [None] * len(cols["winners"]), cols["winners"], strict=True):
+            if lineup:
+                self.bot_seats.update(lineup)
+                if len(w) == 1:
+                    self.bot_wins[lineup[w[0]]] += 1
             if len(w) == 1:
                 self.sole[w[0]] += 1
             elif len(w) > 1:
@@ -45,7 +67,32 @@ class Summary:
         self.reasons.update(cols["end_reason"])
         self.turns.update(cols["turns"])
         self.scores.update(v for v in cols.get("score", ()) if v is not None)
-        self.hands += sum(cols.get("hands", ()) or ())
+        self.hands += sum(h for h in (cols.get("hands", ()) or ()) if h is not None)
+        for row in cols.get("penalties", ()) or ():
+            if row:
+                self.penalty_games += 1
+                for seat, v in enumerate(row):
+                    self.penalties[seat] += v
+        self.blocked += sum(b for b in (cols.get("blocked_hands", ()) or ()) if b is not None)
+        for row in cols.get("scores", ()) or ():
+            if row:
+                self.points_games += 1
+                for seat, v in enumerate(row):
+                    self.points[seat] += v
+        for plays in cols.get("character_plays", ()) or ():
+            if plays is not None:
+                self.char_games += 1
+                for e in plays:
+                    self.char_plays[e["character"]] += e["plays"]
+
+    def _bot_shares(self, n: int) -> list[dict]:
+        """Each bot's share of all games won alone, against its fair share (its seats / P)."""
+        out = []
+        for bot in sorted(self.bot_seats):
+            seats = self.bot_seats[bot] / n if n else 0
+            out.append(_json_clean({"bot": bot, "seats": round(seats, 3), "fair": seats / self.players,
+                                    **M.rate(self.bot_wins[bot], n)}))
+        return out
 
     def _order_statistic(self, k: int) -> int:
         """The k-th smallest (0-based) number of turns."""
@@ -85,20 +132,24 @@ class Summary:
         total_turns = sum(v * c for v, c in self.turns.items())
         scored = sum(self.scores.values())
         score = None
+        team = bool(scored)  # solo / cooperative: one team result, no seat table
         if scored:
             won = sum(c for v, c in self.scores.items() if v >= self.win_at)
             expert = sum(c for v, c in self.scores.items() if v >= self.expert_at)
             score = {"games": scored, "mean": sum(v * c for v, c in self.scores.items()) / scored,
                      "min": min(self.scores), "max": max(self.scores),
                      "distribution": {str(v): self.scores[v] for v in sorted(self.scores)},
+                     "histogram": _histogram(self.scores),
                      "won": {"count": won, "rate": won / scored, "ci95": list(wilson_interval(won, scored)),
                              "threshold": self.win_at},
                      "expert": {"count": expert, "rate": expert / scored,
                                 "ci95": list(wilson_interval(expert, scored)), "threshold": self.expert_at}}
+        balance = M.seat_balance([self.sole[s] for s in range(self.players)], n) if self.players else None
         return {
             "games": n,
             "players": self.players,
             "seats": seats,
+            "seat_balance": _json_clean(balance),
             "shared_win_games": self.shared_games,
             "end_reasons": reasons,
             "turns": {"mean": total_turns / n if n else float("nan"), "median": self._percentile(50),
@@ -106,7 +157,41 @@ class Summary:
             "games_per_second": (n / seconds) if seconds else None,
             "score": score,
             "hands_per_game": self.hands / n if n and self.hands else None,
+            "mode": "team" if team else "seats",
+            "bot_shares": self._bot_shares(n) if len(self.bot_seats) > 1 and not team else None,
+            "starts": "seat 0 plays first" if not team else None,
+            "fair_share": (1 / self.players) if self.players and not team else None,
+            "penalties": ({"per_seat_per_game": [self.penalties[s] / self.penalty_games for s in range(self.players)],
+                           "blocked_hands": _json_clean(M.rate(self.blocked, self.hands)) if self.hands else None}
+                          if self.penalty_games else None),
+            "points": ({"per_seat_per_game": [self.points[s] / self.points_games for s in range(self.players)]}
+                       if self.points_games else None),
+            "character_plays": ({c: self.char_plays[c] / self.char_games for c in sorted(self.char_plays)}
+                                if self.char_plays else None),
         }
+
+
+def _histogram(counts: Counter, bins: int = 12) -> list[dict]:
+    """Scores grouped into at most ``bins`` equal-width bins: ``[{"low", "high", "count"}]`` (inclusive ends)."""
+    if not counts:
+        return []
+    lo, hi = min(counts), max(counts)
+    width = max(1, -(-(hi - lo + 1) // bins))
+    out = []
+    for start in range(lo, hi + 1, width):
+        end = start + width - 1
+        out.append({"low": start, "high": end, "count": sum(c for v, c in counts.items() if start <= v <= end)})
+    return out
+
+
+def _json_clean(v):
+    if isinstance(v, float) and v != v:
+        return None
+    if isinstance(v, dict):
+        return {k: _json_clean(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_json_clean(x) for x in v]
+    return v
 
 
 def summarize(cols: dict[str, list], seconds: float | None = None) -> dict:

@@ -55,10 +55,13 @@ class RunOutput:
             staging folder or the existing output belongs to a run with other parameters.
     """
 
-    def __init__(self, path: Path, params: dict[str, Any], version: str, resume: bool = False):
+    def __init__(self, path: Path, params: dict[str, Any], version: str, resume: bool = False,
+                 names: dict[str, dict[str, str]] | None = None):
         self.path = Path(path)
         self.params = params
         self.meta = {"version": version, "run": params}
+        if names:  # display names (e.g. {"characters": {"den": "Sheriff Den"}}) for reports; not a run parameter
+            self.meta["names"] = names
         self.parts = self.path.with_name(self.path.name + ".parts")
         if not self.path.parent.is_dir():
             raise OutputError(f"--out {self.path}: folder {self.path.parent} does not exist")

@@ -39,6 +39,10 @@ class RunSpec:
         check: verify invariants after every move.
         rules_hash: :attr:`kbsim.rules.loader.LoadedRules.rules_hash` of the rules played (part of the run id,
             so records of edited rules never share an id or a resumed file with older ones).
+        rotate: play a mixed lineup in every distinct seat rotation of each deal: game ``i`` is deal
+            ``i // R`` (seed ``game_seed(seed, i // R)``) in rotation ``i % R`` (seat ``s`` gets
+            ``bots[(s + r) % players]``), where R = ``len(seat_rotations(bots))``; ``games`` counts
+            games, so a run of D deals has ``games = D * R``. Ignored for a lineup of one bot.
     """
 
     game: CompiledGame
@@ -48,20 +52,56 @@ class RunSpec:
     seed: int
     check: bool = False
     rules_hash: str = ""
+    rotate: bool = False
+
+    @property
+    def lineups(self) -> list[tuple[str, ...]]:
+        """The lineups played in turn (one unless the run rotates a mixed lineup)."""
+        return seat_rotations(self.bots) if self.rotate else [tuple(self.bots)]
+
+    def deal_of(self, i: int) -> tuple[int, tuple[str, ...]]:
+        """(deal index, lineup) of game ``i``."""
+        lus = self.lineups
+        return i // len(lus), lus[i % len(lus)]
 
     def parameters(self) -> dict:
         """The run's parameters as JSON-able data (for the records file's metadata)."""
-        return {"game": self.game.game, "variant": self.game.variant, "options": self.game.options,
-                "players": self.players, "bots": list(self.bots), "games": self.games, "seed": self.seed,
-                "rules_hash": self.rules_hash, "run_id": self.run_id}
+        p = {"game": self.game.game, "variant": self.game.variant, "options": self.game.options,
+             "players": self.players, "bots": list(self.bots), "games": self.games, "seed": self.seed,
+             "rules_hash": self.rules_hash, "run_id": self.run_id}
+        if len(self.lineups) > 1:
+            p["rotations"] = len(self.lineups)
+        return p
 
     @property
     def run_id(self) -> str:
         """A short hash of the parameters that determine the records: equal runs get equal ids."""
-        key = json.dumps({"game": self.game.game, "variant": self.game.variant, "options": self.game.options,
-                          "players": self.players, "bots": list(self.bots), "games": self.games,
-                          "seed": self.seed, "rules_hash": self.rules_hash}, sort_keys=True)
-        return hashlib.blake2b(key.encode(), digest_size=6).hexdigest()
+        d = {"game": self.game.game, "variant": self.game.variant, "options": self.game.options,
+             "players": self.players, "bots": list(self.bots), "games": self.games, "seed": self.seed,
+             "rules_hash": self.rules_hash}
+        if len(self.lineups) > 1:
+            d["rotations"] = len(self.lineups)
+        return hashlib.blake2b(json.dumps(d, sort_keys=True).encode(), digest_size=6).hexdigest()
+
+
+def display_names(game: CompiledGame) -> dict[str, dict[str, str]]:
+    """Display names a report needs that records hold as keys: ``{"characters": {key: name}}`` (may be empty)."""
+    roster = getattr(game, "roster", ()) or ()
+    return {"characters": {c.key: c.name for c in roster}} if roster else {}
+
+
+def seat_rotations(lineup: tuple[str, ...] | list[str]) -> list[tuple[str, ...]]:
+    """The distinct seat rotations of a lineup (rotation r gives seat s the bot ``lineup[(s + r) % P]``).
+
+    A lineup of one bot has only itself.
+    """
+    lineup = tuple(lineup)
+    out: list[tuple[str, ...]] = []
+    for r in range(len(lineup)):
+        rot = lineup[r:] + lineup[:r]
+        if rot not in out:
+            out.append(rot)
+    return out or [lineup]
 
 
 def plan_chunks(games: int, chunk_size: int) -> list[range]:
@@ -127,11 +167,12 @@ def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
     g = spec.game
     cols = empty_columns(g.family)
     options = json.dumps(g.options, sort_keys=True)
-    bots_list = list(spec.bots)
     run_id = spec.run_id
     for i in chunk:
-        seed = game_seed(spec.seed, i)
-        bots = [make_bot(name, g.family) for name in spec.bots]
+        deal, lineup = spec.deal_of(i)
+        seed = game_seed(spec.seed, deal)
+        bots = [make_bot(name, g.family) for name in lineup]
+        bots_list = list(lineup)
         r = play_game(g, bots, seed, check=spec.check)
         cols["run_id"].append(run_id)
         cols["game_index"].append(i)

@@ -1,0 +1,426 @@
+"""The one metrics module: rates, seat balance, verdicts, paired and unpaired tests, page-wide adjustment.
+
+Used by the terminal summary of ``kbsim run`` (:mod:`kbsim.analysis.summary`) and by
+the report page (:mod:`kbsim.analysis.report`), so both show the same numbers.
+Intervals, tests and the multiple-comparison adjustment come from statsmodels and
+scipy; what is specific to card games (pairing by deal, the fair share of a seat,
+seat rotation) is ours.
+
+* A **rate** is ``k`` of ``n`` with its 95% Wilson score interval
+  (:func:`statsmodels.stats.proportion.proportion_confint`); 0 of 10,000 shows its
+  real upper bound (0.04%), never "0.0% - 0.0%" (:func:`fmt_rate`).
+* **Seat balance** of one arm and player count: each seat's share of the games won
+  alone against the fair share 1/P, a seat-equality test (Pearson's chi-square on the
+  games won alone, :func:`scipy.stats.chisquare`; the exact multinomial test when
+  fewer than 5 games per seat are expected) and a **verdict**: the largest gap between
+  a seat's share and 1/P (with the seat's Wilson interval shifted by 1/P), the
+  first-player advantage, and both in words.
+* A **paired difference** (B - A on the same deals) has a t interval
+  (:class:`statsmodels.stats.weightstats.DescrStatsW`) and a p-value: the exact sign
+  test (exact McNemar, :func:`scipy.stats.binomtest`) for a 0/1 outcome with fewer
+  than :data:`EXACT_BELOW` discordant deals, the one-sample t test otherwise.
+* An **unpaired difference** (two runs without common deals) is Newcombe's hybrid
+  score interval with the score test for two independent proportions
+  (:func:`statsmodels.stats.proportion.confint_proportions_2indep`,
+  :func:`~statsmodels.stats.proportion.test_proportions_2indep`), or Welch's t test
+  for a mean (:func:`scipy.stats.ttest_ind` with ``equal_var=False``).
+* **Across a page** the p-values are adjusted with Holm's step-down method
+  (:func:`statsmodels.stats.multitest.multipletests`), which keeps the chance that
+  any comparison between identical arms is flagged at or below 5%. A difference is
+  *resolved* when its adjusted p-value is below 0.05.
+* **Deals needed** is the number of deals at which a new paired study would resolve the
+  observed effect with 80% power at alpha 0.05 (:class:`statsmodels.stats.power.TTestPower`);
+  it is omitted when the observed effect is smaller than its standard error
+  (indistinguishable from 0: any number would be noise).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+ALPHA = 0.05
+POWER = 0.8
+EXACT_BELOW = 100  # discordant deals below which a 0/1 paired outcome uses the exact sign test
+ADJUSTMENT = "holm"
+ADJUSTMENT_NAME = "Holm"
+NAN = float("nan")
+Z95 = 1.959963984540054  # two-sided 95% normal quantile (interval of a mean turn count)
+
+
+def _isnan(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+# ------------------------------------------------------------------ rates
+def wilson(k: int, n: int) -> tuple[float, float]:
+    """95% Wilson score interval of ``k`` successes in ``n`` trials; (0, 1) when n is 0.
+
+    Raises:
+        ValueError: k outside [0, n].
+    """
+    from statsmodels.stats.proportion import proportion_confint
+
+    if not 0 <= k <= n:
+        raise ValueError(f"successes must be in [0, {n}], got {k}")
+    if n == 0:
+        return 0.0, 1.0
+    lo, hi = proportion_confint(int(k), int(n), alpha=ALPHA, method="wilson")
+    return max(0.0, float(lo)), min(1.0, float(hi))
+
+
+def rate(k: int, n: int) -> dict:
+    """A rate: ``{"k", "n", "rate", "low", "high"}`` (rate nan when n is 0; interval Wilson 95%)."""
+    lo, hi = wilson(int(k), int(n))
+    return {"k": int(k), "n": int(n), "rate": k / n if n else NAN, "low": lo, "high": hi}
+
+
+def fmt_pct(x: float | None, digits: int = 1) -> str:
+    """A share as a percentage; small nonzero values keep two significant digits (0.038% not 0.0%)."""
+    if _isnan(x):
+        return "–"
+    v = 100 * x
+    if v != 0 and abs(v) < 10 ** -digits * 5:
+        return f"{v:.2g}%"
+    return f"{v:.{digits}f}%"
+
+
+def fmt_rate(r: dict, digits: int = 1, n: bool = True) -> str:
+    """``"12.3% [10.1%, 14.8%]"`` plus ``" (k/n)"``; a 0/10,000 rate reads ``"0% [0%, 0.038%] (0/10,000)"``."""
+    if not r or r.get("n", 0) == 0:
+        return "– (no games)"
+    text = f"{fmt_pct(r['rate'], digits)} [{fmt_pct(r['low'], digits)}, {fmt_pct(r['high'], digits)}]"
+    return text + (f" ({r['k']:,}/{r['n']:,})" if n else "")
+
+
+# ------------------------------------------------------------------ seats and verdict
+def seat_test(wins: Sequence[int]) -> dict:
+    """Test that every seat wins alone equally often.
+
+    Args:
+        wins: games won alone by each seat (length P >= 2).
+
+    Returns:
+        ``{"test": name, "statistic", "p", "n"}``: Pearson's chi-square goodness of fit to 1/P
+        (:func:`scipy.stats.chisquare`), or, when fewer than 5 wins per seat are expected, the exact
+        multinomial test (sum of the probabilities of all outcomes no more likely than the one seen,
+        enumerated; only for small counts). p is nan with fewer than 2 seats or no wins.
+    """
+    from scipy import stats
+
+    w = [int(x) for x in wins]
+    total, p_seats = sum(w), len(w)
+    if p_seats < 2 or total == 0:
+        return {"test": "none", "statistic": NAN, "p": NAN, "n": total}
+    if total / p_seats >= 5:
+        res = stats.chisquare(w)
+        return {"test": "chi-square", "statistic": float(res.statistic), "p": float(res.pvalue), "n": total}
+    return {"test": "exact multinomial", "statistic": NAN, "p": _exact_multinomial(w), "n": total}
+
+
+def _exact_multinomial(w: list[int]) -> float:
+    from scipy import stats
+
+    total, k = sum(w), len(w)
+    probs = [1 / k] * k
+    seen = stats.multinomial.pmf(w, total, probs)
+
+    def compositions(n: int, parts: int):
+        if parts == 1:
+            yield (n,)
+            return
+        for i in range(n + 1):
+            for rest in compositions(n - i, parts - 1):
+                yield (i, *rest)
+
+    p = sum(q for c in compositions(total, k) if (q := stats.multinomial.pmf(c, total, probs)) <= seen * (1 + 1e-9))
+    return float(min(1.0, p))
+
+
+def seat_balance(wins: Sequence[int], games: int) -> dict:
+    """Seat shares of the games won alone, the seat-equality test and the verdict of one cell.
+
+    Args:
+        wins: games won alone by each seat (seat 0 starts), length P.
+        games: all games of the cell (games with a shared win or no winner included).
+
+    Returns:
+        ``players``, ``fair`` (1/P), ``decided`` (games won alone), ``shares`` (per seat a rate dict of
+        its share of the games won alone), ``test`` (:func:`seat_test`), ``verdict`` with
+        ``largest`` (``seat``, ``gap`` = share - 1/P, ``low``/``high`` its 95% interval), ``first``
+        (the same for seat 0: the first-player advantage), ``text`` (the largest gap in words) and
+        ``first_text``. Gaps are nan when no game was won alone.
+    """
+    p = len(wins)
+    decided = int(sum(wins))
+    fair = 1 / p if p else NAN
+    shares = [rate(int(k), decided) for k in wins]
+
+    def gap(s: int) -> dict:
+        r = shares[s]
+        if decided == 0:
+            return {"seat": s, "gap": NAN, "low": NAN, "high": NAN}
+        return {"seat": s, "gap": r["rate"] - fair, "low": r["low"] - fair, "high": r["high"] - fair}
+
+    verdict: dict = {"fair": fair, "decided": decided}
+    if p >= 2 and decided:
+        largest = max(range(p), key=lambda s: (abs(shares[s]["rate"] - fair), -s))
+        verdict["largest"] = gap(largest)
+        verdict["first"] = gap(0)
+        verdict["text"] = gap_words(verdict["largest"], fair)
+        verdict["first_text"] = gap_words(verdict["first"], fair)
+    else:
+        verdict["largest"] = verdict["first"] = {"seat": 0, "gap": NAN, "low": NAN, "high": NAN}
+        verdict["text"] = verdict["first_text"] = ("one seat: no seat balance" if p < 2
+                                                   else "no game was won alone")
+    return {"players": p, "fair": fair, "decided": decided, "games": int(games), "shares": shares,
+            "test": seat_test(wins), "verdict": verdict}
+
+
+def gap_words(g: dict, fair: float) -> str:
+    """``"seat 0 wins 6.0 pp more often than a fair share (25.0%) [+3.1, +8.9]"`` (or "as often as")."""
+    if _isnan(g.get("gap")):
+        return "no game was won alone"
+    pp = 100 * g["gap"]
+    ci = f"[{100 * g['low']:+.1f}, {100 * g['high']:+.1f} pp]"
+    settled = g["low"] > 0 or g["high"] < 0
+    if abs(pp) < 0.05:
+        how = "as often as"
+    else:
+        how = f"{abs(pp):.1f} pp {'more' if pp > 0 else 'less'} often than"
+    tail = "" if settled else "; the interval includes a fair share"
+    return f"seat {g['seat']} wins alone {how} a fair share ({fmt_pct(fair)}) {ci}{tail}"
+
+
+def rank_verdicts(cells: list[dict]) -> list[dict]:
+    """Rank arms per player count by distance from fair (the absolute largest gap, smallest first).
+
+    Args:
+        cells: dicts with ``arm``, ``players`` and ``verdict`` (from :func:`seat_balance`).
+
+    Returns:
+        The same dicts, each with ``rank`` (1 = closest to fair within its player count), sorted by
+        players then rank. Cells without a gap (nan) come last and get rank None.
+    """
+    out = []
+    for p in sorted({c["players"] for c in cells}):
+        group = [c for c in cells if c["players"] == p]
+        key = [(math.inf if _isnan(c["verdict"]["largest"]["gap"]) else abs(c["verdict"]["largest"]["gap"]), i)
+               for i, c in enumerate(group)]
+        for r, (dist, i) in enumerate(sorted(key), start=1):
+            out.append(group[i] | {"rank": None if math.isinf(dist) else r})
+    return out
+
+
+# ------------------------------------------------------------------ differences
+@dataclass(frozen=True)
+class Delta:
+    """A difference B - A with its 95% interval and tests.
+
+    Attributes:
+        mean: the difference (nan when nothing to compare).
+        low, high: 95% interval (nan when not computable).
+        sd: standard deviation of the per-deal differences (paired) or nan (unpaired).
+        n: paired deals, or the smaller sample of an unpaired comparison.
+        p: raw two-sided p-value (nan when not computable).
+        p_adj: p-value adjusted for the comparisons of the page (nan until :func:`adjust` is applied).
+        test: the test used (``paired t``, ``exact sign test (McNemar)``, ``Newcombe / score``, ``Welch t``).
+        paired: True when measured on common deals.
+        discordant: deals on which the arms differ (paired 0/1 outcomes), else None.
+        n_a, n_b: sample sizes of the two arms (unpaired), else None.
+    """
+
+    mean: float
+    low: float
+    high: float
+    sd: float
+    n: int
+    p: float = NAN
+    p_adj: float = NAN
+    test: str = ""
+    paired: bool = True
+    discordant: int | None = None
+    n_a: int | None = None
+    n_b: int | None = None
+
+    @property
+    def resolved(self) -> bool:
+        """True when the page-adjusted p-value is below 0.05 (the raw one when no adjustment was made)."""
+        p = self.p if _isnan(self.p_adj) else self.p_adj
+        return not _isnan(p) and p < ALPHA
+
+    @property
+    def resolved_raw(self) -> bool:
+        """True when the raw p-value is below 0.05."""
+        return not _isnan(self.p) and self.p < ALPHA
+
+    @property
+    def identical(self) -> bool:
+        """True when the two arms gave the same outcome on every common deal."""
+        return self.paired and self.n >= 2 and self.sd == 0 and self.mean == 0
+
+    @property
+    def deals_needed(self) -> int | None:
+        """Deals for 80% power (paired, alpha 0.05) at the observed effect; None when not meaningful."""
+        return deals_needed(self)
+
+    @property
+    def deals_needed_reason(self) -> str:
+        """Why :attr:`deals_needed` is None ("" when it is not)."""
+        return deals_needed_reason(self)
+
+    def as_dict(self) -> dict:
+        """JSON-able form (nan becomes None)."""
+        def clean(v):
+            return None if _isnan(v) else v
+
+        return {"mean": clean(self.mean), "low": clean(self.low), "high": clean(self.high), "sd": clean(self.sd),
+                "n": self.n, "p": clean(self.p), "p_adjusted": clean(self.p_adj), "adjustment": ADJUSTMENT_NAME,
+                "test": self.test, "paired": self.paired, "discordant": self.discordant, "n_a": self.n_a,
+                "n_b": self.n_b, "resolved": self.resolved, "resolved_raw": self.resolved_raw,
+                "deals_needed_80": self.deals_needed, "deals_needed_note": self.deals_needed_reason or None}
+
+
+def _se(d: Delta) -> float:
+    if d.paired:
+        return d.sd / math.sqrt(d.n) if d.n >= 2 and not _isnan(d.sd) else NAN
+    return (d.high - d.low) / (2 * 1.959963984540054) if not _isnan(d.low) else NAN
+
+
+def deals_needed_reason(d: Delta) -> str:
+    """Why no deal count is given for ``d``: "" when one is."""
+    if d.n < 2 or _isnan(d.mean):
+        return "too few deals"
+    if d.identical:
+        return "identical on every deal"
+    if d.resolved:
+        return "already resolved"
+    se = _se(d)
+    if _isnan(se) or se == 0 or abs(d.mean) < se:
+        return "effect within one standard error of 0: indistinguishable from no difference"
+    if not d.paired:
+        return "unpaired runs: play both arms with the same seed to pair them"
+    return ""
+
+
+def deals_needed(d: Delta) -> int | None:
+    """Deals at which a new paired study resolves the observed effect with 80% power (alpha 0.05, two-sided).
+
+    Uses :class:`statsmodels.stats.power.TTestPower` with effect size ``|mean| / sd``. None when
+    :func:`deals_needed_reason` gives a reason.
+    """
+    if deals_needed_reason(d):
+        return None
+    from statsmodels.stats.power import TTestPower
+
+    es = abs(d.mean) / d.sd
+    n = TTestPower().solve_power(effect_size=es, alpha=ALPHA, power=POWER, alternative="two-sided")
+    return max(2, int(math.ceil(float(np.asarray(n).item()))))
+
+
+def paired(d: Sequence[float] | np.ndarray, binary: bool = False) -> Delta:
+    """Paired difference from per-deal differences ``d`` (B - A on each common deal).
+
+    Args:
+        d: one difference per deal (1-D).
+        binary: the outcome is 0/1 per game (then few discordant deals use the exact sign test).
+
+    Returns:
+        :class:`Delta`: mean, 95% t interval, sd, n and raw p-value (exact sign test / McNemar for a
+        0/1 outcome with fewer than :data:`EXACT_BELOW` discordant deals, else the one-sample t test).
+    """
+    from scipy import stats
+
+    arr = np.asarray(d, dtype=float)
+    n = int(arr.size)
+    if n == 0:
+        return Delta(NAN, NAN, NAN, NAN, 0, test="none")
+    mean = float(arr.mean())
+    if n < 2:
+        return Delta(mean, NAN, NAN, NAN, n, test="none")
+    sd = float(arr.std(ddof=1))
+    up, down = int((arr > 0).sum()), int((arr < 0).sum())
+    disc = up + down if binary else None
+    if sd == 0:
+        p = 1.0 if mean == 0 else 0.0
+        return Delta(mean, mean, mean, 0.0, n, p=p, test="paired t", discordant=disc)
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    lo, hi = DescrStatsW(arr).tconfint_mean(alpha=ALPHA)
+    if binary and up + down < EXACT_BELOW:
+        p = float(stats.binomtest(up, up + down, 0.5).pvalue) if up + down else 1.0
+        test = "exact sign test (McNemar)"
+    else:
+        p = float(stats.ttest_1samp(arr, 0.0).pvalue)
+        test = "paired t"
+    return Delta(mean, float(lo), float(hi), sd, n, p=p, test=test, discordant=disc)
+
+
+def unpaired_rate(x_b: int, n_b: int, x_a: int, n_a: int) -> Delta:
+    """Difference of two independent proportions ``x_b/n_b - x_a/n_a``: Newcombe interval, score test."""
+    from statsmodels.stats.proportion import confint_proportions_2indep, test_proportions_2indep
+
+    if n_a == 0 or n_b == 0:
+        return Delta(NAN, NAN, NAN, NAN, 0, test="none", paired=False, n_a=n_a, n_b=n_b)
+    diff = x_b / n_b - x_a / n_a
+    lo, hi = confint_proportions_2indep(x_b, n_b, x_a, n_a, method="newcomb", compare="diff", alpha=ALPHA)
+    if x_a + x_b in (0, n_a + n_b):
+        p = 1.0
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = float(test_proportions_2indep(x_b, n_b, x_a, n_a, method="score", compare="diff").pvalue)
+    return Delta(diff, float(lo), float(hi), NAN, min(n_a, n_b), p=p, test="Newcombe interval, score test",
+                 paired=False, n_a=n_a, n_b=n_b)
+
+
+def unpaired_mean(b: Sequence[float] | np.ndarray, a: Sequence[float] | np.ndarray) -> Delta:
+    """Difference of two independent means ``mean(b) - mean(a)``: Welch's t test and interval."""
+    from scipy import stats
+
+    xb, xa = np.asarray(b, dtype=float), np.asarray(a, dtype=float)
+    if xa.size < 2 or xb.size < 2:
+        return Delta(NAN, NAN, NAN, NAN, 0, test="none", paired=False, n_a=int(xa.size), n_b=int(xb.size))
+    diff = float(xb.mean() - xa.mean())
+    if xa.var() == 0 and xb.var() == 0:
+        return Delta(diff, diff, diff, NAN, int(min(xa.size, xb.size)), p=1.0 if diff == 0 else 0.0,
+                     test="Welch t", paired=False, n_a=int(xa.size), n_b=int(xb.size))
+    res = stats.ttest_ind(xb, xa, equal_var=False)
+    ci = res.confidence_interval(1 - ALPHA)
+    return Delta(diff, float(ci.low), float(ci.high), NAN, int(min(xa.size, xb.size)), p=float(res.pvalue),
+                 test="Welch t", paired=False, n_a=int(xa.size), n_b=int(xb.size))
+
+
+def adjust(deltas: Sequence[Delta]) -> list[Delta]:
+    """Holm-adjust the p-values of every difference shown on one page.
+
+    Args:
+        deltas: the page's differences; those without a p-value are left as they are and not counted.
+
+    Returns:
+        The same differences (same order) with ``p_adj`` set.
+    """
+    from statsmodels.stats.multitest import multipletests
+
+    idx = [i for i, d in enumerate(deltas) if not _isnan(d.p)]
+    out = list(deltas)
+    if not idx:
+        return out
+    _, padj, _, _ = multipletests([deltas[i].p for i in idx], alpha=ALPHA, method=ADJUSTMENT)
+    for i, q in zip(idx, padj, strict=True):
+        out[i] = replace(deltas[i], p_adj=float(q))
+    return out
+
+
+def fmt_p(p: float | None) -> str:
+    """A p-value for a table: ``p = 0.034``, ``p < 0.001``, ``–``."""
+    if _isnan(p):
+        return "–"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}" if p < 0.995 else "p = 1"
+
+
+__all__ = ["ADJUSTMENT", "ADJUSTMENT_NAME", "ALPHA", "Delta", "EXACT_BELOW", "POWER", "adjust", "deals_needed",
+           "deals_needed_reason", "fmt_p", "fmt_pct", "fmt_rate", "gap_words", "paired", "rank_verdicts", "rate",
+           "seat_balance", "seat_test", "unpaired_mean", "unpaired_rate", "wilson"]

@@ -1,0 +1,228 @@
+"""Statistics a designer can trust: page-wide adjustment, exact paired tests, power, verdicts, calibration."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from kbsim.analysis import metrics as M
+from kbsim.analysis.report import Condition, ReportInput, compute, text_summary
+
+
+def _page(df: pl.DataFrame, arms: list[str]) -> dict:
+    conds = [Condition(a, a, a) for a in arms]
+    inp = ReportInput(title="t", name="t", question="", source="test", parameters=[], conditions=conds,
+                      comparisons=[(a, arms[0]) for a in arms[1:]], sweep=None, records=df)
+    return compute(inp)
+
+
+def _synthetic(rng: np.random.Generator, arms: list[str], players: list[int], deals: int) -> pl.DataFrame:
+    """Records of arms that are the same rules under different labels: every arm draws from the same laws.
+
+    A deal shares its luck across arms (a per-deal strength of seat 0 and a per-deal length), as real paired
+    deals do; the arms' outcomes on a deal are independent draws given that luck.
+    """
+    frames = []
+    for p in players:
+        seeds = np.arange(deals)
+        lean = rng.uniform(0.5, 2.0, size=deals)  # seat 0's weight on this deal
+        length = rng.integers(20, 60, size=deals)
+        for a in arms:
+            w = np.ones((deals, p))
+            w[:, 0] = lean
+            u = rng.random(deals)[:, None]
+            winner = (np.cumsum(w / w.sum(1, keepdims=True), 1) < u).sum(1)
+            stale = rng.random(deals) < 0.03
+            turns = length + rng.integers(0, 6, size=deals)
+            frames.append(pl.DataFrame({
+                "condition": a, "players": p, "seed": seeds, "game_index": seeds, "bots": [["greedy"] * p] * deals,
+                "winners": [[] if s else [int(x)] for s, x in zip(stale, winner, strict=True)],
+                "end_reason": ["stalemate" if s else "won" for s in stale], "turns": turns},
+                schema_overrides={"winners": pl.List(pl.Int8), "players": pl.Int8, "turns": pl.Int64}))
+    return pl.concat(frames)
+
+
+def test_calibration_identical_arms_flag_at_most_5_percent_of_pages():
+    """Two (here: four) arms that are the same rules under different labels: pages with any 'resolved' <= 5%."""
+    import gc
+
+    rng = np.random.default_rng(20261130)
+    pages, flagged, raw_flags, tested = 40, 0, 0, 0
+    gc.freeze()  # statsmodels' Holm runs gc.collect() on every call: keep it cheap in a big test process
+    for _ in range(pages):
+        st = _page(_synthetic(rng, ["base", "b", "c", "d"], [2, 4], 100), ["base", "b", "c", "d"])
+        adj = st["adjustment"]
+        tested += adj["comparisons"]
+        flagged += adj["resolved"] > 0
+        raw_flags += adj["resolved_raw"]
+    gc.unfreeze()
+    assert tested == pages * 3 * 2 * 5  # 3 comparisons x 2 player counts x 5 metrics per page
+    assert flagged / pages <= 0.05
+    assert raw_flags > 0  # without the adjustment, identical arms would be flagged
+
+
+def test_holm_adjustment_shown_raw_and_adjusted():
+    ds = [M.Delta(0.1, 0.01, 0.2, 0.5, 100, p=p) for p in (0.01, 0.04, 0.03, 0.5)]
+    adj = M.adjust(ds)
+    # Holm: sorted p 0.01, 0.03, 0.04, 0.5 -> 0.04, 0.09, 0.09, 0.5
+    assert [round(d.p_adj, 4) for d in adj] == [0.04, 0.09, 0.09, 0.5]
+    assert [d.resolved for d in adj] == [True, False, False, False]
+    assert [d.resolved_raw for d in adj] == [True, True, True, False]
+
+
+def test_exact_sign_test_for_few_discordant_deals():
+    # 4 of 1,000 deals differ, all in the same direction: the normal interval excludes 0, the exact test does not
+    d = np.zeros(1000)
+    d[:4] = 1
+    delta = M.paired(d, binary=True)
+    assert delta.low > 0  # the t interval alone would call it resolved
+    assert delta.test.startswith("exact sign test") and delta.discordant == 4
+    assert delta.p == pytest.approx(0.125)
+    assert not delta.resolved
+
+
+def test_deals_needed_at_80_percent_power_and_omitted_near_zero():
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.1, 1.0, size=400)
+    d = d - d.mean() + 0.08  # mean 0.08, sd ~1: t ~ 1.6, not resolved
+    delta = M.paired(d)
+    assert not delta.resolved
+    from statsmodels.stats.power import TTestPower
+
+    want = TTestPower().solve_power(effect_size=0.08 / delta.sd, alpha=0.05, power=0.8)
+    assert delta.deals_needed == int(np.ceil(want))
+    # the 50%-power formula n = (1.96 sd / mean)^2 gives about half of that
+    assert delta.deals_needed > 1.9 * (1.96 * delta.sd / 0.08) ** 2
+    tiny = M.paired(d - d.mean() + 0.001)  # effect far inside its standard error
+    assert tiny.deals_needed is None and "indistinguishable" in tiny.deals_needed_reason
+
+
+def test_zero_of_ten_thousand_shows_its_upper_bound():
+    r = M.rate(0, 10_000)
+    text = M.fmt_rate(r)
+    assert r["high"] == pytest.approx(0.000384, abs=2e-6)
+    assert "0.038%" in text and "0.0% - 0.0%" not in text and "[0.0%, 0.0%]" not in text
+
+
+def test_verdict_words_and_ranking():
+    fair = M.seat_balance([300, 200, 250, 250], 1000)
+    v = fair["verdict"]
+    assert v["largest"]["seat"] == 0 and v["largest"]["gap"] == pytest.approx(0.05)
+    assert v["text"].startswith("seat 0 wins alone 5.0 pp more often than a fair share (25.0%)")
+    # chi-square = (50^2 + 50^2) / 250 = 20 on 3 degrees of freedom
+    assert fair["test"]["test"] == "chi-square" and fair["test"]["p"] == pytest.approx(0.000170, rel=0.01)
+    even = M.seat_balance([250, 251, 249, 250], 1000)
+    ranked = M.rank_verdicts([{"arm": "skewed", "players": 4, "verdict": v},
+                              {"arm": "even", "players": 4, "verdict": even["verdict"]}])
+    assert [(c["arm"], c["rank"]) for c in ranked] == [("even", 1), ("skewed", 2)]
+    small = M.seat_balance([3, 0, 0], 3)
+    assert small["test"]["test"] == "exact multinomial" and small["test"]["p"] == pytest.approx(3 / 27)
+
+
+def test_report_states_verdict_and_adjustment_in_text():
+    rng = np.random.default_rng(5)
+    st = _page(_synthetic(rng, ["base", "b"], [3], 200), ["base", "b"])
+    assert {(v["condition"], v["players"]) for v in st["verdicts"]} == {("base", 3), ("b", 3)}
+    conds = [Condition("base", "base", "base"), Condition("b", "b", "b")]
+    inp = ReportInput(title="t", name="t", question="", source="test", parameters=[], conditions=conds,
+                      comparisons=[("b", "base")], sweep=None, records=_synthetic(rng, ["base", "b"], [3], 200))
+    lines = text_summary(inp, compute(inp))
+    assert any(line.startswith("distance from fair") for line in lines)
+    assert any("resolved after Holm's adjustment" in line for line in lines)
+
+
+# ------------------------------------------------------------------ summaries per game mode and readable pages
+def test_run_summary_is_built_from_the_metrics_module():
+    from kbsim.analysis.summary import Summary
+
+    s = Summary()
+    s.add({"game_index": list(range(6)), "players": [3] * 6, "bots": [["greedy", "random", "greedy"]] * 6,
+           "winners": [[0], [0], [0], [1], [2], [0, 1]], "end_reason": ["won"] * 6, "turns": [10] * 6})
+    r = s.result()
+    assert r["starts"] == "seat 0 plays first" and r["fair_share"] == pytest.approx(1 / 3)
+    assert r["seat_balance"]["test"]["test"] == "exact multinomial"  # 5 wins over 3 seats: < 5 expected
+    assert r["seat_balance"]["verdict"]["largest"]["seat"] == 0
+    assert {b["bot"]: b["k"] for b in r["bot_shares"]} == {"greedy": 4, "random": 1}
+
+
+def test_solo_summary_has_a_histogram_not_a_pair_per_score():
+    from kbsim.analysis.summary import Summary
+
+    s = Summary(1, 12)
+    scores = list(range(-100, 20))  # 120 different scores
+    s.add({"game_index": list(range(120)), "players": [1] * 120, "winners": [[]] * 120,
+           "end_reason": ["all_out"] * 120, "turns": [30] * 120, "score": scores})
+    r = s.result()
+    assert r["mode"] == "team" and r["fair_share"] is None
+    assert len(r["score"]["histogram"]) <= 12 and sum(b["count"] for b in r["score"]["histogram"]) == 120
+    assert r["score"]["won"]["count"] == 19 and r["score"]["expert"]["count"] == 8
+
+
+def test_characters_page_ranks_with_display_names_and_small_figures(tmp_path):
+    from kbsim.analysis.report import build_figures
+
+    rng = np.random.default_rng(9)
+    keys = [f"c{i}" for i in range(10)]
+    rows = []
+    for arm in ("all", "without c0"):
+        for p in (2, 3, 4, 5):
+            for deal in range(40):
+                plays = [{"seat": int(rng.integers(p)), "character": k, "plays": 1} for k in keys
+                         if not (arm != "all" and k == "c0") and rng.random() < 0.5]
+                rows.append({"condition": arm, "players": p, "seed": deal, "game_index": deal, "bots": ["greedy"] * p,
+                             "winners": [int(rng.integers(p))], "end_reason": "won", "turns": 30,
+                             "character_plays": plays})
+    df = pl.DataFrame(rows, schema_overrides={"winners": pl.List(pl.Int8), "players": pl.Int8})
+    conds = [Condition("all", "all ten", "all ten"), Condition("without c0", "without c0", "without c0")]
+    inp = ReportInput(title="t", name="t", question="", source="test", parameters=[], conditions=conds,
+                      comparisons=[("without c0", "all")], sweep=None, records=df,
+                      names={"characters": {k: f"Name {k.upper()}" for k in keys}})
+    st = compute(inp)
+    ranking = st["characters"]["ranking"]
+    assert len(ranking) == 40 and st["characters"]["base"] == "all"
+    assert all(r["name"].startswith("Name C") for r in ranking)
+    assert all(not np.isnan(r["p_adj"]) for r in ranking)
+    for f in build_figures(inp, st):
+        if f["section"].startswith("char-"):
+            import json
+
+            spec = json.loads(f["json"])
+            assert sum(len(t["x"]) for t in spec["data"]) <= 40
+            assert all("Name C" in x for t in spec["data"] for x in t["x"])
+            for ax, lay in spec["layout"].items():
+                if ax.startswith(("xaxis", "yaxis")) and ax in ("xaxis", "yaxis"):
+                    assert lay.get("title", {}).get("text"), ax
+
+
+def test_unused_arm_is_warned_at_the_top():
+    rng = np.random.default_rng(2)
+    df = _synthetic(rng, ["base"], [3], 50)
+    df = pl.concat([df, df.with_columns(condition=pl.lit("same"))])
+    conds = [Condition("base", "base", "base"), Condition("same", "same", "same", bots="greedy")]
+    inp = ReportInput(title="t", name="t", question="", source="test", parameters=[], conditions=conds,
+                      comparisons=[("same", "base")], sweep=None, records=df)
+    st = compute(inp)
+    assert st["unused"] == ["same"]
+    lines = text_summary(inp, st)
+    assert lines[0].startswith("WARNING: arm 'same' played exactly like its baseline") and "planner" in lines[0]
+
+
+def test_bots_figure_lists_every_bot_in_its_legend():
+    import json
+
+    from kbsim.analysis.report import build_figures
+
+    rows = []
+    for arm, lineup in (("gr", ["greedy", "random"]), ("gp", ["greedy", "planner"])):
+        for deal in range(10):
+            for r in range(2):
+                rows.append({"condition": arm, "players": 2, "seed": deal, "game_index": deal,
+                             "bots": lineup[r:] + lineup[:r], "winners": [deal % 2], "end_reason": "won", "turns": 9})
+    df = pl.DataFrame(rows, schema_overrides={"winners": pl.List(pl.Int8), "players": pl.Int8})
+    inp = ReportInput(title="t", name="t", question="", source="test", parameters=[],
+                      conditions=[Condition("gr", "gr", "gr"), Condition("gp", "gp", "gp")], comparisons=[],
+                      sweep=None, records=df)
+    fig = next(f for f in build_figures(inp, compute(inp)) if f["section"] == "bots")
+    shown = {t["name"] for t in json.loads(fig["json"])["data"] if t.get("showlegend", True)}
+    assert {"greedy", "random", "planner"} <= shown

@@ -103,6 +103,9 @@ class CompiledGame:
     refill_at_start: bool = False
     win_needs_pile: bool = True
     stalemate_needs_empty_piles: bool = False
+    stalemate_powers: bool = True        # the exact stalemate test lets seats use the characters still in play
+    first_player: int = 0                # who plays first, counted from the dealer
+    provisional_moves: bool = True       # a turn that lays too few may still end as exchange/pass/minus, restored
     must_lay: frozenset[int] = frozenset()
     penalty: tuple[tuple[int, int], ...] = ()  # (card, points) for every card kind, when hands are scored
     match_target: int = 0                # > 0: hands are played until a penalty total reaches it
@@ -346,6 +349,9 @@ def compile_rules(loaded: LoadedRules) -> CompiledGame:
         refill_at_start=m.turn.refill.when == "start",
         win_needs_pile=m.end.win.draw_pile_counts,
         stalemate_needs_empty_piles=m.end.stalemate.requires_empty_draw_piles,
+        stalemate_powers=m.end.stalemate.powers == "in_play",
+        first_player=m.setup.deal.first_player,
+        provisional_moves=lay.provisional,
         must_lay=cards_of(lay.must_lay) if lay.must_lay else frozenset(),
         penalty=penalty,
         match_target=m.end.match.target if m.end.match else 0,

@@ -110,6 +110,77 @@ def team_score(game: CompiledGame, state: GameState) -> int:
     return per_char * unplayed + per_row * empty + per_minus * minus
 
 
+def _probe_turn(game: CompiledGame, state: GameState, seat: int, pile_cards: bool) -> Turn:
+    """A fresh turn of ``seat`` on a copy of ``state``: parked cards usable; with ``pile_cards``, the draw
+    pile's cards join the hand (they reach it by exchanges or refills)."""
+    st = state.copy()
+    st.turn_no += 1
+    hand = st.hands[seat]
+    if pile_cards:
+        hand.extend(c for c in st.piles[seat] if c > 0)
+    return Turn(game, st.rows, hand, [], st.discard, state=st, seat=seat)
+
+
+def seat_can_lay(game: CompiledGame, state: GameState, seat: int) -> bool:
+    """The exact test for one seat: can it lay a card it holds, now or on a later turn of its own?
+
+    The seat's hand and parked cards count, and its draw pile's cards where they can reach the
+    hand (an exchange is allowed, or refills are still due). Every board reachable by legal
+    rebuilds is searched with the same move generator that lists legal lays
+    (:meth:`~kbsim.engine.turn.Turn.lay_reachable`). Where the rule file's ``stalemate.powers``
+    is ``in_play``, every character still on a pile or the display is tried for this seat
+    (character piles turn as characters are played, so each may reach every seat), each legal
+    play followed by the same search. A search that reaches ``exact_search_limit`` counts as
+    "can lay" (the game goes on).
+
+    Args:
+        game: compiled rules (``rows`` family).
+        state: the game between turns (not changed).
+        seat: the seat tested.
+    """
+    pile_cards = game.exchange_allowed or len(state.hands[seat]) < game.hand_size
+    turn = _probe_turn(game, state, seat, pile_cards)
+    if not turn.hand and not turn.parked:
+        return False
+    if turn.lay_reachable() is not False:
+        return True
+    if not (game.chars_enabled and game.stalemate_powers):
+        return False
+    keys = list(dict.fromkeys([*state.display, *(k for p in state.char_piles for k in p)]))
+    for key in keys:
+        if key == "?":
+            continue
+        probe = _probe_turn(game, state, seat, pile_cards)
+        st = probe.state
+        if game.chars_display_mode:
+            if key not in st.display:
+                st.display.append(key)
+        else:
+            for p in st.char_piles:
+                if key in p:
+                    p.remove(key)
+            st.char_piles[seat].insert(0, key)
+        for mv in probe.play_moves(limit=60):
+            t = probe.clone()
+            try:
+                t.apply(mv)
+            except Exception:  # noqa: BLE001 - a play the enumerator listed but that fails is no way out
+                continue
+            if t.lay_reachable() is not False:
+                return True
+    return False
+
+
+def stalemate_confirmed(game: CompiledGame, state: GameState) -> bool:
+    """The rulebook's stalemate: no empty row card can be opened and no seat can lay any card it holds.
+
+    Implements "the game ends when nobody can lay a card, even after exchanging" as the exact
+    test of :func:`seat_can_lay` for every seat. The idle-turn count of the rule file is only
+    the trigger that calls this test.
+    """
+    return not any(seat_can_lay(game, state, k) for k in range(state.players))
+
+
 def _hand_seed(seed: int, hand: int) -> int:
     """The seed of hand ``hand`` (0-based) of a match; hand 0 uses the game's own seed."""
     return seed if hand == 0 else (seed * 1_000_003 + hand) % (1 << 63)
@@ -206,7 +277,8 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
     exact_round = 0
     moves_log: list | None = [] if log else None
     rows, hands, piles = state.rows, state.hands, state.piles
-    seat = first_seat
+    seat = (first_seat + game.first_player) % n  # rule file: setup.deal.first_player, counted from the dealer
+    verdicts: dict = {}  # exact stalemate test, memoised by the position
     turns = 0
     winners: tuple[int, ...] = ()
     reason = TURN_LIMIT
@@ -238,8 +310,9 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
         completed += turn.completed
         if turn.exchanged:
             exchanges[seat] += 1
-        if turn.passed:
-            passes[seat] += 1
+        if turn.passed or (game.pass_allowed and not turn.laid and not turn.exchanged and not turn.minus_cards
+                           and not turn.won and not piles[seat]):
+            passes[seat] += 1  # a turn that lays nothing with an empty draw pile is a pass, however it was ended
         if turn.won and not all_out:
             winners, reason = (seat,), WON
             break
@@ -254,21 +327,26 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
             idle[seat] += 1
             if game.stalemate_needs_empty_piles and any(piles):
                 pass
-            elif game.stalemate_exact:
-                low = min(idle)
-                if low >= 1 and low != exact_round:
-                    exact_round = low
-                    held = set()
-                    for k in range(n):
-                        held.update(hands[k])
-                        held.update(piles[k])
-                        held.update(c for c, _ in state.parked[k])
-                    if not can_progress(game, rows, held):
+            else:
+                # the rule file's test is only the trigger; the exact test confirms before the game stops
+                if game.stalemate_exact:
+                    low = min(idle)
+                    trigger = low >= 1 and low != exact_round
+                    if trigger:
+                        exact_round = low
+                else:
+                    trigger = all(idle[k] >= -(-state.held(k) // hand_size) + game.idle_extra_turns
+                                  for k in range(n))
+                if trigger:
+                    key = state.position_key()
+                    verdict = verdicts.get(key)
+                    if verdict is None:
+                        verdict = verdicts[key] = stalemate_confirmed(game, state)
+                    if verdict:
                         reason = STALEMATE
                         break
-            elif all(idle[k] >= -(-state.held(k) // hand_size) + game.idle_extra_turns for k in range(n)):
-                reason = STALEMATE
-                break
+                    if not game.stalemate_exact:
+                        idle = [0] * n  # not a stalemate: count a fresh cycle before testing again
         seat = (seat + 1) % n
     left = [state.held(k) for k in range(n)]
     if reason == STALEMATE and game.stalemate_fewest_wins:
@@ -289,4 +367,5 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
 
 
 __all__ = ["ALL_OUT", "GameResult", "GameState", "InvariantError", "STALEMATE", "TURN_LIMIT", "WON",
-           "bot_seed", "can_progress", "check_invariants", "deal", "play_game", "play_hand", "team_score"]
+           "bot_seed", "can_progress", "check_invariants", "deal", "play_game", "play_hand", "seat_can_lay",
+           "stalemate_confirmed", "team_score"]

@@ -69,7 +69,7 @@ class Turn:
     __slots__ = ("g", "rows", "hand", "_pile", "discard", "_opponents", "phase", "laid", "rebuilds",
                  "completed", "won", "exchanged", "passed", "log", "on_move", "state", "seat",
                  "m_start", "m_start_rb", "m_equal", "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi",
-                 "chars_played", "minus_cards", "_start_empty", "_playing")
+                 "chars_played", "minus_cards", "_start_empty", "_playing", "_undo")
 
     def __init__(self, game: CompiledGame, rows: list[list[int]], hand: list[int], pile: list[int],
                  discard: list[int], opponents=(), *, state: GameState | None = None, seat: int = 0):
@@ -97,6 +97,7 @@ class Turn:
         self.minus_cards = 0
         self._start_empty = not hand  # a turn that starts with no hand card may just refill
         self._playing: str | None = None
+        self._undo: tuple | None = None  # snapshot of the table before the turn's first provisional move
 
     @classmethod
     def for_seat(cls, game: CompiledGame, state: GameState, seat: int, opponents=()) -> Turn:
@@ -220,6 +221,57 @@ class Turn:
                 out.append(abs(a) + step)
         return out
 
+    # ----------------------------------------------------------------- provisional moves
+    _COUNTERS = ("laid", "rebuilds", "completed", "chars_played", "m_start", "m_start_rb", "m_equal",
+                 "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi")
+
+    def _snapshot(self) -> None:
+        """Remember the table before the turn's first provisional move (rule file: turn.provisional)."""
+        if self._undo is None and self.phase == START:
+            self._undo = (self.state.copy(), tuple(getattr(self, a) for a in self._COUNTERS))
+
+    @property
+    def provisional(self) -> bool:
+        """True while the turn has changed the table but not yet met its minimum of laid cards.
+
+        Reading (rule file, clarification "A turn that lays nothing"): rebuilds and character
+        plays stay provisional until the turn's minimum of hand cards is laid; such a turn may
+        still end as an exchange, a pass or a minus-pile move, and the table is then restored
+        to what it was before the turn's first move.
+        """
+        return self._undo is not None and self.phase == LAYING and self.needed > 0
+
+    def _restore(self) -> None:
+        """Put the table back as it was before the turn's first provisional move (zones changed in place)."""
+        snap, counters = self._undo
+        st = self.state
+        st.rows[:] = [list(r) for r in snap.rows]
+        for k in range(len(st.hands)):
+            st.hands[k][:] = snap.hands[k]
+            st.piles[k][:] = snap.piles[k]
+            st.parked[k][:] = snap.parked[k]
+            st.minus[k][:] = snap.minus[k]
+        for k in range(len(st.char_piles)):
+            st.char_piles[k][:] = snap.char_piles[k]
+        st.discard[:] = snap.discard
+        st.display[:] = snap.display
+        st.char_deck[:] = snap.char_deck
+        st.box[:] = snap.box
+        st.joker = snap.joker
+        st.char_plays.clear()
+        st.char_plays.update(snap.char_plays)
+        for a, v in zip(self._COUNTERS, counters, strict=True):
+            setattr(self, a, v)
+        self.phase = START
+        self._undo = None
+
+    def _restored(self) -> Turn:
+        """A copy of this turn with its provisional moves taken back (to check a move first)."""
+        t = self.clone()
+        t.log = t.on_move = None
+        t._restore()
+        return t
+
     # ----------------------------------------------------------------- acting
     def apply(self, move: Move) -> None:
         """Apply ``move`` for this seat.
@@ -309,6 +361,8 @@ class Turn:
                     self.skips -= 1
         elif not g.may_open(card, r):
             raise IllegalMove(f"{g.card_text(card)} may not open empty row {r + 1}")
+        if self.phase == START and g.min_lay > 1 and g.provisional_moves:
+            self._snapshot()
         hand.remove(card)
         row.append(card)
         self.laid += 1
@@ -410,6 +464,8 @@ class Turn:
         """Move ``count`` cards from row ``src`` onto row ``dst`` (see :class:`~kbsim.engine.moves.Rebuild`)."""
         if not self.can_rebuild(src, count, dst, from_start, to_start):
             raise IllegalMove(f"rebuild of {count} card(s) from row {src + 1} onto row {dst + 1} is not allowed")
+        if self.phase == START and self.g.provisional_moves:
+            self._snapshot()
         rows = self.rows
         s = rows[src]
         d = rows[dst]
@@ -477,8 +533,11 @@ class Turn:
     def exchange(self, cards: tuple[int, ...] | list[int]) -> None:
         """Put ``cards`` under the draw pile in the order given, refill; the turn ends."""
         g = self.g
+        if self.phase != START and self.provisional:
+            self._restored().exchange(cards)  # raises, changing nothing, if the exchange is illegal
+            self._restore()
         if self.phase != START:
-            raise IllegalMove("an exchange must be the whole turn")
+            raise IllegalMove("an exchange must be the whole turn: cards were already laid this turn")
         if not g.exchange_allowed:
             raise IllegalMove("exchanging is not allowed in these rules")
         if g.exchange_requires_pile and not self._pile:
@@ -495,8 +554,11 @@ class Turn:
     def pass_turn(self) -> None:
         """Pass (only where allowed: by default with an empty draw pile)."""
         g = self.g
+        if self.phase != START and self.provisional:
+            self._restored().pass_turn()
+            self._restore()
         if self.phase != START:
-            raise IllegalMove("a pass must be the whole turn")
+            raise IllegalMove("a pass must be the whole turn: cards were already laid this turn")
         if not g.pass_allowed:
             raise IllegalMove("passing is not allowed in these rules")
         if g.pass_requires_empty_pile and self._pile:
@@ -508,18 +570,50 @@ class Turn:
     def can_lay_anything(self) -> bool:
         """True if some hand or parked card can be laid now or on a board reachable by rebuilds.
 
-        Hand cards may continue row ends, open empty rows or fill gaps; parked
-        cards only continue ends or open rows. When the search limit is reached
-        without an answer, the seat counts as stuck.
+        Asks the same generator that lists the legal lays (:meth:`lay_moves`: row ends, empty
+        rows, starts under a start-laying modifier, gaps, the joker swap, parked cards) on the
+        current board and on every board reachable by legal rebuilds from it (depth-first, on
+        copies; each board once). When ``exact_search_limit`` boards were explored without an
+        answer, the seat counts as stuck.
         """
-        hand = set(self.hand)
-        held = hand | set(self.parked)
-        if self.m_equal or self.skips or self.m_start:
-            if any(self.can_lay(c, r) for c in held for r in range(len(self.rows))):
-                return True
-        if self.state.joker is not None and any(-c in self.rows[r] for c in hand for r in range(len(self.rows))):
+        return self.lay_reachable() is True
+
+    def lay_reachable(self) -> bool | None:
+        """Like :meth:`can_lay_anything`, but ``None`` when the search limit was reached.
+
+        Returns:
+            ``True`` (a lay is legal now or after some legal rebuilds), ``False`` (no board
+            reachable by rebuilds admits a lay) or ``None`` (search limit reached).
+        """
+        if self.phase == DONE:
+            return False
+        if self.lay_moves():
             return True
-        return progress_path(self.g, self.rows, held, hand)[0] is True
+        if not self.hand and not self.parked:
+            return False
+        if not self.g.rebuild_allowed or self.rebuilds >= self.g.max_rebuilds:
+            return False
+        probe = self.clone()
+        probe.log = None
+        probe.on_move = None
+        seen = {tuple(map(tuple, probe.rows))}
+        stack = [probe]
+        limit = self.g.exact_search_limit
+        while stack:
+            t = stack.pop()
+            for mv in t.rebuild_moves():
+                nt = t.clone()
+                nt.rebuild(mv.src, mv.count, mv.dst, mv.from_start, mv.to_start)
+                key = tuple(map(tuple, nt.rows))
+                if key in seen:
+                    continue
+                seen.add(key)
+                if nt.lay_moves():
+                    return True
+                if len(seen) > limit:
+                    return None
+                stack.append(nt)
+        return False
 
     def minus(self, cards: tuple[int, ...] | list[int]) -> None:
         """Put ``cards`` on this seat's minus pile (solo/cooperative), refill; the turn ends.
@@ -527,6 +621,9 @@ class Turn:
         The cards come from the hand; a seat with no hand card left gives parked cards instead.
         """
         g = self.g
+        if self.phase != START and self.provisional:
+            self._restored().minus(cards)
+            self._restore()
         if self.phase != START:
             raise IllegalMove("the minus pile is instead of laying: it must be the whole turn")
         if not g.minus_allowed:
@@ -571,6 +668,8 @@ class Turn:
             raise IllegalMove(f"{key} takes {len(ch.steps)} argument group(s), got {len(args)}")
         trial = self.clone()
         trial._play_steps(key, ch, args)
+        if self.phase == START and self.g.provisional_moves:
+            self._snapshot()
         self._play_steps(key, ch, args)
         if not self.g.chars_any_turn and self.phase == START:
             self.phase = LAYING
@@ -781,6 +880,8 @@ class Turn:
     def exchange_moves(self) -> list[Exchange]:
         """Every legal exchange, one per distinct multiset of hand cards (sorted)."""
         g = self.g
+        if self.phase != START and self.provisional:
+            return self._restored().exchange_moves()
         if self.phase != START or not g.exchange_allowed or (g.exchange_requires_pile and not self._pile):
             return []
         hand = sorted(self.hand)
@@ -822,6 +923,8 @@ class Turn:
     def minus_moves(self) -> list[Minus]:
         """Legal minus-pile moves (each distinct choice of cards; parked cards when the hand is empty)."""
         g = self.g
+        if self.phase != START and self.provisional:
+            return self._restored().minus_moves()
         source = sorted(self.hand) if self.hand else sorted(c for c, _ in self.state.parked[self.seat])
         if self.phase != START or not g.minus_allowed or not source:
             return []
@@ -831,7 +934,10 @@ class Turn:
         return [Minus(c) for c in sorted(set(combinations(source, k)))]
 
     def can_pass(self) -> bool:
+        """True if the turn may be a pass now (after provisional moves: on the restored table)."""
         g = self.g
+        if self.phase != START and self.provisional:
+            return self._restored().can_pass()
         return self.phase == START and g.pass_allowed and not (g.pass_requires_empty_pile and self._pile)
 
     def _must_lay_pending(self) -> int | None:
@@ -866,7 +972,7 @@ class Turn:
                  state=st, seat=self.seat)
         for name in ("phase", "laid", "rebuilds", "completed", "won", "exchanged", "passed", "m_start",
                      "m_start_rb", "m_equal", "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi",
-                     "chars_played", "minus_cards", "_start_empty", "_playing"):
+                     "chars_played", "minus_cards", "_start_empty", "_playing", "_undo"):
             setattr(t, name, getattr(self, name))
         return t
 

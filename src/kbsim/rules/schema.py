@@ -139,6 +139,9 @@ class Deal(Strict):
         "rest", description="`rest` deals every remaining card; an int deals that many to each seat."
     )
     first_seat: int = Field(0, ge=0, description="Seat that receives the first card (the dealer).")
+    first_player: int = Field(
+        0, ge=0, description="Who plays first, counted from the dealer in turn order: 0 the dealer, 1 the player "
+        "to the dealer's left (with 2 players, the non-dealer).")
     one_at_a_time: bool = Field(True, description="Deal one card per seat in turn order (else in blocks).")
 
 
@@ -185,6 +188,10 @@ class LayOut(Strict):
     min_only_while_draw_pile: bool = Field(
         True, description="The minimum applies only while the player's draw pile holds cards."
     )
+    provisional: bool = Field(
+        True, description="Rebuilds and character plays stay provisional until the turn's minimum of hand cards "
+        "is laid: a turn that lays fewer may still end as an exchange, pass or minus-pile move, with the table "
+        "restored to its state before the turn's first move (so every turn can end).")
     rebuild: Rebuild
 
 
@@ -262,7 +269,9 @@ class Stalemate(Strict):
     test: Literal["idle_turns", "exact"] = Field(
         "idle_turns",
         description="`idle_turns`: every seat has had ceil(cards/hand_size) + extra turns since the last lay; "
-        "`exact`: after a full round without a lay, no held card fits any board reachable by rebuilds.",
+        "`exact`: after a full round without a lay. Either is only the trigger: the game stops only when the "
+        "exact test finds that no seat can lay any held card (hand, parked, draw pile reachable by exchanges) on "
+        "any board reachable by rebuilds, with the powers still in play (`powers`).",
     )
     idle_extra_turns: int = Field(1, ge=0, description="The `+ extra` of the idle-turns test.")
     exact_search_limit: int = Field(
@@ -273,6 +282,10 @@ class Stalemate(Strict):
     )
     requires_empty_draw_piles: bool = Field(
         False, description="A stalemate can only be declared once every draw pile (or the stock) is empty.")
+    powers: Literal["in_play", "none"] = Field(
+        "in_play", description="Characters the exact test lets the seats use before a stalemate is confirmed: "
+        "`in_play` every character still on a pile or the display (piles turn as characters are played), tried "
+        "by each seat; `none` the test ignores characters.")
 
 
 class TurnLimit(Strict):

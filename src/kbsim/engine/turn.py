@@ -207,9 +207,54 @@ class Turn:
             return self._end_fits(d[-1], abs(first), rebuild=True) > 0
         # onto an empty row card: a split, or a whole row into a slot of another group
         # (a whole row into a slot of its own group would change nothing)
-        if not g.rebuild_into_empty or not g.may_open(abs(first), dst):
+        if not g.rebuild_into_empty or not g.may_open(abs(first), dst) or \
+                (g.empty_targets is not None and dst not in g.empty_targets):
             return False
         return count < n or (dst < len(g.row_group) and src < len(g.row_group) and g.row_group[src] != g.row_group[dst])
+
+    def rebuild_refusal(self, src: int, count: int, dst: int, from_start: bool = False,
+                        to_start: bool = False) -> str:
+        """Why ``Rebuild(src, count, dst, from_start, to_start)`` is refused now: the rule it breaks and,
+        where a rule-file option would allow it, that option (empty string if it is legal)."""
+        if self.can_rebuild(src, count, dst, from_start, to_start):
+            return ""
+        g = self.g
+        base = "turn.lay_out.rebuild."
+        rows = self.rows
+        if self.phase == DONE:
+            return "the turn is over"
+        if not g.rebuild_allowed:
+            return "rebuilding is not allowed in these rules" + g.option_hint(base + "allowed")
+        if self.rebuilds >= g.max_rebuilds:
+            return f"at most {g.max_rebuilds} rebuild(s) per turn" + g.option_hint(base + "max_per_turn", allows=False)
+        if not (0 <= src < len(rows) and 0 <= dst < len(rows)):
+            return f"there are only {len(rows)} rows"
+        if src == dst:
+            return "a row cannot be rebuilt onto itself"
+        s, d = rows[src], rows[dst]
+        if not s:
+            return f"row {src + 1} is empty"
+        if count < 1 or count > len(s):
+            return f"row {src + 1} holds {len(s)} card(s), not {count}"
+        if g.rebuild_whole_only and count != len(s):
+            return "only whole rows move, never part of one" + g.option_hint(base + "segments", allows=False)
+        if from_start and not g.rebuild_from_start:
+            return "only the last cards of a row move" + g.option_hint(base + "segments")
+        if to_start:
+            return f"cards may go before the start of row {dst + 1} only while a power allows it for rebuilds"
+        first = s[0] if from_start else s[len(s) - count]
+        if d:
+            return (f"the first moved card {g.card_text(first)} does not continue row {dst + 1} "
+                    f"(ends {g.card_text(d[-1])})")
+        if not g.rebuild_into_empty:
+            return (f"row {dst + 1} is empty and a rebuild may not go onto an empty row card"
+                    + g.option_hint(base + "into_empty_row"))
+        if g.empty_targets is not None and dst not in g.empty_targets:
+            return f"a rebuild may go onto an empty row card only in these slots: rows " + \
+                ", ".join(str(r + 1) for r in sorted(g.empty_targets))
+        if not g.may_open(abs(first), dst):
+            return f"{g.card_text(first)} may not open empty row {dst + 1} ({g.opening_text(dst)})"
+        return "moving a whole row into an empty slot of its own kind would change nothing"
 
     def gaps(self, r: int) -> list[int]:
         """Values missing inside row ``r`` (one per gap left by a skip)."""
@@ -360,7 +405,7 @@ class Turn:
                 if how == 2:
                     self.skips -= 1
         elif not g.may_open(card, r):
-            raise IllegalMove(f"{g.card_text(card)} may not open empty row {r + 1}")
+            raise IllegalMove(f"{g.card_text(card)} may not open empty row {r + 1} ({g.opening_text(r)})")
         if self.phase == START and g.min_lay > 1 and g.provisional_moves:
             self._snapshot()
         hand.remove(card)
@@ -463,7 +508,8 @@ class Turn:
     def rebuild(self, src: int, count: int, dst: int, from_start: bool = False, to_start: bool = False) -> None:
         """Move ``count`` cards from row ``src`` onto row ``dst`` (see :class:`~kbsim.engine.moves.Rebuild`)."""
         if not self.can_rebuild(src, count, dst, from_start, to_start):
-            raise IllegalMove(f"rebuild of {count} card(s) from row {src + 1} onto row {dst + 1} is not allowed")
+            raise IllegalMove(f"rebuild of {count} card(s) from row {src + 1} onto row {dst + 1} is not allowed: "
+                              + self.rebuild_refusal(src, count, dst, from_start, to_start))
         if self.phase == START and self.g.provisional_moves:
             self._snapshot()
         rows = self.rows
@@ -518,9 +564,24 @@ class Turn:
                 raise IllegalMove(f"{g.card_text(pending)} must be laid while it can be")
         if not g.refill_at_start:
             self._refill()
+            if g.must_lay_when_drawn:
+                self._lay_drawn_musts()
         self.phase = DONE
         if self.log is not None or self.on_move is not None:
             self._after(END_TURN)
+
+    def _lay_drawn_musts(self) -> None:
+        """Lay every must-lay card just drawn that can be laid, each on the first row that takes it
+        (rule file: ``must_lay_when_drawn``). Part of ending the turn, so not logged as moves."""
+        log, self.log = self.log, None
+        try:
+            while self.phase != DONE:
+                c = self._must_lay_pending()
+                if c is None:
+                    break
+                self.lay(c, next(r for r in range(len(self.rows)) if self.can_lay(c, r)))
+        finally:
+            self.log = log
 
     def _take_from_hand(self, cards) -> None:
         hand = list(self.hand)

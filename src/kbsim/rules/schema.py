@@ -175,6 +175,9 @@ class Rebuild(Strict):
     into_empty_row: bool = Field(
         False, description="Whether a segment may be put on an empty row card (a whole row only into another "
         "group's slot) if that slot may be opened with its first card.")
+    into_empty_groups: list[str] | None = Field(
+        None, description="With `into_empty_row`: the slot groups (table.rows.groups names) whose empty slots may "
+        "receive a rebuild; null means any group.")
     max_per_turn: int = Field(200, ge=0, description="Guard against endless rebuild loops within one turn.")
 
 
@@ -183,6 +186,9 @@ class LayOut(Strict):
 
     summary: str = Summary
     min_hand_cards: int = Field(1, ge=0, description="Hand cards a lay-out turn must lay at least.")
+    must_lay_when_drawn: bool = Field(
+        False, description="A `must_lay` card drawn at the end of the turn is laid at once (first row that takes "
+        "it), before the next player's turn.")
     must_lay: list[int] = Field(
         default_factory=list, description="Values that may not stay in hand at the end of a turn if they can be laid.")
     min_only_while_draw_pile: bool = Field(

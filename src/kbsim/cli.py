@@ -338,32 +338,46 @@ def replay(
                       f"{' | '.join(ln['market'])}", highlight=False)
         out.print(f"end: {res.end_reason}, winners {list(res.winners)}, scores {res.scores}")
         return
-    import random
+    from kbsim.engine.game import replay_hands, state_hash
 
-    start = deal(g, players, random.Random(gs))
     res = play_game(g, [make_bot(n, g.family) for n in names], gs, check=True, log=True)
-    # render moves against a replayed board so rebuilds show their first card
-    from kbsim.engine.turn import Turn
 
-    st = start
-    lines = []
-    for turn_no, (seat, moves) in enumerate(res.log, start=1):
-        st.turn_no = turn_no
-        t = Turn.for_seat(g, st, seat)
-        texts = []
-        for m in moves:
-            texts.append(format_move(m, t.rows, g))
-            t.apply(m)
-        lines.append({"turn": turn_no, "seat": seat, "moves": texts,
-                      "rows": [format_cards(r) for r in st.rows]})
+    def cards(cs) -> str:
+        return format_cards(cs, g) or "_"
+
+    # render moves against a replayed board (each hand on its own deal) so rebuilds show their first card
+    hands_out = []
+    for ev in replay_hands(g, players, res):
+        if ev[0] == "deal":
+            st = ev[2]
+            hands_out.append({"hand": ev[1] + 1, "deal_hash": state_hash(st),
+                              "deal": {"rows": [cards(r) for r in st.rows],
+                                       "hands": [cards(h) for h in st.hands],
+                                       "piles": [cards(p[::-1]) for p in st.piles]},
+                              "log": []})
+            continue
+        _, turn_no, seat, done, st = ev
+        hands_out[-1]["log"].append({
+            "turn": turn_no, "seat": seat, "moves": [format_move(m, rb, g) for m, rb in done],
+            "rows": [cards(r) for r in st.rows], "hands": [cards(h) for h in st.hands],
+            "piles": [cards(p[::-1]) for p in st.piles]})
     if json_out:
         print(json.dumps({"seed": gs, "winners": list(res.winners), "end_reason": res.end_reason,
-                          "turns": res.turns, "score": res.score, "log": lines}, indent=2))
+                          "turns": res.turns, "score": res.score, "deal_hash": res.deal_hash,
+                          "log": [ln for h in hands_out for ln in h["log"]], "hands": hands_out}, indent=2))
         return
-    out.print(f"game {game_index} of run seed {seed}: game seed {gs}, {players} players, bots {','.join(names)}")
-    for ln in lines:
-        out.print(f"{ln['turn']:>4} seat {ln['seat']}: {'; '.join(ln['moves'])}   rows: {' | '.join(ln['rows'])}",
-                  highlight=False)
+    out.print(f"game {game_index} of run seed {seed}: game seed {gs}, {players} players, bots {','.join(names)}, "
+              f"deal hash {res.deal_hash}")
+    for h in hands_out:
+        d = h["deal"]
+        if len(hands_out) > 1:
+            out.print(f"hand {h['hand']} (deal hash {h['deal_hash']})", highlight=False)
+        out.print(f"deal: rows {' | '.join(d['rows'])}", highlight=False)
+        for k in range(players):
+            out.print(f"  seat {k}: hand {d['hands'][k]}; pile (top first) {d['piles'][k]}", highlight=False)
+        for ln in h["log"]:
+            out.print(f"{ln['turn']:>4} seat {ln['seat']}: {'; '.join(ln['moves'])}   rows: {' | '.join(ln['rows'])}",
+                      highlight=False)
     score = f", score {res.score}" if res.score is not None else ""
     out.print(f"end: {res.end_reason}, winners {list(res.winners)}, cards left {res.cards_left}{score}")
 

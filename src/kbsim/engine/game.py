@@ -10,6 +10,7 @@ each seat's bot gets its own stream, so a game replays exactly from its seed.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -89,6 +90,29 @@ class GameResult:
     hands: int = 1
     hand_ends: list[str] = field(default_factory=list)
     log: list[tuple[int, list[Move]]] | None = None
+    deal_hash: str = ""
+    deals: list[tuple[int, int, int]] = field(default_factory=list)
+
+
+def _digest(parts) -> str:
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+def state_hash(state: GameState) -> str:
+    """16 hex digits identifying a deal: the row starts, every seat's hand and draw pile (in order)
+    and the characters' piles, display and deck. Equal deals give equal hashes."""
+    return _digest((state.rows, state.hands, state.piles, state.char_piles, state.display, state.char_deck))
+
+
+def deal_hash_of(game, players: int, seed: int) -> str:
+    """The deal hash of the game with ``seed`` when the result does not carry one (market games:
+    the state their setup deals from the game's random stream)."""
+    if getattr(game, "family", "rows") == "rows":
+        return state_hash(deal(game, players, random.Random(seed)))
+    from kbsim.engine.market import new_state
+
+    st = new_state(game, players, random.Random(seed))
+    return _digest([getattr(st, k) for k in type(st).__slots__ if k not in ("rng", "hidden")])
 
 
 def _counts_after(state: GameState, seat: int) -> tuple[int, ...]:
@@ -181,6 +205,38 @@ def stalemate_confirmed(game: CompiledGame, state: GameState) -> bool:
     return not any(seat_can_lay(game, state, k) for k in range(state.players))
 
 
+def replay_hands(game: CompiledGame, players: int, result: GameResult):
+    """Replay a logged game (``play_game(..., log=True)``) hand by hand, on each hand's own deal.
+
+    Yields ``("deal", hand_index, state)`` before each hand's first turn (the state just dealt),
+    then ``("turn", turn_no, seat, [(move, rows_before)], state)`` after each turn (turn_no counts
+    within the hand from 1; ``rows_before`` is a copy of the rows the move was made on).
+
+    Raises:
+        ValueError: the result carries no log.
+    """
+    from dataclasses import replace
+
+    if result.log is None:
+        raise ValueError("the game was played without log=True")
+    deals = result.deals or [(0, game.first_seat % players, 0)]
+    for h, (seed, dealer, start) in enumerate(deals):
+        end = deals[h + 1][2] if h + 1 < len(deals) else len(result.log)
+        g = game if dealer == game.first_seat % players else replace(game, first_seat=dealer)
+        st = deal(g, players, random.Random(seed))
+        yield ("deal", h, st)
+        for k, (seat, moves) in enumerate(result.log[start:end], start=1):
+            st.turn_no = k
+            t = Turn.for_seat(g, st, seat)
+            if g.refill_at_start:
+                t.draw_at_start()
+            done = []
+            for m in moves:
+                done.append((m, [list(r) for r in st.rows]))
+                t.apply(m)
+            yield ("turn", k, seat, done, st)
+
+
 def _hand_seed(seed: int, hand: int) -> int:
     """The seed of hand ``hand`` (0-based) of a match; hand 0 uses the game's own seed."""
     return seed if hand == 0 else (seed * 1_000_003 + hand) % (1 << 63)
@@ -243,7 +299,10 @@ def play_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
         minus_cards=[sum(r.minus_cards[k] for r in results) for k in range(n)],
         penalties=totals, hands=hand,
         hand_ends=[r.end_reason for r in results],
-        log=[entry for r in results for entry in (r.log or [])] if log else None)
+        log=[entry for r in results for entry in (r.log or [])] if log else None,
+        deal_hash=_digest([r.deal_hash for r in results]) if len(results) > 1 else results[0].deal_hash,
+        deals=[(s, d, start + sum(r2.turns for r2 in results[:i]))
+               for i, r in enumerate(results) for s, d, start in r.deals])
 
 
 def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, check: bool = False,
@@ -263,6 +322,7 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
 
         game = replace(game, first_seat=first_seat)
     state = deal(game, n, random.Random(seed))
+    dealt = state_hash(state)
     for s, bot in enumerate(bots):
         bot.new_game(game, s, n, bot_seed(seed, s))
     if check:
@@ -363,9 +423,10 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
     return GameResult(winners=winners, end_reason=reason, turns=turns, cards_left=left, cards_laid=laid,
                       exchanges=exchanges, passes=passes, rebuilds=rebuilds, rows_completed=completed,
                       minus_cards=minus, character_plays=dict(state.char_plays), score=score,
-                      penalties=penalties, hands=1, hand_ends=[reason], log=moves_log)
+                      penalties=penalties, hands=1, hand_ends=[reason], log=moves_log, deal_hash=dealt,
+                      deals=[(seed, first_seat, 0)])
 
 
 __all__ = ["ALL_OUT", "GameResult", "GameState", "InvariantError", "STALEMATE", "TURN_LIMIT", "WON",
-           "bot_seed", "can_progress", "check_invariants", "deal", "play_game", "play_hand", "seat_can_lay",
+           "bot_seed", "can_progress", "deal_hash_of", "replay_hands", "state_hash", "check_invariants", "deal", "play_game", "play_hand", "seat_can_lay",
            "stalemate_confirmed", "team_score"]

@@ -41,6 +41,7 @@ from kbsim.engine.moves import (
 from kbsim.engine.state import GameState
 
 START, LAYING, DONE = 0, 1, 2
+_LAY_MEMO: dict[int, tuple] = {}  # id(game) -> (game, {position: lay_path result}); per process
 HIDDEN = 0  # stands for a card a player may not see
 HIDDEN_CHARACTER = "?"  # stands for a face-down character card
 
@@ -272,7 +273,7 @@ class Turn:
 
     def _snapshot(self) -> None:
         """Remember the table before the turn's first provisional move (rule file: turn.provisional)."""
-        if self._undo is None and self.phase == START:
+        if self._undo is None and self.phase == START:  # (a search copy has () here)
             self._undo = (self.state.copy(), tuple(getattr(self, a) for a in self._COUNTERS))
 
     @property
@@ -646,35 +647,115 @@ class Turn:
             ``True`` (a lay is legal now or after some legal rebuilds), ``False`` (no board
             reachable by rebuilds admits a lay) or ``None`` (search limit reached).
         """
+        return self.lay_path()[0]
+
+    def lay_path(self) -> tuple[bool | None, list[Rebuild]]:
+        """The search of :meth:`lay_reachable`, with the rebuilds that lead to a board admitting a lay.
+
+        Returns:
+            ``(True, rebuilds)`` (empty: a lay is legal now), ``(False, [])`` or ``(None, [])``
+            (search limit reached).
+        """
         if self.phase == DONE:
-            return False
+            return False, []
         if self.lay_moves():
-            return True
+            return True, []
         if not self.hand and not self.parked:
-            return False
+            return False, []
         if not self.g.rebuild_allowed or self.rebuilds >= self.g.max_rebuilds:
-            return False
-        probe = self.clone()
-        probe.log = None
-        probe.on_move = None
-        seen = {tuple(map(tuple, probe.rows))}
-        stack = [probe]
+            return False, []
+        g = self.g
+        memo = _LAY_MEMO.get(id(g))
+        if memo is None or memo[0] is not g:
+            if len(_LAY_MEMO) > 8:
+                _LAY_MEMO.clear()
+            memo = _LAY_MEMO[id(g)] = (g, {})
+        key = (tuple(map(tuple, self.rows)), tuple(sorted(self.hand)), tuple(sorted(self.parked)),
+               self.state.joker, self.state.n_fixed, min(self.rebuilds, 1) if g.max_rebuilds > 100 else self.rebuilds,
+               self.m_start, self.m_start_rb, self.m_equal, self.m_equal_rb, self.skips, self.m_skip_rb,
+               self.skip_lo, self.skip_hi)
+        found = memo[1].get(key)
+        if found is None:
+            if len(memo[1]) > 20000:
+                memo[1].clear()
+            found = memo[1][key] = self._search_lay_path()
+        return found[0], list(found[1])
+
+    def _board_key(self, rows: list[list[int]]) -> tuple:
+        """Rows as a search key: where every row card opens alike, their order does not matter."""
+        g = self.g
+        if len(set(g.row_open)) <= 1 and len(set(g.row_group)) <= 1:
+            n = self.state.n_fixed
+            return tuple(sorted(map(tuple, rows[:n]))), tuple(sorted(map(tuple, rows[n:])))
+        return tuple(map(tuple, rows))
+
+    def _search_lay_path(self) -> tuple[bool | None, tuple]:
+        probe = self._light_copy()
+        seen = {self._board_key(probe.rows)}
+        stack: list[tuple[Turn, list[Rebuild]]] = [(probe, [])]
         limit = self.g.exact_search_limit
         while stack:
-            t = stack.pop()
+            t, path = stack.pop()
             for mv in t.rebuild_moves():
                 nt = t.clone()
                 nt.rebuild(mv.src, mv.count, mv.dst, mv.from_start, mv.to_start)
-                key = tuple(map(tuple, nt.rows))
+                key = self._board_key(nt.rows)
                 if key in seen:
                     continue
                 seen.add(key)
                 if nt.lay_moves():
-                    return True
+                    return True, (*path, mv)
                 if len(seen) > limit:
-                    return None
-                stack.append(nt)
-        return False
+                    return None, ()
+                stack.append((nt, [*path, mv]))
+        return False, ()
+
+    def _light_copy(self) -> Turn:
+        """A copy holding only what laying and rebuilding read (rows, this seat's hand and parked
+        cards, the joker, the turn's modifiers): cheap to clone during searches."""
+        st = self.state
+        light = GameState(rows=[list(r) for r in self.rows], hands=[list(self.hand)], piles=[[]],
+                          parked=[list(st.parked[self.seat])], joker=st.joker, turn_no=st.turn_no,
+                          n_fixed=st.n_fixed)
+        t = Turn(self.g, light.rows, light.hands[0], light.piles[0], light.discard, state=light, seat=0)
+        for name in ("phase", "laid", "rebuilds", "completed", "m_start", "m_start_rb", "m_equal", "m_equal_rb",
+                     "skips", "m_skip_rb", "skip_lo", "skip_hi", "_start_empty"):
+            setattr(t, name, getattr(self, name))
+        t._undo = ()  # a search copy: rebuilds take no snapshot
+        return t
+
+    def finish_legally(self) -> None:
+        """End the turn with moves the engine lists as legal: end it if it may end; else lay a card
+        (after the rebuilds that allow one); else the first legal exchange, pass or minus move.
+
+        A fallback for bots whose own plan found no legal way to finish.
+        """
+        for _ in range(4 * (len(self.hand) + len(self.parked) + 1)):
+            if self.phase == DONE:
+                return
+            if self.can_end():
+                self.end()
+                return
+            lays = self.lay_moves()
+            if not lays:
+                found, path = self.lay_path()
+                if found:
+                    for mv in path:
+                        self.apply(mv)
+                    lays = self.lay_moves()
+            if lays:
+                self.apply(lays[0])
+                continue
+            finish = [*self.exchange_moves(), *([PASS] if self.can_pass() else []), *self.minus_moves()]
+            if finish:
+                self.apply(finish[0])
+                return
+            break
+        if self.phase != DONE:
+            moves = [m for m in self.legal_moves() if type(m) in (EndTurn, Exchange, Pass, Minus)]
+            if not moves:
+                raise IllegalMove("no legal way to finish this turn (an engine defect)")
+            self.apply(moves[0])
 
     def minus(self, cards: tuple[int, ...] | list[int]) -> None:
         """Put ``cards`` on this seat's minus pile (solo/cooperative), refill; the turn ends.

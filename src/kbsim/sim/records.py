@@ -29,6 +29,7 @@ penalties          list<int16>     penalty totals per seat (games that score han
 hands              int16           hands played (1 unless the rules play a match)
 blocked_hands      int16           hands that ended blocked (stalemate) within the game
 scores             list<int16>     final points per seat (games scored by points), else empty
+deal_hash          string          16 hex digits identifying the deal(s) played: equal deals, equal hash
 =================  ==============  ===================================================
 
 The Parquet file's key-value metadata holds ``kbsim.version`` and
@@ -72,6 +73,7 @@ SCHEMA = pa.schema([
     ("hands", pa.int16()),
     ("blocked_hands", pa.int16()),
     ("scores", pa.list_(pa.int16())),
+    ("deal_hash", pa.string()),
 ])
 COLUMNS = SCHEMA.names
 

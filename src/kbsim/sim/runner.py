@@ -19,7 +19,7 @@ from multiprocessing import get_context
 
 from kbsim.bots import make_bot
 from kbsim.engine.compiled import CompiledGame
-from kbsim.engine.game import play_game
+from kbsim.engine.game import deal_hash_of, play_game
 from kbsim.sim.records import empty_columns
 from kbsim.sim.seeding import game_seed
 
@@ -105,6 +105,7 @@ def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
         cols["hands"].append(r.hands)
         cols["scores"].append(r.scores)
         cols["blocked_hands"].append(sum(1 for e in r.hand_ends if e == "stalemate"))
+        cols["deal_hash"].append(r.deal_hash or deal_hash_of(spec.game, spec.players, seed))
     return cols
 
 

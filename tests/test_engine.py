@@ -545,11 +545,10 @@ def test_shared_win_is_never_a_single_seat_win(game, monkeypatch):
 
 
 def test_shared_win_kept_in_records(game, monkeypatch):
+    import kbsim.engine.game as game_mod
     from kbsim import bots as bots_mod
     from kbsim.sim.records import to_table
     from kbsim.sim.runner import Backend, RunSpec, run_games
-
-    import kbsim.engine.game as game_mod
 
     monkeypatch.setattr(game_mod, "stalemate_confirmed", lambda g, st: True)  # the trigger decides here
     monkeypatch.setitem(bots_mod.BOTS, "exchanger", Exchanger)

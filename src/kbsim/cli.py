@@ -309,7 +309,7 @@ def replay(
 ) -> None:
     """Replay one game of a run (same seed, index, players, variant, bots) and print its move log."""
     from kbsim.bots import UnknownBot, make_bot, parse_bots
-    from kbsim.engine.game import deal, play_game
+    from kbsim.engine.game import play_game
     from kbsim.engine.notation import format_cards, format_move
     from kbsim.sim.seeding import game_seed
 

@@ -235,7 +235,6 @@ class GreedyBot(BaseBot):
 
     def _unlock(self, turn: Turn) -> list:
         """Rebuilds after which a hand or parked card can be laid (the engine's exact search)."""
-        hand = set(turn.hand)
         found, path = turn.lay_path()
         return path if found else []
 

@@ -428,5 +428,5 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
 
 
 __all__ = ["ALL_OUT", "GameResult", "GameState", "InvariantError", "STALEMATE", "TURN_LIMIT", "WON",
-           "bot_seed", "can_progress", "deal_hash_of", "replay_hands", "state_hash", "check_invariants", "deal", "play_game", "play_hand", "seat_can_lay",
-           "stalemate_confirmed", "team_score"]
+           "bot_seed", "can_progress", "check_invariants", "deal", "deal_hash_of", "play_game", "play_hand",
+           "replay_hands", "seat_can_lay", "stalemate_confirmed", "state_hash", "team_score"]

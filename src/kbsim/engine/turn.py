@@ -251,7 +251,7 @@ class Turn:
             return (f"row {dst + 1} is empty and a rebuild may not go onto an empty row card"
                     + g.option_hint(base + "into_empty_row"))
         if g.empty_targets is not None and dst not in g.empty_targets:
-            return f"a rebuild may go onto an empty row card only in these slots: rows " + \
+            return "a rebuild may go onto an empty row card only in these slots: rows " + \
                 ", ".join(str(r + 1) for r in sorted(g.empty_targets))
         if not g.may_open(abs(first), dst):
             return f"{g.card_text(first)} may not open empty row {dst + 1} ({g.opening_text(dst)})"

@@ -399,7 +399,8 @@ class TakeFromDiscard(Strict):
     min: int = Field(1, ge=1)
     max: int = Field(2, ge=1)
     without_effect_allowed: bool = Field(
-        True, description="The character may be played (with no effect) when the discard pile is empty.")
+        True, description="The character may be played (with no effect) whenever its effect is impossible: an "
+        "empty discard pile, or no discard card that fits anywhere.")
 
 
 class ExtraRow(Strict):

@@ -285,3 +285,19 @@ def test_kingsbridge_refusals_name_their_option():
     with pytest.raises(IllegalMove, match=r"only K"):
         t.lay(parse_cards("QS", g)[0], 4)
 
+
+
+@pytest.mark.parametrize("players, cards", [(None, 1), ("2", 1), ("4", 3)])
+def test_solve_proposes_wigelm_for_the_player_count(tmp_path, players, cards):
+    args = ["solve", "-v", "characters", "-c", "wigelm", "--rows", "2|9|9|9|9|9", "--hand", "1 2 3", "--json"]
+    if players:
+        args += ["--players", players]
+    p = run_cli(*args, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    plays = [m for m in json.loads(p.stdout)["moves"] if m.startswith("play wigelm")]
+    assert plays and len(plays[0].split()) == 2 + cards
+
+
+def test_solve_refuses_a_player_count_outside_the_rules(tmp_path):
+    p = run_cli("solve", "-v", "solo", "--rows", "2|9|9|9|9|9", "--hand", "1", "--players", "3", cwd=tmp_path)
+    assert p.returncode == 2 and "kbsim: error: --players 3" in p.stderr

@@ -599,6 +599,9 @@ def solve(
     budget: Annotated[Optional[int], typer.Option(help="Positions the search may store (default 50000); "
                                                   "past it the best turn found so far is shown.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print {laid, moves, rows, hand} as JSON.")] = False,
+    players: Annotated[Optional[int], typer.Option(
+        "--players", "-p", help="Seats at the table (default: the rules' minimum for the variant); character "
+        "powers that depend on it (one card per opponent) are proposed only as legal for that count.")] = None,
 ) -> None:
     """Find the best turn for a board and a hand: the most hand cards laid, then the best board left.
 
@@ -615,12 +618,15 @@ def solve(
     _, g = _load(game, variant, option)
     if getattr(g, "family", "rows") != "rows":
         fail(f"solve works for games played on rows of cards (Kingsbridge, King's Corners), not {g.game}")
+    seats = g.min_players if players is None else players
+    if not g.min_players <= seats <= g.max_players:
+        fail(f"--players {seats}: expected {g.min_players} to {g.max_players} for these rules")
     try:
         board = parse_board(rows, g.n_rows, g)
         held = parse_hand(hand, "--hand", g)
         gone = parse_hand(discard, "--discard", g)
         sol = solve_board(g, board, held, discard=gone, pile_size=pile, budget=budget or DEFAULT_BUDGET,
-                          character=character)
+                          character=character, players=seats)
     except BoardError as e:
         fail(str(e))
     if json_out:

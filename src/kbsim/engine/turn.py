@@ -558,7 +558,10 @@ class Turn:
             raise IllegalMove("the turn is over")
         g = self.g
         if self.needed:
-            raise IllegalMove(f"a lay-out turn must lay at least {g.min_lay} hand card(s)")
+            raise IllegalMove(f"a lay-out turn must lay at least {g.min_lay} hand card(s)"
+                              + (" while the draw pile holds cards" if g.min_only_while_pile else "")
+                              + "; a turn that lays fewer ends as an exchange, a pass or a minus-pile move, "
+                              "as these rules allow" + g.option_hint("turn.lay_out.min_hand_cards", allows=False))
         if g.must_lay:
             pending = self._must_lay_pending()
             if pending is not None:
@@ -601,11 +604,13 @@ class Turn:
         if self.phase != START:
             raise IllegalMove("an exchange must be the whole turn: cards were already laid this turn")
         if not g.exchange_allowed:
-            raise IllegalMove("exchanging is not allowed in these rules")
+            raise IllegalMove("exchanging is not allowed in these rules" + g.option_hint("turn.exchange.allowed"))
         if g.exchange_requires_pile and not self._pile:
-            raise IllegalMove("exchanging needs cards in the draw pile")
+            raise IllegalMove("exchanging needs cards in the draw pile"
+                              + g.option_hint("turn.exchange.requires_draw_pile"))
         if len(cards) < g.exchange_min:
-            raise IllegalMove(f"an exchange puts at least {g.exchange_min} card(s) under the pile")
+            raise IllegalMove(f"an exchange puts at least {g.exchange_min} card(s) under the pile"
+                              + g.option_hint("turn.exchange.min_cards", allows=False))
         self._take_from_hand(cards)
         self._pile[0:0] = reversed(cards)
         self.exchanged = len(cards)
@@ -622,9 +627,10 @@ class Turn:
         if self.phase != START:
             raise IllegalMove("a pass must be the whole turn: cards were already laid this turn")
         if not g.pass_allowed:
-            raise IllegalMove("passing is not allowed in these rules")
+            raise IllegalMove("passing is not allowed in these rules" + g.option_hint("turn.pass.allowed"))
         if g.pass_requires_empty_pile and self._pile:
-            raise IllegalMove("passing is allowed only with an empty draw pile")
+            raise IllegalMove("passing is allowed only with an empty draw pile"
+                              + g.option_hint("turn.pass.requires_empty_draw_pile"))
         self.passed = True
         self.phase = DONE
         self._after(PASS)
@@ -769,7 +775,7 @@ class Turn:
         if self.phase != START:
             raise IllegalMove("the minus pile is instead of laying: it must be the whole turn")
         if not g.minus_allowed:
-            raise IllegalMove("there is no minus pile in these rules")
+            raise IllegalMove("there is no minus pile in these rules (solo and cooperative play only)")
         source = self.hand if self.hand else [c for c, _ in self.state.parked[self.seat]]
         if len(cards) != min(g.minus_cards, len(source)) or not cards:
             raise IllegalMove(f"put exactly {g.minus_cards} card(s) on the minus pile")

@@ -285,7 +285,7 @@ class Turn:
         still end as an exchange, a pass or a minus-pile move, and the table is then restored
         to what it was before the turn's first move.
         """
-        return self._undo is not None and self.phase == LAYING and self.needed > 0
+        return bool(self._undo) and self.phase == LAYING and self.needed > 0
 
     def _restore(self) -> None:
         """Put the table back as it was before the turn's first provisional move (zones changed in place)."""
@@ -1133,6 +1133,14 @@ class Turn:
             if s != self.seat:
                 st.hands[s][:] = [HIDDEN] * len(st.hands[s])
         st.char_deck[:] = [HIDDEN_CHARACTER] * len(st.char_deck)
+        if t._undo:  # the snapshot of provisional moves hides the same cards
+            snap = t._undo[0].copy()
+            for s in range(snap.players):
+                snap.piles[s][:] = [HIDDEN] * len(snap.piles[s])
+                if s != self.seat:
+                    snap.hands[s][:] = [HIDDEN] * len(snap.hands[s])
+            snap.char_deck[:] = [HIDDEN_CHARACTER] * len(snap.char_deck)
+            t._undo = (snap, t._undo[1])
         return t
 
 

@@ -157,7 +157,7 @@ def test_complete_without_laying(game):
     # nothing laid yet and the pile holds cards: the turn may not end
     assert not t.can_end()
     assert_refused(t, END_TURN)
-    # rebuilds stay provisional until a hand card is laid (turn.lay_out.provisional): an exchange is
+    # rebuilds stay provisional until a hand card is laid (turn.lay_out.provisional_until_laid): an exchange is
     # still possible and puts the table back as it was before the rebuild
     x = t.clone()
     x.exchange((2,))

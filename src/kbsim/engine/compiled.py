@@ -372,7 +372,7 @@ def compile_rules(loaded: LoadedRules) -> CompiledGame:
         stalemate_needs_empty_piles=m.end.stalemate.requires_empty_draw_piles,
         stalemate_powers=m.end.stalemate.powers == "in_play",
         first_player=m.setup.deal.first_player,
-        provisional_moves=lay.provisional,
+        provisional_moves=lay.provisional_until_laid,
         empty_targets=(None if lay.rebuild.into_empty_groups is None else frozenset(
             r for r, gi in enumerate(row_group) if rows.groups[gi].name in lay.rebuild.into_empty_groups)),
         option_at=tuple((o.path, name) for name, o in m.options.items()),

@@ -272,7 +272,7 @@ class Turn:
                  "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi")
 
     def _snapshot(self) -> None:
-        """Remember the table before the turn's first provisional move (rule file: turn.provisional)."""
+        """Remember the table before the turn's first provisional move (turn.lay_out.provisional_until_laid)."""
         if self._undo is None and self.phase == START:  # (a search copy has () here)
             self._undo = (self.state.copy(), tuple(getattr(self, a) for a in self._COUNTERS))
 

@@ -194,7 +194,7 @@ class LayOut(Strict):
     min_only_while_draw_pile: bool = Field(
         True, description="The minimum applies only while the player's draw pile holds cards."
     )
-    provisional: bool = Field(
+    provisional_until_laid: bool = Field(
         True, description="Rebuilds and character plays stay provisional until the turn's minimum of hand cards "
         "is laid: a turn that lays fewer may still end as an exchange, pass or minus-pile move, with the table "
         "restored to its state before the turn's first move (so every turn can end).")

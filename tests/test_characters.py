@@ -833,6 +833,13 @@ def test_a_character_before_an_exchange_only_under_the_literal_reading():
     s = make_state(*s_args, char_piles=[["ragna"], []])
     t = turn_of(strict, s, 0)
     t.play("ragna", ((),))
+    # strict reading: the play made this a lay-out turn; it stays provisional until a card is laid
+    # (turn.lay_out.provisional_until_laid), so an exchange takes the play back: Ragna returns to the pile
+    t.exchange((2,))
+    assert t.phase == DONE and s.char_piles == [["ragna"], []] and t.chars_played == 0
+    s = make_state(*s_args, char_piles=[["ragna"], []])
+    t = turn_of(rules("characters", characters_on_any_turn=False, provisional_moves=False), s, 0)
+    t.play("ragna", ((),))
     with pytest.raises(IllegalMove):
         t.exchange((2,))
     for game, ok in ((g, True), (strict, False)):  # the same for a pass (empty draw pile)

@@ -389,7 +389,7 @@ def replay(
     """Replay one game of a run (same seed, index, players, variant, bots) and print its move log."""
     from kbsim import cli_checks as ck
     from kbsim.bots import UnknownBot, make_bot, parse_bots
-    from kbsim.engine.game import deal, play_game
+    from kbsim.engine.game import play_game
     from kbsim.engine.notation import format_cards, format_move
     from kbsim.sim.seeding import game_seed
 
@@ -416,33 +416,47 @@ def replay(
                       f"{' | '.join(ln['market'])}", highlight=False, markup=False)
         out.print(f"end: {res.end_reason}, winners {list(res.winners)}, scores {res.scores}", markup=False)
         return
-    import random
+    from kbsim.engine.game import replay_hands, state_hash
 
-    start = deal(g, players, random.Random(gs))
     res = play_game(g, [make_bot(n, g.family) for n in names], gs, check=True, log=True)
-    # render moves against a replayed board so rebuilds show their first card
-    from kbsim.engine.turn import Turn
 
-    st = start
-    lines = []
-    for turn_no, (seat, moves) in enumerate(res.log, start=1):
-        st.turn_no = turn_no
-        t = Turn.for_seat(g, st, seat)
-        texts = []
-        for m in moves:
-            texts.append(format_move(m, t.rows, g))
-            t.apply(m)
-        lines.append({"turn": turn_no, "seat": seat, "moves": texts,
-                      "rows": [format_cards(r) for r in st.rows]})
+    def cards(cs) -> str:
+        return format_cards(cs, g) or "_"
+
+    # render moves against a replayed board (each hand on its own deal) so rebuilds show their first card
+    hands_out = []
+    for ev in replay_hands(g, players, res):
+        if ev[0] == "deal":
+            st = ev[2]
+            hands_out.append({"hand": ev[1] + 1, "deal_hash": state_hash(st),
+                              "deal": {"rows": [cards(r) for r in st.rows],
+                                       "hands": [cards(h) for h in st.hands],
+                                       "piles": [cards(p[::-1]) for p in st.piles]},
+                              "log": []})
+            continue
+        _, turn_no, seat, done, st = ev
+        hands_out[-1]["log"].append({
+            "turn": turn_no, "seat": seat, "moves": [format_move(m, rb, g) for m, rb in done],
+            "rows": [cards(r) for r in st.rows], "hands": [cards(h) for h in st.hands],
+            "piles": [cards(p[::-1]) for p in st.piles]})
     if json_out:
         print(dumps_json({"seed": gs, "winners": list(res.winners), "end_reason": res.end_reason,
-                          "turns": res.turns, "score": res.score, "log": lines}, indent=2))
+                          "turns": res.turns, "score": res.score, "deal_hash": res.deal_hash,
+                          "log": [ln for h in hands_out for ln in h["log"]], "hands": hands_out}, indent=2))
         return
-    out.print(f"game {game_index} of run seed {seed}: game seed {gs}, {players} players, bots {','.join(names)}",
-              markup=False)
-    for ln in lines:
-        out.print(f"{ln['turn']:>4} seat {ln['seat']}: {'; '.join(ln['moves'])}   rows: {' | '.join(ln['rows'])}",
-                  highlight=False, markup=False)
+    out.print(f"game {game_index} of run seed {seed}: game seed {gs}, {players} players, bots {','.join(names)}, "
+              f"deal hash {res.deal_hash}", markup=False)
+    for h in hands_out:
+        d = h["deal"]
+        if len(hands_out) > 1:
+            out.print(f"hand {h['hand']} (deal hash {h['deal_hash']})", highlight=False, markup=False)
+        out.print(f"deal: rows {' | '.join(d['rows'])}", highlight=False, markup=False)
+        for k in range(players):
+            out.print(f"  seat {k}: hand {d['hands'][k]}; pile (top first) {d['piles'][k]}", highlight=False,
+                      markup=False)
+        for ln in h["log"]:
+            out.print(f"{ln['turn']:>4} seat {ln['seat']}: {'; '.join(ln['moves'])}   rows: {' | '.join(ln['rows'])}",
+                      highlight=False, markup=False)
     score = f", score {res.score}" if res.score is not None else ""
     out.print(f"end: {res.end_reason}, winners {list(res.winners)}, cards left {res.cards_left}{score}", markup=False)
 
@@ -680,6 +694,9 @@ def solve(
     budget: Annotated[Optional[int], typer.Option(help="Positions the search may store (default 50000); "
                                                   "past it the best turn found so far is shown.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print {laid, moves, rows, hand} as JSON.")] = False,
+    players: Annotated[Optional[int], typer.Option(
+        "--players", "-p", help="Seats at the table (default: the rules' minimum for the variant); character "
+        "powers that depend on it (one card per opponent) are proposed only as legal for that count.")] = None,
 ) -> None:
     """Find the best turn for a board and a hand: the most hand cards laid, then the best board left.
 
@@ -698,12 +715,15 @@ def solve(
 
     if not family_of(g).solver:
         fail(f"solve works for games played on rows of cards (Kingsbridge, King's Corners), not {g.game}")
+    seats = g.min_players if players is None else players
+    if not g.min_players <= seats <= g.max_players:
+        fail(f"--players {seats}: expected {g.min_players} to {g.max_players} for these rules")
     try:
         board = parse_board(rows, g.n_rows, g)
         held = parse_hand(hand, "--hand", g)
         gone = parse_hand(discard, "--discard", g)
         sol = solve_board(g, board, held, discard=gone, pile_size=pile, budget=budget or DEFAULT_BUDGET,
-                          character=character)
+                          character=character, players=seats)
     except BoardError as e:
         fail(str(e))
     if json_out:

@@ -1146,7 +1146,8 @@ class Solution:
 
 
 def solve(g: CompiledGame, rows: list[list[int]], hand: list[int], *, discard: Sequence[int] = (),
-          pile_size: int = 1, budget: int = DEFAULT_BUDGET, character: str | None = None) -> Solution:
+          pile_size: int = 1, budget: int = DEFAULT_BUDGET, character: str | None = None,
+          players: int = 1) -> Solution:
     """Solve a puzzle: the best lay-out turn for ``rows`` and ``hand``, checked through the engine.
 
     With ``character``, every legal way to play that character first (at any
@@ -1166,6 +1167,8 @@ def solve(g: CompiledGame, rows: list[list[int]], hand: list[int], *, discard: S
             no minimum applies.
         budget: positions each search may store.
         character: key of a character the player may play (``ragna``, ``aldred``, ...).
+        players: seats at the table (the solver's seat and ``players - 1`` others, whose cards are
+            unknown); powers that depend on the count (one card per opponent) follow it.
 
     Returns:
         The :class:`Solution`.
@@ -1179,6 +1182,13 @@ def solve(g: CompiledGame, rows: list[list[int]], hand: list[int], *, discard: S
         raise BoardError(f"{len(rows)} rows given, the rules have {g.n_rows}")
     check_board(g, rows, hand, discard)
     turn = Turn(g, [list(r) for r in rows], list(hand), [HIDDEN] * pile_size, list(discard))
+    st = turn.state
+    for _ in range(players - 1):  # the other seats: nothing known of their cards
+        st.hands.append([])
+        st.piles.append([])
+        st.parked.append([])
+        st.minus.append([])
+        st.char_piles.append([])
     if any(c < 0 for row in rows for c in row):
         turn.state.joker = next(c.key for c in g.roster if c.is_joker)
     if character is not None:

@@ -35,7 +35,7 @@ worth a point) only when it would otherwise have to use the minus pile.
 from __future__ import annotations
 
 from kbsim.bots.base import BaseBot
-from kbsim.engine.turn import DONE, Turn, progress_path
+from kbsim.engine.turn import DONE, Turn
 
 
 class GreedyBot(BaseBot):
@@ -235,8 +235,7 @@ class GreedyBot(BaseBot):
 
     def _unlock(self, turn: Turn) -> list:
         """Rebuilds after which a hand or parked card can be laid (the engine's exact search)."""
-        hand = set(turn.hand)
-        found, path = progress_path(self.game, turn.rows, hand | set(turn.parked), hand)
+        found, path = turn.lay_path()
         return path if found else []
 
     def _value(self, sb: Turn, opponents_given: int) -> float:
@@ -316,4 +315,7 @@ class GreedyBot(BaseBot):
         useless = [c for c in hand if c not in near]
         if len(useless) < g.exchange_min:
             useless = sorted(hand)[-g.exchange_min:]
-        turn.exchange(tuple(useless))
+        if turn.exchange_moves():
+            turn.exchange(tuple(useless))
+        else:  # no exchange in these rules or now: only what the engine lists as legal
+            turn.finish_legally()

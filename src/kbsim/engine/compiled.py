@@ -104,7 +104,13 @@ class CompiledGame:
     refill_at_start: bool = False
     win_needs_pile: bool = True
     stalemate_needs_empty_piles: bool = False
+    stalemate_powers: bool = True        # the exact stalemate test lets seats use the characters still in play
+    first_player: int = 0                # who plays first, counted from the dealer
+    provisional_moves: bool = True       # a turn that lays too few may still end as exchange/pass/minus, restored
+    empty_targets: frozenset[int] | None = None  # row cards a rebuild may fill when empty (None: any)
+    option_at: tuple[tuple[str, str], ...] = ()  # (rule-file path, option name): to name options in refusals
     must_lay: frozenset[int] = frozenset()
+    must_lay_when_drawn: bool = False    # a must-lay card drawn at the end of a turn is laid at once
     penalty: tuple[tuple[int, int], ...] = ()  # (card, points) for every card kind, when hands are scored
     match_target: int = 0                # > 0: hands are played until a penalty total reaches it
     match_rotate: bool = True
@@ -121,6 +127,24 @@ class CompiledGame:
             allowed = self.row_open[r]
             return allowed is None or card in allowed
         return self.open_any or card in self.open_values
+
+    def option_hint(self, path: str, *, allows: bool = True) -> str:
+        """``" (allowed with option `NAME`)"`` for the rule-file option that sets ``path``, or ``""`` if none.
+
+        Used by refusals to name the option or variant that would allow the refused move.
+        """
+        for p, name in self.option_at:
+            if p == path:
+                return f" (allowed with option `{name}`)" if allows else f" (see option `{name}`)"
+        return ""
+
+    def opening_text(self, r: int) -> str:
+        """Which cards may open empty row ``r``, in words (``any card`` or the list)."""
+        allowed = self.row_open[r] if 0 <= r < len(self.row_open) else None
+        if allowed is None:
+            return "any card"
+        values = sorted({self.value(c) for c in allowed})
+        return "only " + ", ".join(self.card_text(v << self.value_shift) for v in values)
 
     def value(self, card: int) -> int:
         """The value of a card (a joker counts as the value it stands for)."""
@@ -355,7 +379,14 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
         refill_at_start=m.turn.refill.when == "start",
         win_needs_pile=m.end.win.draw_pile_counts,
         stalemate_needs_empty_piles=m.end.stalemate.requires_empty_draw_piles,
+        stalemate_powers=m.end.stalemate.powers == "in_play",
+        first_player=m.setup.deal.first_player,
+        provisional_moves=lay.provisional_until_laid,
+        empty_targets=(None if lay.rebuild.into_empty_groups is None else frozenset(
+            r for r, gi in enumerate(row_group) if rows.groups[gi].name in lay.rebuild.into_empty_groups)),
+        option_at=tuple((o.path, name) for name, o in m.options.items()),
         must_lay=cards_of(lay.must_lay) if lay.must_lay else frozenset(),
+        must_lay_when_drawn=lay.must_lay_when_drawn,
         penalty=penalty,
         match_target=m.end.match.target if m.end.match else 0,
         match_rotate=m.end.match.rotate_dealer if m.end.match else True,

@@ -45,6 +45,8 @@ class Family:
         records: ``values(result) -> dict[str, Any]``: the family's record columns of one game result.
         replay: ``replay(game, players: int, seed: int, log) -> list[dict]`` (a logged game, turn by turn),
             or "" when the CLI replays the family itself.
+        deal_hash: ``hash(game, players: int, seed: int) -> str``: 16 hex digits identifying the deal of the
+            game with that seed (equal deals, equal hash).
         solver: the single-turn planner, or "" when the family has none.
     """
 
@@ -58,6 +60,7 @@ class Family:
     docs_renderer: str
     record_columns: tuple[tuple[str, str], ...]
     records: str
+    deal_hash: str = ""
     replay: str = ""
     solver: str = ""
 
@@ -121,6 +124,7 @@ FAMILIES: dict[str, Family] = {
                         ("minus_cards", "list<int16>"), ("score", "int16"), ("penalties", "list<int16>"),
                         ("blocked_hands", "int16")),
         records="kbsim.engine.families:rows_record_values",
+        deal_hash="kbsim.engine.game:rows_deal_hash",
         solver="kbsim.solver:solve",
     ),
     "market": Family(
@@ -135,6 +139,7 @@ FAMILIES: dict[str, Family] = {
         record_columns=(("cards_held", "list<int16>"), ("wagons_spent", "list<int16>"),
                         ("objectives", "list<int16>"), ("characters_lost", "int16")),
         records="kbsim.engine.market.game:record_values",
+        deal_hash="kbsim.engine.market.game:market_deal_hash",
         replay="kbsim.engine.market.game:replay_market_log",
     ),
 }

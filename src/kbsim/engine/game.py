@@ -10,6 +10,7 @@ each seat's bot gets its own stream, so a game replays exactly from its seed.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -90,6 +91,34 @@ class GameResult:
     hands: int = 1
     hand_ends: list[str] = field(default_factory=list)
     log: list[tuple[int, list[Move]]] | None = None
+    deal_hash: str = ""
+    deals: list[tuple[int, int, int]] = field(default_factory=list)
+
+
+def _digest(parts) -> str:
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+def state_hash(state: GameState) -> str:
+    """16 hex digits identifying a deal: the row starts, every seat's hand and draw pile (in order)
+    and the characters' piles, display and deck. Equal deals give equal hashes."""
+    return _digest((state.rows, state.hands, state.piles, state.char_piles, state.display, state.char_deck))
+
+
+def rows_deal_hash(game: CompiledGame, players: int, seed: int) -> str:
+    """The rows family's deal hash of the game with ``seed`` (:func:`state_hash` of its deal)."""
+    return state_hash(deal(game, players, random.Random(seed)))
+
+
+def deal_hash_of(game, players: int, seed: int) -> str:
+    """16 hex digits identifying the deal of the game with ``seed`` in any engine family.
+
+    Args:
+        game: a compiled game of any family.
+        players: seats.
+        seed: the game's seed.
+    """
+    return family_of(game).part("deal_hash")(game, players, seed)
 
 
 def _counts_after(state: GameState, seat: int) -> tuple[int, ...]:
@@ -109,6 +138,109 @@ def team_score(game: CompiledGame, state: GameState) -> int:
     empty = sum(1 for row in state.rows[:state.n_fixed] if not row)
     minus = sum(len(m) for m in state.minus)
     return per_char * unplayed + per_row * empty + per_minus * minus
+
+
+def _probe_turn(game: CompiledGame, state: GameState, seat: int, pile_cards: bool) -> Turn:
+    """A fresh turn of ``seat`` on a copy of ``state``: parked cards usable; with ``pile_cards``, the draw
+    pile's cards join the hand (they reach it by exchanges or refills)."""
+    st = state.copy()
+    st.turn_no += 1
+    hand = st.hands[seat]
+    if pile_cards:
+        hand.extend(c for c in st.piles[seat] if c > 0)
+    return Turn(game, st.rows, hand, [], st.discard, state=st, seat=seat)
+
+
+def seat_can_lay(game: CompiledGame, state: GameState, seat: int) -> bool:
+    """The exact test for one seat: can it lay a card it holds, now or on a later turn of its own?
+
+    The seat's hand and parked cards count, and its draw pile's cards where they can reach the
+    hand (an exchange is allowed, or refills are still due). Every board reachable by legal
+    rebuilds is searched with the same move generator that lists legal lays
+    (:meth:`~kbsim.engine.turn.Turn.lay_reachable`). Where the rule file's ``stalemate.powers``
+    is ``in_play``, every character still on a pile or the display is tried for this seat
+    (character piles turn as characters are played, so each may reach every seat), each legal
+    play followed by the same search. A search that reaches ``exact_search_limit`` counts as
+    "can lay" (the game goes on).
+
+    Args:
+        game: compiled rules (``rows`` family).
+        state: the game between turns (not changed).
+        seat: the seat tested.
+    """
+    pile_cards = game.exchange_allowed or len(state.hands[seat]) < game.hand_size
+    turn = _probe_turn(game, state, seat, pile_cards)
+    if not turn.hand and not turn.parked:
+        return False
+    if turn.lay_reachable() is not False:
+        return True
+    if not (game.chars_enabled and game.stalemate_powers):
+        return False
+    keys = list(dict.fromkeys([*state.display, *(k for p in state.char_piles for k in p)]))
+    for key in keys:
+        if key == "?":
+            continue
+        probe = _probe_turn(game, state, seat, pile_cards)
+        st = probe.state
+        if game.chars_display_mode:
+            if key not in st.display:
+                st.display.append(key)
+        else:
+            for p in st.char_piles:
+                if key in p:
+                    p.remove(key)
+            st.char_piles[seat].insert(0, key)
+        for mv in probe.play_moves(limit=60):
+            t = probe.clone()
+            try:
+                t.apply(mv)
+            except Exception:  # noqa: BLE001 - a play the enumerator listed but that fails is no way out
+                continue
+            if t.lay_reachable() is not False:
+                return True
+    return False
+
+
+def stalemate_confirmed(game: CompiledGame, state: GameState) -> bool:
+    """The rulebook's stalemate: no empty row card can be opened and no seat can lay any card it holds.
+
+    Implements "the game ends when nobody can lay a card, even after exchanging" as the exact
+    test of :func:`seat_can_lay` for every seat. The idle-turn count of the rule file is only
+    the trigger that calls this test.
+    """
+    return not any(seat_can_lay(game, state, k) for k in range(state.players))
+
+
+def replay_hands(game: CompiledGame, players: int, result: GameResult):
+    """Replay a logged game (``play_game(..., log=True)``) hand by hand, on each hand's own deal.
+
+    Yields ``("deal", hand_index, state)`` before each hand's first turn (the state just dealt),
+    then ``("turn", turn_no, seat, [(move, rows_before)], state)`` after each turn (turn_no counts
+    within the hand from 1; ``rows_before`` is a copy of the rows the move was made on).
+
+    Raises:
+        ValueError: the result carries no log.
+    """
+    from dataclasses import replace
+
+    if result.log is None:
+        raise ValueError("the game was played without log=True")
+    deals = result.deals or [(0, game.first_seat % players, 0)]
+    for h, (seed, dealer, start) in enumerate(deals):
+        end = deals[h + 1][2] if h + 1 < len(deals) else len(result.log)
+        g = game if dealer == game.first_seat % players else replace(game, first_seat=dealer)
+        st = deal(g, players, random.Random(seed))
+        yield ("deal", h, st)
+        for k, (seat, moves) in enumerate(result.log[start:end], start=1):
+            st.turn_no = k
+            t = Turn.for_seat(g, st, seat)
+            if g.refill_at_start:
+                t.draw_at_start()
+            done = []
+            for m in moves:
+                done.append((m, [list(r) for r in st.rows]))
+                t.apply(m)
+            yield ("turn", k, seat, done, st)
 
 
 def _hand_seed(seed: int, hand: int) -> int:
@@ -185,7 +317,10 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
         minus_cards=[sum(r.minus_cards[k] for r in results) for k in range(n)],
         penalties=totals, hands=hand,
         hand_ends=[r.end_reason for r in results],
-        log=[entry for r in results for entry in (r.log or [])] if log else None)
+        log=[entry for r in results for entry in (r.log or [])] if log else None,
+        deal_hash=_digest([r.deal_hash for r in results]) if len(results) > 1 else results[0].deal_hash,
+        deals=[(s, d, start + sum(r2.turns for r2 in results[:i]))
+               for i, r in enumerate(results) for s, d, start in r.deals])
 
 
 def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, check: bool = False,
@@ -205,6 +340,7 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
 
         game = replace(game, first_seat=first_seat)
     state = deal(game, n, random.Random(seed))
+    dealt = state_hash(state)
     for s, bot in enumerate(bots):
         bot.new_game(game, s, n, bot_seed(seed, s))
     if check:
@@ -219,7 +355,8 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
     exact_round = 0
     moves_log: list | None = [] if log else None
     rows, hands, piles = state.rows, state.hands, state.piles
-    seat = first_seat
+    seat = (first_seat + game.first_player) % n  # rule file: setup.deal.first_player, counted from the dealer
+    verdicts: dict = {}  # exact stalemate test, memoised by the position
     turns = 0
     winners: tuple[int, ...] = ()
     reason = TURN_LIMIT
@@ -251,8 +388,9 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
         completed += turn.completed
         if turn.exchanged:
             exchanges[seat] += 1
-        if turn.passed:
-            passes[seat] += 1
+        if turn.passed or (game.pass_allowed and not turn.laid and not turn.exchanged and not turn.minus_cards
+                           and not turn.won and not piles[seat]):
+            passes[seat] += 1  # a turn that lays nothing with an empty draw pile is a pass, however it was ended
         if turn.won and not all_out:
             winners, reason = (seat,), WON
             break
@@ -267,21 +405,26 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
             idle[seat] += 1
             if game.stalemate_needs_empty_piles and any(piles):
                 pass
-            elif game.stalemate_exact:
-                low = min(idle)
-                if low >= 1 and low != exact_round:
-                    exact_round = low
-                    held = set()
-                    for k in range(n):
-                        held.update(hands[k])
-                        held.update(piles[k])
-                        held.update(c for c, _ in state.parked[k])
-                    if not can_progress(game, rows, held):
+            else:
+                # the rule file's test is only the trigger; the exact test confirms before the game stops
+                if game.stalemate_exact:
+                    low = min(idle)
+                    trigger = low >= 1 and low != exact_round
+                    if trigger:
+                        exact_round = low
+                else:
+                    trigger = all(idle[k] >= -(-state.held(k) // hand_size) + game.idle_extra_turns
+                                  for k in range(n))
+                if trigger:
+                    key = state.position_key()
+                    verdict = verdicts.get(key)
+                    if verdict is None:
+                        verdict = verdicts[key] = stalemate_confirmed(game, state)
+                    if verdict:
                         reason = STALEMATE
                         break
-            elif all(idle[k] >= -(-state.held(k) // hand_size) + game.idle_extra_turns for k in range(n)):
-                reason = STALEMATE
-                break
+                    if not game.stalemate_exact:
+                        idle = [0] * n  # not a stalemate: count a fresh cycle before testing again
         seat = (seat + 1) % n
     left = [state.held(k) for k in range(n)]
     if reason == STALEMATE and game.stalemate_fewest_wins:
@@ -298,8 +441,10 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
     return GameResult(winners=winners, end_reason=reason, turns=turns, cards_left=left, cards_laid=laid,
                       exchanges=exchanges, passes=passes, rebuilds=rebuilds, rows_completed=completed,
                       minus_cards=minus, character_plays=dict(state.char_plays), score=score,
-                      penalties=penalties, hands=1, hand_ends=[reason], log=moves_log)
+                      penalties=penalties, hands=1, hand_ends=[reason], log=moves_log, deal_hash=dealt,
+                      deals=[(seed, first_seat, 0)])
 
 
 __all__ = ["ALL_OUT", "GameResult", "GameState", "InvariantError", "STALEMATE", "TURN_LIMIT", "WON",
-           "bot_seed", "can_progress", "check_invariants", "deal", "play_game", "play_hand", "team_score"]
+           "bot_seed", "can_progress", "check_invariants", "deal", "deal_hash_of", "play_game", "play_hand",
+           "replay_hands", "rows_deal_hash", "seat_can_lay", "stalemate_confirmed", "state_hash", "team_score"]

@@ -90,6 +90,27 @@ class Play(NamedTuple):
     args: tuple = ()
 
 
+def _kind_eq(self, other):
+    """Moves compare equal only when they are of the same kind and carry the same fields."""
+    return type(self) is type(other) and tuple.__eq__(self, other)
+
+
+def _kind_ne(self, other):
+    return not _kind_eq(self, other)
+
+
+def _kind_hash(self):
+    return hash((type(self).__name__, tuple(self)))
+
+
 Move = Lay | Rebuild | Exchange | Pass | EndTurn | LayStart | FillGap | Swap | LayParked | Minus | Play
 END_TURN = EndTurn()
 PASS = Pass()
+
+# Two moves of different kinds never compare equal (``Pass() != EndTurn()``, ``Lay(3, 0) != FillGap(3, 0)``),
+# although each is a tuple: equality and hashing include the move's kind.
+for _cls in (Lay, Rebuild, Exchange, Pass, EndTurn, LayStart, FillGap, Swap, LayParked, Minus, Play):
+    _cls.__eq__ = _kind_eq
+    _cls.__ne__ = _kind_ne
+    _cls.__hash__ = _kind_hash
+del _cls

@@ -14,6 +14,7 @@ Moves (one per string)
     ``rebuild R from V on S``   move row R's cards from its card V to its end onto row S
     ``rebuild R last K on S``   move the last K cards of row R onto row S
     ``rebuild R first K on S``  move the first K cards of row R onto row S (start segments)
+    ``rebuild R last K before start of S``  the same, before the first card of row S (start-laying power)
     ``exchange C C ...``        put these hand cards under the draw pile, in this order
     ``pass``                    pass the turn
     ``end``                     end a lay-out turn
@@ -161,6 +162,10 @@ def parse_move(text: str, rows: list[list[int]] | None = None, game=None) -> Mov
                 raise NotationError(f"{text!r}: {e}") from None
         if head == "lay" and len(words) == 4 and words[2] == "on":
             return Lay(_card(words[1], game), int(words[3]) - 1)
+        if head == "rebuild" and len(words) == 8 and words[4:7] == ["before", "start", "of"]:
+            src, how, n, dst = int(words[1]) - 1, words[2], int(words[3]), int(words[7]) - 1
+            if how in ("last", "first"):
+                return Rebuild(src, n, dst, how == "first", True)
         if head == "rebuild" and len(words) == 6 and words[4] == "on":
             src, how, dst = int(words[1]) - 1, words[2], int(words[5]) - 1
             n = _card(words[3], game) if how == "from" else int(words[3])
@@ -185,6 +190,7 @@ def parse_move(text: str, rows: list[list[int]] | None = None, game=None) -> Mov
             raise
         raise NotationError(f"{text!r}: expected numbers where the notation has them") from None
     raise NotationError(f"{text!r}: expected 'lay C on R', 'rebuild R from V|last K|first K on S', "
+                        f"'rebuild R last K|first K before start of S', "
                         f"'exchange C ...', 'pass', 'end', 'lay C at start of R', 'fill C in R', 'swap C', "
                         f"'lay parked C on R', 'minus C' or 'play KEY ARGS'")
 
@@ -212,11 +218,17 @@ def format_move(move: Move, rows_before: list[list[int]] | None = None, game=Non
     if t is Lay:
         return f"lay {c(move.card)} on {move.row + 1}"
     if t is Rebuild:
+        if move.to_start:
+            how = "first" if move.from_start else "last"
+            return f"rebuild {move.src + 1} {how} {move.count} before start of {move.dst + 1}"
         if move.from_start:
             return f"rebuild {move.src + 1} first {move.count} on {move.dst + 1}"
-        if rows_before is not None:
+        if rows_before is not None and 0 < move.count <= len(rows_before[move.src]):
             row = rows_before[move.src]
-            return f"rebuild {move.src + 1} from {c(row[-move.count])} on {move.dst + 1}"
+            v = row[-move.count]
+            # `from V` names the last V of the row; with duplicates, only when that is the segment's first card
+            if len(row) - 1 - row[::-1].index(v) == len(row) - move.count:
+                return f"rebuild {move.src + 1} from {c(v)} on {move.dst + 1}"
         return f"rebuild {move.src + 1} last {move.count} on {move.dst + 1}"
     if t is Exchange:
         return "exchange " + " ".join(c(x) for x in move.cards)

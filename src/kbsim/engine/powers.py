@@ -150,9 +150,14 @@ class TakeFromDiscardStep(Primitive):
         self.lo, self.hi = lo, hi
         self.without_effect = without_effect
 
+    @staticmethod
+    def _possible(turn) -> bool:
+        """True if some discard card can be laid now (the power can have an effect)."""
+        return any(turn.can_place(c, r) for c in set(turn.discard) for r in range(len(turn.rows)))
+
     def choices(self, turn) -> list[tuple]:
         out: list[tuple] = []
-        if not turn.discard:
+        if not self._possible(turn):  # empty discard pile, or nothing in it fits anywhere
             return [()] if self.without_effect else []
 
         def extend(sb, prefix: tuple) -> None:
@@ -172,8 +177,11 @@ class TakeFromDiscardStep(Primitive):
 
     def apply(self, turn, args: tuple) -> None:
         if not args:
-            if turn.discard or not self.without_effect:
+            if not self.without_effect:
                 raise IllegalMove(f"take {self.lo} to {self.hi} card(s) from the discard pile")
+            if self._possible(turn):
+                raise IllegalMove("a discard card can be laid, so this power must take one "
+                                  f"({self.lo} to {self.hi}); it may be played to no effect only when none fits")
             return
         if not self.lo <= len(args) <= self.hi:
             raise IllegalMove(f"take {self.lo} to {self.hi} card(s) from the discard pile")

@@ -100,6 +100,12 @@ class GameState:
             c[self.joker] += 1
         return c
 
+    def position_key(self) -> tuple:
+        """A hashable summary of everything the exact stalemate test reads (rows, held and parked cards, characters)."""
+        return (tuple(map(tuple, self.rows)), tuple(tuple(sorted(h)) for h in self.hands),
+                tuple(tuple(sorted(p)) for p in self.piles), tuple(tuple(sorted(p)) for p in self.parked),
+                tuple(map(tuple, self.char_piles)), tuple(self.display), self.joker)
+
     def copy(self) -> GameState:
         """An independent deep copy."""
         piles = [list(self.piles[0])] * len(self.piles) if self.shared else [list(p) for p in self.piles]

@@ -41,6 +41,7 @@ from kbsim.engine.moves import (
 from kbsim.engine.state import GameState
 
 START, LAYING, DONE = 0, 1, 2
+_LAY_MEMO: dict[int, tuple] = {}  # id(game) -> (game, {position: lay_path result}); per process
 HIDDEN = 0  # stands for a card a player may not see
 HIDDEN_CHARACTER = "?"  # stands for a face-down character card
 
@@ -69,7 +70,7 @@ class Turn:
     __slots__ = ("g", "rows", "hand", "_pile", "discard", "_opponents", "phase", "laid", "rebuilds",
                  "completed", "won", "exchanged", "passed", "log", "on_move", "state", "seat",
                  "m_start", "m_start_rb", "m_equal", "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi",
-                 "chars_played", "minus_cards", "_start_empty", "_playing")
+                 "chars_played", "minus_cards", "_start_empty", "_playing", "_undo")
 
     def __init__(self, game: CompiledGame, rows: list[list[int]], hand: list[int], pile: list[int],
                  discard: list[int], opponents=(), *, state: GameState | None = None, seat: int = 0):
@@ -97,6 +98,7 @@ class Turn:
         self.minus_cards = 0
         self._start_empty = not hand  # a turn that starts with no hand card may just refill
         self._playing: str | None = None
+        self._undo: tuple | None = None  # snapshot of the table before the turn's first provisional move
 
     @classmethod
     def for_seat(cls, game: CompiledGame, state: GameState, seat: int, opponents=()) -> Turn:
@@ -206,9 +208,54 @@ class Turn:
             return self._end_fits(d[-1], abs(first), rebuild=True) > 0
         # onto an empty row card: a split, or a whole row into a slot of another group
         # (a whole row into a slot of its own group would change nothing)
-        if not g.rebuild_into_empty or not g.may_open(abs(first), dst):
+        if not g.rebuild_into_empty or not g.may_open(abs(first), dst) or \
+                (g.empty_targets is not None and dst not in g.empty_targets):
             return False
         return count < n or (dst < len(g.row_group) and src < len(g.row_group) and g.row_group[src] != g.row_group[dst])
+
+    def rebuild_refusal(self, src: int, count: int, dst: int, from_start: bool = False,
+                        to_start: bool = False) -> str:
+        """Why ``Rebuild(src, count, dst, from_start, to_start)`` is refused now: the rule it breaks and,
+        where a rule-file option would allow it, that option (empty string if it is legal)."""
+        if self.can_rebuild(src, count, dst, from_start, to_start):
+            return ""
+        g = self.g
+        base = "turn.lay_out.rebuild."
+        rows = self.rows
+        if self.phase == DONE:
+            return "the turn is over"
+        if not g.rebuild_allowed:
+            return "rebuilding is not allowed in these rules" + g.option_hint(base + "allowed")
+        if self.rebuilds >= g.max_rebuilds:
+            return f"at most {g.max_rebuilds} rebuild(s) per turn" + g.option_hint(base + "max_per_turn", allows=False)
+        if not (0 <= src < len(rows) and 0 <= dst < len(rows)):
+            return f"there are only {len(rows)} rows"
+        if src == dst:
+            return "a row cannot be rebuilt onto itself"
+        s, d = rows[src], rows[dst]
+        if not s:
+            return f"row {src + 1} is empty"
+        if count < 1 or count > len(s):
+            return f"row {src + 1} holds {len(s)} card(s), not {count}"
+        if g.rebuild_whole_only and count != len(s):
+            return "only whole rows move, never part of one" + g.option_hint(base + "segments", allows=False)
+        if from_start and not g.rebuild_from_start:
+            return "only the last cards of a row move" + g.option_hint(base + "segments")
+        if to_start:
+            return f"cards may go before the start of row {dst + 1} only while a power allows it for rebuilds"
+        first = s[0] if from_start else s[len(s) - count]
+        if d:
+            return (f"the first moved card {g.card_text(first)} does not continue row {dst + 1} "
+                    f"(ends {g.card_text(d[-1])})")
+        if not g.rebuild_into_empty:
+            return (f"row {dst + 1} is empty and a rebuild may not go onto an empty row card"
+                    + g.option_hint(base + "into_empty_row"))
+        if g.empty_targets is not None and dst not in g.empty_targets:
+            return "a rebuild may go onto an empty row card only in these slots: rows " + \
+                ", ".join(str(r + 1) for r in sorted(g.empty_targets))
+        if not g.may_open(abs(first), dst):
+            return f"{g.card_text(first)} may not open empty row {dst + 1} ({g.opening_text(dst)})"
+        return "moving a whole row into an empty slot of its own kind would change nothing"
 
     def gaps(self, r: int) -> list[int]:
         """Values missing inside row ``r`` (one per gap left by a skip)."""
@@ -219,6 +266,57 @@ class Turn:
             if abs(b) - abs(a) == 2 * step:
                 out.append(abs(a) + step)
         return out
+
+    # ----------------------------------------------------------------- provisional moves
+    _COUNTERS = ("laid", "rebuilds", "completed", "chars_played", "m_start", "m_start_rb", "m_equal",
+                 "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi")
+
+    def _snapshot(self) -> None:
+        """Remember the table before the turn's first provisional move (turn.lay_out.provisional_until_laid)."""
+        if self._undo is None and self.phase == START:  # (a search copy has () here)
+            self._undo = (self.state.copy(), tuple(getattr(self, a) for a in self._COUNTERS))
+
+    @property
+    def provisional(self) -> bool:
+        """True while the turn has changed the table but not yet met its minimum of laid cards.
+
+        Reading (rule file, clarification "A turn that lays nothing"): rebuilds and character
+        plays stay provisional until the turn's minimum of hand cards is laid; such a turn may
+        still end as an exchange, a pass or a minus-pile move, and the table is then restored
+        to what it was before the turn's first move.
+        """
+        return bool(self._undo) and self.phase == LAYING and self.needed > 0
+
+    def _restore(self) -> None:
+        """Put the table back as it was before the turn's first provisional move (zones changed in place)."""
+        snap, counters = self._undo
+        st = self.state
+        st.rows[:] = [list(r) for r in snap.rows]
+        for k in range(len(st.hands)):
+            st.hands[k][:] = snap.hands[k]
+            st.piles[k][:] = snap.piles[k]
+            st.parked[k][:] = snap.parked[k]
+            st.minus[k][:] = snap.minus[k]
+        for k in range(len(st.char_piles)):
+            st.char_piles[k][:] = snap.char_piles[k]
+        st.discard[:] = snap.discard
+        st.display[:] = snap.display
+        st.char_deck[:] = snap.char_deck
+        st.box[:] = snap.box
+        st.joker = snap.joker
+        st.char_plays.clear()
+        st.char_plays.update(snap.char_plays)
+        for a, v in zip(self._COUNTERS, counters, strict=True):
+            setattr(self, a, v)
+        self.phase = START
+        self._undo = None
+
+    def _restored(self) -> Turn:
+        """A copy of this turn with its provisional moves taken back (to check a move first)."""
+        t = self.clone()
+        t.log = t.on_move = None
+        t._restore()
+        return t
 
     # ----------------------------------------------------------------- acting
     def apply(self, move: Move) -> None:
@@ -308,7 +406,9 @@ class Turn:
                 if how == 2:
                     self.skips -= 1
         elif not g.may_open(card, r):
-            raise IllegalMove(f"{g.card_text(card)} may not open empty row {r + 1}")
+            raise IllegalMove(f"{g.card_text(card)} may not open empty row {r + 1} ({g.opening_text(r)})")
+        if self.phase == START and g.min_lay > 1 and g.provisional_moves:
+            self._snapshot()
         hand.remove(card)
         row.append(card)
         self.laid += 1
@@ -409,7 +509,10 @@ class Turn:
     def rebuild(self, src: int, count: int, dst: int, from_start: bool = False, to_start: bool = False) -> None:
         """Move ``count`` cards from row ``src`` onto row ``dst`` (see :class:`~kbsim.engine.moves.Rebuild`)."""
         if not self.can_rebuild(src, count, dst, from_start, to_start):
-            raise IllegalMove(f"rebuild of {count} card(s) from row {src + 1} onto row {dst + 1} is not allowed")
+            raise IllegalMove(f"rebuild of {count} card(s) from row {src + 1} onto row {dst + 1} is not allowed: "
+                              + self.rebuild_refusal(src, count, dst, from_start, to_start))
+        if self.phase == START and self.g.provisional_moves:
+            self._snapshot()
         rows = self.rows
         s = rows[src]
         d = rows[dst]
@@ -455,16 +558,34 @@ class Turn:
             raise IllegalMove("the turn is over")
         g = self.g
         if self.needed:
-            raise IllegalMove(f"a lay-out turn must lay at least {g.min_lay} hand card(s)")
+            raise IllegalMove(f"a lay-out turn must lay at least {g.min_lay} hand card(s)"
+                              + (" while the draw pile holds cards" if g.min_only_while_pile else "")
+                              + "; a turn that lays fewer ends as an exchange, a pass or a minus-pile move, "
+                              "as these rules allow" + g.option_hint("turn.lay_out.min_hand_cards", allows=False))
         if g.must_lay:
             pending = self._must_lay_pending()
             if pending is not None:
                 raise IllegalMove(f"{g.card_text(pending)} must be laid while it can be")
         if not g.refill_at_start:
             self._refill()
+            if g.must_lay_when_drawn:
+                self._lay_drawn_musts()
         self.phase = DONE
         if self.log is not None or self.on_move is not None:
             self._after(END_TURN)
+
+    def _lay_drawn_musts(self) -> None:
+        """Lay every must-lay card just drawn that can be laid, each on the first row that takes it
+        (rule file: ``must_lay_when_drawn``). Part of ending the turn, so not logged as moves."""
+        log, self.log = self.log, None
+        try:
+            while self.phase != DONE:
+                c = self._must_lay_pending()
+                if c is None:
+                    break
+                self.lay(c, next(r for r in range(len(self.rows)) if self.can_lay(c, r)))
+        finally:
+            self.log = log
 
     def _take_from_hand(self, cards) -> None:
         hand = list(self.hand)
@@ -477,14 +598,19 @@ class Turn:
     def exchange(self, cards: tuple[int, ...] | list[int]) -> None:
         """Put ``cards`` under the draw pile in the order given, refill; the turn ends."""
         g = self.g
+        if self.phase != START and self.provisional:
+            self._restored().exchange(cards)  # raises, changing nothing, if the exchange is illegal
+            self._restore()
         if self.phase != START:
-            raise IllegalMove("an exchange must be the whole turn")
+            raise IllegalMove("an exchange must be the whole turn: cards were already laid this turn")
         if not g.exchange_allowed:
-            raise IllegalMove("exchanging is not allowed in these rules")
+            raise IllegalMove("exchanging is not allowed in these rules" + g.option_hint("turn.exchange.allowed"))
         if g.exchange_requires_pile and not self._pile:
-            raise IllegalMove("exchanging needs cards in the draw pile")
+            raise IllegalMove("exchanging needs cards in the draw pile"
+                              + g.option_hint("turn.exchange.requires_draw_pile"))
         if len(cards) < g.exchange_min:
-            raise IllegalMove(f"an exchange puts at least {g.exchange_min} card(s) under the pile")
+            raise IllegalMove(f"an exchange puts at least {g.exchange_min} card(s) under the pile"
+                              + g.option_hint("turn.exchange.min_cards", allows=False))
         self._take_from_hand(cards)
         self._pile[0:0] = reversed(cards)
         self.exchanged = len(cards)
@@ -495,12 +621,16 @@ class Turn:
     def pass_turn(self) -> None:
         """Pass (only where allowed: by default with an empty draw pile)."""
         g = self.g
+        if self.phase != START and self.provisional:
+            self._restored().pass_turn()
+            self._restore()
         if self.phase != START:
-            raise IllegalMove("a pass must be the whole turn")
+            raise IllegalMove("a pass must be the whole turn: cards were already laid this turn")
         if not g.pass_allowed:
-            raise IllegalMove("passing is not allowed in these rules")
+            raise IllegalMove("passing is not allowed in these rules" + g.option_hint("turn.pass.allowed"))
         if g.pass_requires_empty_pile and self._pile:
-            raise IllegalMove("passing is allowed only with an empty draw pile")
+            raise IllegalMove("passing is allowed only with an empty draw pile"
+                              + g.option_hint("turn.pass.requires_empty_draw_pile"))
         self.passed = True
         self.phase = DONE
         self._after(PASS)
@@ -508,18 +638,130 @@ class Turn:
     def can_lay_anything(self) -> bool:
         """True if some hand or parked card can be laid now or on a board reachable by rebuilds.
 
-        Hand cards may continue row ends, open empty rows or fill gaps; parked
-        cards only continue ends or open rows. When the search limit is reached
-        without an answer, the seat counts as stuck.
+        Asks the same generator that lists the legal lays (:meth:`lay_moves`: row ends, empty
+        rows, starts under a start-laying modifier, gaps, the joker swap, parked cards) on the
+        current board and on every board reachable by legal rebuilds from it (depth-first, on
+        copies; each board once). When ``exact_search_limit`` boards were explored without an
+        answer, the seat counts as stuck.
         """
-        hand = set(self.hand)
-        held = hand | set(self.parked)
-        if self.m_equal or self.skips or self.m_start:
-            if any(self.can_lay(c, r) for c in held for r in range(len(self.rows))):
-                return True
-        if self.state.joker is not None and any(-c in self.rows[r] for c in hand for r in range(len(self.rows))):
-            return True
-        return progress_path(self.g, self.rows, held, hand)[0] is True
+        return self.lay_reachable() is True
+
+    def lay_reachable(self) -> bool | None:
+        """Like :meth:`can_lay_anything`, but ``None`` when the search limit was reached.
+
+        Returns:
+            ``True`` (a lay is legal now or after some legal rebuilds), ``False`` (no board
+            reachable by rebuilds admits a lay) or ``None`` (search limit reached).
+        """
+        return self.lay_path()[0]
+
+    def lay_path(self) -> tuple[bool | None, list[Rebuild]]:
+        """The search of :meth:`lay_reachable`, with the rebuilds that lead to a board admitting a lay.
+
+        Returns:
+            ``(True, rebuilds)`` (empty: a lay is legal now), ``(False, [])`` or ``(None, [])``
+            (search limit reached).
+        """
+        if self.phase == DONE:
+            return False, []
+        if self.lay_moves():
+            return True, []
+        if not self.hand and not self.parked:
+            return False, []
+        if not self.g.rebuild_allowed or self.rebuilds >= self.g.max_rebuilds:
+            return False, []
+        g = self.g
+        memo = _LAY_MEMO.get(id(g))
+        if memo is None or memo[0] is not g:
+            if len(_LAY_MEMO) > 8:
+                _LAY_MEMO.clear()
+            memo = _LAY_MEMO[id(g)] = (g, {})
+        key = (tuple(map(tuple, self.rows)), tuple(sorted(self.hand)), tuple(sorted(self.parked)),
+               self.state.joker, self.state.n_fixed, min(self.rebuilds, 1) if g.max_rebuilds > 100 else self.rebuilds,
+               self.m_start, self.m_start_rb, self.m_equal, self.m_equal_rb, self.skips, self.m_skip_rb,
+               self.skip_lo, self.skip_hi)
+        found = memo[1].get(key)
+        if found is None:
+            if len(memo[1]) > 20000:
+                memo[1].clear()
+            found = memo[1][key] = self._search_lay_path()
+        return found[0], list(found[1])
+
+    def _board_key(self, rows: list[list[int]]) -> tuple:
+        """Rows as a search key: where every row card opens alike, their order does not matter."""
+        g = self.g
+        if len(set(g.row_open)) <= 1 and len(set(g.row_group)) <= 1:
+            n = self.state.n_fixed
+            return tuple(sorted(map(tuple, rows[:n]))), tuple(sorted(map(tuple, rows[n:])))
+        return tuple(map(tuple, rows))
+
+    def _search_lay_path(self) -> tuple[bool | None, tuple]:
+        probe = self._light_copy()
+        seen = {self._board_key(probe.rows)}
+        stack: list[tuple[Turn, list[Rebuild]]] = [(probe, [])]
+        limit = self.g.exact_search_limit
+        while stack:
+            t, path = stack.pop()
+            for mv in t.rebuild_moves():
+                nt = t.clone()
+                nt.rebuild(mv.src, mv.count, mv.dst, mv.from_start, mv.to_start)
+                key = self._board_key(nt.rows)
+                if key in seen:
+                    continue
+                seen.add(key)
+                if nt.lay_moves():
+                    return True, (*path, mv)
+                if len(seen) > limit:
+                    return None, ()
+                stack.append((nt, [*path, mv]))
+        return False, ()
+
+    def _light_copy(self) -> Turn:
+        """A copy holding only what laying and rebuilding read (rows, this seat's hand and parked
+        cards, the joker, the turn's modifiers): cheap to clone during searches."""
+        st = self.state
+        light = GameState(rows=[list(r) for r in self.rows], hands=[list(self.hand)], piles=[[]],
+                          parked=[list(st.parked[self.seat])], joker=st.joker, turn_no=st.turn_no,
+                          n_fixed=st.n_fixed)
+        t = Turn(self.g, light.rows, light.hands[0], light.piles[0], light.discard, state=light, seat=0)
+        for name in ("phase", "laid", "rebuilds", "completed", "m_start", "m_start_rb", "m_equal", "m_equal_rb",
+                     "skips", "m_skip_rb", "skip_lo", "skip_hi", "_start_empty"):
+            setattr(t, name, getattr(self, name))
+        t._undo = ()  # a search copy: rebuilds take no snapshot
+        return t
+
+    def finish_legally(self) -> None:
+        """End the turn with moves the engine lists as legal: end it if it may end; else lay a card
+        (after the rebuilds that allow one); else the first legal exchange, pass or minus move.
+
+        A fallback for bots whose own plan found no legal way to finish.
+        """
+        for _ in range(4 * (len(self.hand) + len(self.parked) + 1)):
+            if self.phase == DONE:
+                return
+            if self.can_end():
+                self.end()
+                return
+            lays = self.lay_moves()
+            if not lays:
+                found, path = self.lay_path()
+                if found:
+                    for mv in path:
+                        self.apply(mv)
+                    lays = self.lay_moves()
+            if lays:
+                self.apply(lays[0])
+                continue
+            finish = [*self.exchange_moves(), *([PASS] if self.can_pass() else []), *self.minus_moves()]
+            if finish:
+                self.apply(finish[0])
+                return
+            break
+        if self.phase != DONE:
+            moves = [m for m in self.legal_moves() if type(m) in (EndTurn, Exchange, Pass, Minus)]
+            if not moves:
+                raise IllegalMove("no legal way to finish this turn (an engine defect)")
+            self.apply(moves[0])
 
     def minus(self, cards: tuple[int, ...] | list[int]) -> None:
         """Put ``cards`` on this seat's minus pile (solo/cooperative), refill; the turn ends.
@@ -527,10 +769,13 @@ class Turn:
         The cards come from the hand; a seat with no hand card left gives parked cards instead.
         """
         g = self.g
+        if self.phase != START and self.provisional:
+            self._restored().minus(cards)
+            self._restore()
         if self.phase != START:
             raise IllegalMove("the minus pile is instead of laying: it must be the whole turn")
         if not g.minus_allowed:
-            raise IllegalMove("there is no minus pile in these rules")
+            raise IllegalMove("there is no minus pile in these rules (solo and cooperative play only)")
         source = self.hand if self.hand else [c for c, _ in self.state.parked[self.seat]]
         if len(cards) != min(g.minus_cards, len(source)) or not cards:
             raise IllegalMove(f"put exactly {g.minus_cards} card(s) on the minus pile")
@@ -574,6 +819,8 @@ class Turn:
         if not listed:
             trial = self.clone()
             trial._play_steps(key, ch, args)
+        if self.phase == START and self.g.provisional_moves:
+            self._snapshot()
         self._play_steps(key, ch, args)
         if not self.g.chars_any_turn and self.phase == START:
             self.phase = LAYING
@@ -876,6 +1123,8 @@ class Turn:
     def exchange_moves(self) -> list[Exchange]:
         """Every legal exchange, one per distinct multiset of hand cards (sorted)."""
         g = self.g
+        if self.phase != START and self.provisional:
+            return self._restored().exchange_moves()
         if self.phase != START or not g.exchange_allowed or (g.exchange_requires_pile and not self._pile):
             return []
         hand = sorted(self.hand)
@@ -919,6 +1168,8 @@ class Turn:
     def minus_moves(self) -> list[Minus]:
         """Legal minus-pile moves (each distinct choice of cards; parked cards when the hand is empty)."""
         g = self.g
+        if self.phase != START and self.provisional:
+            return self._restored().minus_moves()
         source = sorted(self.hand) if self.hand else sorted(c for c, _ in self.state.parked[self.seat])
         if self.phase != START or not g.minus_allowed or not source:
             return []
@@ -928,7 +1179,10 @@ class Turn:
         return [Minus(c) for c in sorted(set(combinations(source, k)))]
 
     def can_pass(self) -> bool:
+        """True if the turn may be a pass now (after provisional moves: on the restored table)."""
         g = self.g
+        if self.phase != START and self.provisional:
+            return self._restored().can_pass()
         return self.phase == START and g.pass_allowed and not (g.pass_requires_empty_pile and self._pile)
 
     def _must_lay_pending(self) -> int | None:
@@ -963,7 +1217,7 @@ class Turn:
                  state=st, seat=self.seat)
         for name in ("phase", "laid", "rebuilds", "completed", "won", "exchanged", "passed", "m_start",
                      "m_start_rb", "m_equal", "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi",
-                     "chars_played", "minus_cards", "_start_empty", "_playing"):
+                     "chars_played", "minus_cards", "_start_empty", "_playing", "_undo"):
             setattr(t, name, getattr(self, name))
         return t
 
@@ -976,6 +1230,14 @@ class Turn:
             if s != self.seat:
                 st.hands[s][:] = [HIDDEN] * len(st.hands[s])
         st.char_deck[:] = [HIDDEN_CHARACTER] * len(st.char_deck)
+        if t._undo:  # the snapshot of provisional moves hides the same cards
+            snap = t._undo[0].copy()
+            for s in range(snap.players):
+                snap.piles[s][:] = [HIDDEN] * len(snap.piles[s])
+                if s != self.seat:
+                    snap.hands[s][:] = [HIDDEN] * len(snap.hands[s])
+            snap.char_deck[:] = [HIDDEN_CHARACTER] * len(snap.char_deck)
+            t._undo = (snap, t._undo[1])
         return t
 
 

@@ -191,6 +191,9 @@ class Deal(Strict):
         "rest", description="`rest` deals every remaining card; an int deals that many to each seat."
     )
     first_seat: int = Field(0, ge=0, le=7, description="Seat that receives the first card (the dealer).")
+    first_player: int = Field(
+        0, ge=0, le=7, description="Who plays first, counted from the dealer in turn order: 0 the dealer, 1 the "
+        "player to the dealer's left (with 2 players, the non-dealer).")
     one_at_a_time: bool = Field(True, description="Deal one card per seat in turn order (else in blocks).")
 
 
@@ -224,6 +227,9 @@ class Rebuild(Strict):
     into_empty_row: bool = Field(
         False, description="Whether a segment may be put on an empty row card (a whole row only into another "
         "group's slot) if that slot may be opened with its first card.")
+    into_empty_groups: list[str] | None = Field(
+        None, description="With `into_empty_row`: the slot groups (table.rows.groups names) whose empty slots may "
+        "receive a rebuild; null means any group.")
     max_per_turn: int = Field(200, ge=0, le=MAX_REBUILDS,
         description="Guard against endless rebuild loops within one turn.")
 
@@ -233,12 +239,19 @@ class LayOut(Strict):
 
     summary: str = Summary
     min_hand_cards: int = Field(1, ge=0, le=MAX_HAND, description="Hand cards a lay-out turn must lay at least.")
+    must_lay_when_drawn: bool = Field(
+        False, description="A `must_lay` card drawn at the end of the turn is laid at once (first row that takes "
+        "it), before the next player's turn.")
     must_lay: list[int] = Field(
         default_factory=list, max_length=64,
             description="Values that may not stay in hand at the end of a turn if they can be laid.")
     min_only_while_draw_pile: bool = Field(
         True, description="The minimum applies only while the player's draw pile holds cards."
     )
+    provisional_until_laid: bool = Field(
+        True, description="Rebuilds and character plays stay provisional until the turn's minimum of hand cards "
+        "is laid: a turn that lays fewer may still end as an exchange, pass or minus-pile move, with the table "
+        "restored to its state before the turn's first move (so every turn can end).")
     rebuild: Rebuild
 
 
@@ -320,7 +333,9 @@ class Stalemate(Strict):
     test: Literal["idle_turns", "exact"] = Field(
         "idle_turns",
         description="`idle_turns`: every seat has had ceil(cards/hand_size) + extra turns since the last lay; "
-        "`exact`: after a full round without a lay, no held card fits any board reachable by rebuilds.",
+        "`exact`: after a full round without a lay. Either is only the trigger: the game stops only when the "
+        "exact test finds that no seat can lay any held card (hand, parked, draw pile reachable by exchanges) on "
+        "any board reachable by rebuilds, with the powers still in play (`powers`).",
     )
     idle_extra_turns: int = Field(1, ge=0, le=MAX_TURNS, description="The `+ extra` of the idle-turns test.")
     exact_search_limit: int = Field(
@@ -332,6 +347,10 @@ class Stalemate(Strict):
     )
     requires_empty_draw_piles: bool = Field(
         False, description="A stalemate can only be declared once every draw pile (or the stock) is empty.")
+    powers: Literal["in_play", "none"] = Field(
+        "in_play", description="Characters the exact test lets the seats use before a stalemate is confirmed: "
+        "`in_play` every character still on a pile or the display (piles turn as characters are played), tried "
+        "by each seat; `none` the test ignores characters.")
 
 
 class TurnLimit(Strict):
@@ -441,7 +460,8 @@ class TakeFromDiscard(Strict):
     min: int = Field(1, ge=1, le=64)
     max: int = Field(2, ge=1, le=64)
     without_effect_allowed: bool = Field(
-        True, description="The character may be played (with no effect) when the discard pile is empty.")
+        True, description="The character may be played (with no effect) whenever its effect is impossible: an "
+        "empty discard pile, or no discard card that fits anywhere.")
 
 
 class ExtraRow(Strict):

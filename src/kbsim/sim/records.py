@@ -36,6 +36,7 @@ cards_held         list<int16>     market: market cards (wagons and currency) he
 wagons_spent       list<int16>     market: wagons spent on objectives per seat
 objectives         list<int16>     market: objectives claimed per seat
 characters_lost    int16           market: characters taken that could not act
+deal_hash          string          16 hex digits identifying the deal(s) played: equal deals, equal hash
 =================  ==============  ===================================================
 
 The Parquet file's key-value metadata holds ``kbsim.version``, ``kbsim.run``
@@ -59,7 +60,7 @@ from kbsim.engine.families import FAMILIES
 #: Version of the record columns; bumped whenever a column is added, removed or changes meaning.
 #: 1: one set of columns for every game. 2: common columns plus the family's own (market games no longer
 #: write the rows family's columns).
-RECORDS_SCHEMA_VERSION = 2
+RECORDS_SCHEMA_VERSION = 3  # 2: per-family columns; 3: deal_hash
 
 #: Every record column, in file order.
 ALL_FIELDS = pa.schema([
@@ -92,6 +93,7 @@ ALL_FIELDS = pa.schema([
     ("wagons_spent", pa.list_(pa.int16())),
     ("objectives", pa.list_(pa.int16())),
     ("characters_lost", pa.int16()),
+    ("deal_hash", pa.string()),
 ])
 
 

@@ -21,7 +21,7 @@ from multiprocessing import get_context
 from kbsim.bots import make_bot
 from kbsim.engine.compiled import CompiledGame
 from kbsim.engine.families import family_of
-from kbsim.engine.game import play_game
+from kbsim.engine.game import deal_hash_of, play_game
 from kbsim.sim.records import empty_columns
 from kbsim.sim.seeding import game_seed
 
@@ -192,6 +192,7 @@ def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
         cols["scores"].append(r.scores)
         for name, value in family_of(g).record_values(r).items():  # the family's own columns
             cols[name].append(value)
+        cols["deal_hash"].append(r.deal_hash or deal_hash_of(spec.game, spec.players, seed))
     return cols
 
 

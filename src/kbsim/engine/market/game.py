@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -79,6 +80,18 @@ class MarketResult:
     hands: int = 1
     hand_ends: list[str] = field(default_factory=list)
     log: list | None = None
+    deal_hash: str = ""
+
+
+def state_digest(st: MarketState) -> str:
+    """16 hex digits identifying a dealt market state (every zone; not the random stream)."""
+    parts = [getattr(st, k) for k in type(st).__slots__ if k not in ("rng", "hidden")]
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+def market_deal_hash(game: MarketGame, players: int, seed: int) -> str:
+    """The deal hash of the market game with ``seed`` (the state its setup deals from the game's stream)."""
+    return state_digest(new_state(game, players, random.Random(seed)))
 
 
 def record_values(result: MarketResult) -> dict[str, Any]:
@@ -182,6 +195,7 @@ def play_market_game(game: MarketGame, bots: list, seed: int, *, check: bool = F
         raise ValueError(f"{game.game} is played by {game.min_players}-{game.max_players} players, not {n}")
     rng = random.Random(seed)
     st = new_state(game, n, rng)
+    dealt = state_digest(st)
     for s, bot in enumerate(bots):
         bot.new_game(game, s, n, bot_seed(seed, s))
     moves_log: list | None = [] if log else None
@@ -226,7 +240,8 @@ def play_market_game(game: MarketGame, bots: list, seed: int, *, check: bool = F
     return MarketResult(winners=winners, end_reason=play.reason, turns=play.turns, passes=play.passes,
                         scores=[p["total"] for p in points], cards_held=held, wagons_spent=spent,
                         objectives=[len(c) for c in st.claimed], characters_lost=play.lost,
-                        character_plays=dict(play.char_plays), hands=1, hand_ends=[play.reason], log=moves_log)
+                        character_plays=dict(play.char_plays), hands=1, hand_ends=[play.reason], log=moves_log,
+                        deal_hash=dealt)
 
 
 def replay_market_log(game: MarketGame, players: int, seed: int, log: list) -> list[dict[str, Any]]:

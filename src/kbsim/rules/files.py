@@ -51,7 +51,7 @@ def read_document(path: Path) -> dict[str, Any]:
 
     Raises:
         RulesError: unreadable, not UTF-8, larger than the size limit, a syntax error,
-            a duplicate key (``duplicate key `setup.hand_size` ``), a recursive alias or a
+            a duplicate key (e.g. ``setup.hand_size`` twice), a recursive alias or a
             document over the nesting/node limits; the message names the file and line.
     """
     try:

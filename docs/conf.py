@@ -1,7 +1,7 @@
 """Sphinx configuration of the kbsim documentation (``nox -s docs`` builds it with warnings as errors).
 
 The rules reference and the generated parts of the guide (command line, records
-columns, rule-file fields) are rendered at build time by :mod:`kbsim.docs_ext`
+columns, rule-file fields) are rendered at build time by :mod:`kbsim.sphinx`
 from the installed package, so kbsim must be importable (``pip install -e ".[docs]"``).
 """
 
@@ -18,7 +18,7 @@ extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
-    "kbsim.docs_ext",
+    "kbsim.sphinx",
 ]
 source_suffix = {".md": "markdown"}
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]

@@ -356,7 +356,7 @@ def test_rule_file_fields_page_has_the_json_schema(html_dir: Path) -> None:
 
 
 def test_rule_file_fields_page_covers_every_family(html_dir: Path) -> None:
-    from kbsim.docs_ext import schema_roots
+    from kbsim.sphinx.records_schema import schema_roots
 
     text = (html_dir / "guide" / "rule-file-fields.html").read_text(encoding="utf-8")
     families = {getattr(load_rules(g).model, "family", "rows") for g in GAMES}
@@ -397,7 +397,7 @@ def test_guide_describes_every_bot_and_the_solver(html_dir: Path) -> None:
 def test_a_provisional_reason_becomes_a_warning_box() -> None:
     from types import SimpleNamespace
 
-    from kbsim.docs_ext import provisional_note
+    from kbsim.sphinx.helpers import provisional_note
 
     (box,) = provisional_note(SimpleNamespace(provisional="the card list of the box is not published"))
     assert box.tagname == "warning"

@@ -163,6 +163,15 @@ class LoadedRules:
         return hashlib.blake2b(self.model.model_dump_json(by_alias=True).encode(), digest_size=8).hexdigest()
 
     @property
+    def files(self) -> tuple[Path, ...]:
+        """Every file these rules were read from: the rule file, then the files it names (a card table).
+
+        The loader checks their modification times to reuse a load; the documentation
+        build notes them as the dependencies of a generated page.
+        """
+        return (self.source, *(Path(p) for p in getattr(self.model, "dependencies", lambda: [])()))
+
+    @property
     def variant_label(self) -> str:
         """``base`` or the variant names joined by ``+``."""
         return "+".join(self.variants) or "base"
@@ -220,7 +229,7 @@ def load_rules(game: str = "kingsbridge", variants: list[str] | tuple[str, ...] 
     if key is not None:
         if len(_CACHE) > 256:
             _CACHE.clear()
-        deps = [(p, _mtime(p)) for p in getattr(loaded.model, "dependencies", lambda: [])()]
+        deps = [(p, _mtime(p)) for p in loaded.files[1:]]
         _CACHE[key] = (loaded, deps)
     return loaded
 

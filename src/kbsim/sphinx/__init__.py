@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
+from sphinx.util.fileutil import copy_asset_file
 
 from kbsim.sphinx.cli_reference import CliDirective
 from kbsim.sphinx.directives import (
@@ -77,10 +78,17 @@ from kbsim.sphinx.records_schema import RecordsDirective, SchemaDirective
 STATIC = Path(__file__).resolve().parent / "static"
 
 
-def _add_static_path(app: Sphinx) -> None:
-    """Put :data:`STATIC` on ``html_static_path`` so that the HTML builder copies ``kbsim.css``."""
-    if str(STATIC) not in app.config.html_static_path:
-        app.config.html_static_path.append(str(STATIC))
+def _copy_static(app: Sphinx, exc: Exception | None) -> None:
+    """Copy :data:`STATIC` (``kbsim.css``) into the HTML output's ``_static`` after a successful build.
+
+    Copied by the extension rather than listed in ``html_static_path``, so that the
+    project's configuration is never changed (which would make every later build a full one).
+    """
+    if exc is None and app.builder.format == "html":
+        static = Path(app.outdir) / "_static"
+        static.mkdir(parents=True, exist_ok=True)
+        for path in sorted(STATIC.iterdir()):
+            copy_asset_file(path, static / path.name, force=True)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -107,7 +115,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-purge-doc", purge_rendered)
     app.connect("env-merge-info", merge_rendered)
     app.connect("env-check-consistency", check_all_rendered)
-    app.connect("builder-inited", _add_static_path)
+    app.connect("build-finished", _copy_static)
     app.add_css_file("kbsim.css")
     from kbsim import __version__
 

@@ -406,6 +406,48 @@ def test_a_provisional_reason_becomes_a_warning_box() -> None:
     assert provisional_note(SimpleNamespace()) == []
 
 
+
+def test_style_sheet_ships_with_the_extension_and_is_linked(html_dir: Path) -> None:
+    import kbsim.sphinx
+
+    shipped = kbsim.sphinx.STATIC / "kbsim.css"
+    assert shipped.is_file() and "kbsim-board-table" in shipped.read_text(encoding="utf-8")
+    assert (html_dir / "_static" / "kbsim.css").read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8")
+    assert re.search(r'<link[^>]+href="\.\./_static/kbsim\.css', (html_dir / "rules" / "kingsbridge.html").read_text(
+        encoding="utf-8"))
+
+
+def test_generated_pages_depend_on_the_files_they_are_read_from(html_dir: Path) -> None:
+    """Incremental builds: each reference page notes its rule file and the files it names (a card table)."""
+    import pickle
+
+    with open(html_dir.parent / "doctrees" / "environment.pickle", "rb") as f:
+        env = pickle.load(f)
+    for game in GAMES:
+        deps = {(ROOT / "docs" / d).resolve() for d in env.dependencies[f"rules/{game}"]}
+        files = {Path(p).resolve() for p in load_rules(game).files}
+        assert files <= deps, f"rules/{game} does not depend on {files - deps}"
+    assert any(len(load_rules(g).files) > 1 for g in GAMES), "no shipped game names a second file (card table)"
+
+
+def test_the_extension_leaves_the_loader_alone() -> None:
+    """Registering the extension changes no function of the rules loader (no monkey-patching)."""
+    from unittest import mock
+
+    import kbsim.sphinx
+    from kbsim.rules import files, loader
+
+    before = {m: dict(vars(m)) for m in (loader, files)}
+    app = mock.MagicMock()
+    kbsim.sphinx.setup(app)
+    for event, handler in [c.args for c in app.connect.call_args_list]:
+        if event in ("builder-inited", "build-finished"):
+            handler(app, None) if event == "build-finished" else handler(app)
+    for module, names in before.items():
+        changed = [k for k, v in vars(module).items() if names.get(k) is not v]
+        assert not changed, f"{module.__name__}: {changed}"
+
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 

@@ -233,13 +233,12 @@ class MarketRulesRenderer(RulesRenderer):
     # ---- setup
     def deal_table(self, loaded: Any = None) -> list[nodes.Node]:
         """The table after setup for every supported player count, laid out by the market engine."""
-        from kbsim.engine.compiled import compile_rules
         from kbsim.engine.market import GAP, new_state
 
         loaded = loaded or self.loaded
         m = loaded.model
         try:
-            g = compile_rules(loaded)
+            g = self.family.compile(loaded)
             rows = []
             for players in range(m.players.min, m.players.max + 1):
                 st = new_state(g, players, random.Random(0))

@@ -14,6 +14,7 @@ from sphinx import addnodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from kbsim.engine.families import family
 from kbsim.sphinx.helpers import (
     CONFIDENCE,
     EXAMPLE_LABELS,
@@ -89,6 +90,7 @@ class RulesRenderer:
         self.loaded = loaded if loaded is not None else load_rules(game)
         self.model = self.loaded.model
         self.game = self.model.game
+        self.family = family(getattr(self.model, "family", None) or "rows")  # compiler and example runner
         self.defaults = dict(self.loaded.options)  # the engine's effective value of every option
         self.option_by_path = {opt.path: name for name, opt in self.model.options.items()}
         self.variants_setting: dict[str, list[tuple[str, Any]]] = {}
@@ -321,13 +323,12 @@ class RulesRenderer:
         Args:
             loaded: the rules to deal (a variant's); default the base rules of the page.
         """
-        from kbsim.engine.compiled import compile_rules
         from kbsim.engine.game import deal
 
         loaded = loaded or self.loaded
         m = loaded.model
         try:
-            g = compile_rules(loaded)
+            g = self.family.compile(loaded)
             chars = getattr(m, "characters", None)
             char_deal = (getattr(chars, "deal", None) or {}) if getattr(chars, "mode", "piles") == "piles" else {}
             rows = []
@@ -720,9 +721,7 @@ class RulesRenderer:
         if "game" not in inspect.signature(notation.parse_cards).parameters:
             return notation.parse_cards, notation.format_cards
         if self._compiled is None:
-            from kbsim.engine.compiled import compile_rules
-
-            self._compiled = compile_rules(self.loaded)
+            self._compiled = self.family.compile(self.loaded)
         g = self._compiled
         return (lambda text: notation.parse_cards(text, game=g)), (lambda cards: notation.format_cards(cards, game=g))
 
@@ -825,11 +824,7 @@ class RulesRenderer:
 
     def check_examples(self) -> None:
         """Run the examples the way ``kbsim rules test`` does; warn for each stated result the engine misses."""
-        try:
-            from kbsim.engine.examples import run_examples
-        except ImportError:  # pragma: no cover - an engine without the example runner
-            return
-        for result in run_examples(self.loaded.source):
+        for result in self.family.run_examples(self.loaded):
             if not result.ok:
                 logger.warning(
                     "kbsim: %s example %r does not give its stated result in the engine: %s",

@@ -39,6 +39,7 @@ from kbsim.engine.moves import (
     Swap,
 )
 from kbsim.engine.state import GameState
+from kbsim.engine.usage import classify, count
 
 START, LAYING, DONE = 0, 1, 2
 _LAY_MEMO: dict[int, tuple] = {}  # id(game) -> (game, {position: lay_path result}); per process
@@ -70,7 +71,7 @@ class Turn:
     __slots__ = ("g", "rows", "hand", "_pile", "discard", "_opponents", "phase", "laid", "rebuilds",
                  "completed", "won", "exchanged", "passed", "log", "on_move", "state", "seat",
                  "m_start", "m_start_rb", "m_equal", "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi",
-                 "chars_played", "minus_cards", "_start_empty", "_playing", "_undo")
+                 "chars_played", "minus_cards", "_start_empty", "_playing", "_undo", "usage")
 
     def __init__(self, game: CompiledGame, rows: list[list[int]], hand: list[int], pile: list[int],
                  discard: list[int], opponents=(), *, state: GameState | None = None, seat: int = 0):
@@ -99,6 +100,7 @@ class Turn:
         self._start_empty = not hand  # a turn that starts with no hand card may just refill
         self._playing: str | None = None
         self._undo: tuple | None = None  # snapshot of the table before the turn's first provisional move
+        self.usage: dict[str, int] | None = None  # rule usage counters (kbsim.engine.usage), when counted
 
     @classmethod
     def for_seat(cls, game: CompiledGame, state: GameState, seat: int, opponents=()) -> Turn:
@@ -322,9 +324,22 @@ class Turn:
     def apply(self, move: Move) -> None:
         """Apply ``move`` for this seat.
 
+        When :attr:`usage` is a dict, the rules the move needed are counted into it
+        (:func:`kbsim.engine.usage.classify`), once the move has succeeded.
+
         Raises:
             IllegalMove: the move is not allowed now; nothing has changed.
         """
+        usage = self.usage
+        if usage is not None:
+            keys = classify(self.g, self, move)
+            self.usage = None
+            try:
+                self.apply(move)
+            finally:
+                self.usage = usage
+            count(usage, keys)
+            return
         t = type(move)
         if t is Lay:
             self.lay(move.card, move.row)

@@ -849,7 +849,8 @@ def _tables(inp: ReportInput, st: dict) -> dict:
     for c, p, g in _cells(inp, st):
         s0 = g["seats"][0]
         summary.append({
-            "arm": c.label, "players": p, "unused": ", ".join(st.get("unused_rules", {}).get(c.key, [])), "games": f"{g['n']:,}", "deals": f"{g['deals']:,}",
+            "arm": c.label, "players": p, "unused": ", ".join(st.get("unused_rules", {}).get(c.key, [])),
+            "games": f"{g['n']:,}", "deals": f"{g['deals']:,}",
             "seat0": f"{_pct(s0['rate'])} [{_pct(s0['low'])}, {_pct(s0['high'])}]",
             "fair": _pct(1 / p),
             "seats": " / ".join(_pct(r["rate"], 1) for r in g["seats"]),

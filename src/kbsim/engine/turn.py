@@ -913,11 +913,10 @@ class Turn:
             return f"at most {g.chars_per_turn} character(s) per turn"
         if not any(c.key == key for c in g.roster):
             return "no such character in these rules"
-        if avail:
-            return f"only these are playable now: {', '.join(avail)}"
+        now = f" (playable now: {', '.join(avail)})" if avail else " (none now)"
         if g.chars_display_mode:
-            return "it is not on display"
-        return "only the top card of this seat's character pile is playable, and it is not on top"
+            return "only the characters on display are playable, and it is not on display" + now
+        return "only the top card of this seat's character pile is playable, and it is not on top" + now
 
     def _play_steps(self, key: str, ch, args: tuple) -> None:
         st = self.state

@@ -65,7 +65,8 @@ class Turn:
     Attributes (read-only for bots): ``rows``, ``hand``, ``pile_size``,
     ``discard_size``, ``laid``, ``rebuilds``, ``completed``, ``phase``,
     ``won`` (the seat ran out of cards), ``exchanged``, ``passed``, ``minus_cards``,
-    ``chars_played``.
+    ``chars_played``. ``usage``: None, or a dict into which :meth:`apply` counts the rules each
+    applied move needed (:mod:`kbsim.engine.usage`; the game loop sets it on a replay of each turn).
     """
 
     __slots__ = ("g", "rows", "hand", "_pile", "discard", "_opponents", "phase", "laid", "rebuilds",

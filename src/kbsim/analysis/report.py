@@ -47,7 +47,7 @@ from kbsim.analysis import metrics as M
 from kbsim.analysis.metrics import Z95, Delta
 
 NEEDED_COLUMNS = ["game_index", "seed", "players", "bots", "winners", "end_reason", "turns"]
-OPTIONAL_COLUMNS = ["character_plays"]
+OPTIONAL_COLUMNS = ["character_plays", "rule_usage"]
 # (column, label, unit): per-game outcomes compared deal by deal; the 0/1 ones are BINARY
 BINARY = frozenset({"seat0", "stalemate", "turn_limit", "shared"})
 METRICS = [
@@ -249,7 +249,10 @@ def compute(inp: ReportInput) -> dict:
     cells = [{"condition": k, "arm": k, "players": p, "verdict": g["balance"]["verdict"], "test": g["balance"]["test"]}
              for (k, p), g in sorted(groups.items(), key=lambda kv: (kv[0][1], order.get(kv[0][0], 0)))]
     deltas = _deltas(df, inp.comparisons)
-    return {"unused": _unused_arms(deltas), "players": players,
+    unused_rules = _unused_rules(inp, df)
+    return {"unused": sorted(set(_unused_arms(deltas)) | set(unused_rules),
+                             key=lambda k: next((i for i, c in enumerate(inp.conditions) if c.key == k), 0)),
+            "unused_rules": unused_rules, "players": players,
             "games": df.height, "groups": groups, "hist": _histograms(df, players),
             "deltas": deltas, "bots": _bot_shares(df), "characters": _characters(inp),
             "verdicts": M.rank_verdicts(cells), "adjustment": _adjustment_counts(deltas)}
@@ -262,6 +265,37 @@ def _unused_arms(deltas: list[dict]) -> list[str]:
     for d in deltas:
         by_b.setdefault(d["b"], []).append(d["delta"])
     return [b for b, ds in by_b.items() if ds and all(x.identical for x in ds)]
+
+
+def _rule_uses(df: pl.DataFrame, key: str) -> dict[str, int]:
+    """Rule-usage counter -> total uses over the records of condition ``key`` (column ``rule_usage``)."""
+    if "rule_usage" not in df.columns:
+        return {}
+    rows = df.filter(pl.col("condition") == key).select(pl.col("rule_usage").explode()).drop_nulls()
+    if rows.height == 0:
+        return {}
+    u = rows.unnest("rule_usage").group_by("rule").agg(pl.col("uses").sum())
+    return dict(zip(u["rule"].to_list(), u["uses"].to_list(), strict=True))
+
+
+def _unused_rules(inp: ReportInput, df: pl.DataFrame) -> dict[str, list[str]]:
+    """Condition key B -> the rules that tell B from its baseline A and that no game of B used.
+
+    A rule tells B from A when B's records list its usage counter (the rules of B enable it, see
+    :mod:`kbsim.engine.usage`) and A's do not. Measured, not inferred: records without the ``rule_usage``
+    column give nothing here (the "identical on every deal" inference still applies).
+    """
+    out: dict[str, list[str]] = {}
+    base_of = {b: a for b, a in inp.comparisons}
+    for c in inp.conditions:
+        a = base_of.get(c.key)
+        if a is None or a == c.key:
+            continue
+        mine, theirs = _rule_uses(df, c.key), _rule_uses(df, a)
+        never = sorted(k for k, v in mine.items() if k not in theirs and not v)
+        if never:
+            out[c.key] = never
+    return out
 
 
 def _adjustment_counts(deltas: list[dict]) -> dict:
@@ -815,7 +849,8 @@ def _tables(inp: ReportInput, st: dict) -> dict:
     for c, p, g in _cells(inp, st):
         s0 = g["seats"][0]
         summary.append({
-            "arm": c.label, "players": p, "games": f"{g['n']:,}", "deals": f"{g['deals']:,}",
+            "arm": c.label, "players": p, "unused": ", ".join(st.get("unused_rules", {}).get(c.key, [])),
+            "games": f"{g['n']:,}", "deals": f"{g['deals']:,}",
             "seat0": f"{_pct(s0['rate'])} [{_pct(s0['low'])}, {_pct(s0['high'])}]",
             "fair": _pct(1 / p),
             "seats": " / ".join(_pct(r["rate"], 1) for r in g["seats"]),
@@ -864,14 +899,20 @@ def _tables(inp: ReportInput, st: dict) -> dict:
                       "lift": f"{100 * r['lift']:+.1f} pp [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]",
                       "resolved": r["p_adj"] < 0.05} for r in st["characters"]["lift"]],
         }
-    return {"unused": [_unused_text(inp, k) for k in st.get("unused", [])], "summary": summary,
+    return {"unused": [_unused_text(inp, k, st) for k in st.get("unused", [])], "summary": summary,
             "verdicts": verdicts,
             "deltas": list(deltas.values()), "metrics": [(m, label) for m, label, _ in METRICS],
             "bots": bots, "characters": chars}
 
 
-def _unused_text(inp: ReportInput, key: str) -> str:
+def _unused_text(inp: ReportInput, key: str, st: dict | None = None) -> str:
     c = next(x for x in inp.conditions if x.key == key)
+    rules = (st or {}).get("unused_rules", {}).get(key)
+    if rules:
+        return (f"arm {c.label!r}: its rule(s) {', '.join(rules)} made no move legal in any of its games "
+                f"(rule usage counted in the records): its bots ({c.bots}) never used what tells this arm from "
+                f"its baseline, so it measured nothing. Fix: give the arm (or the study) a bot that uses the "
+                f"rule, e.g. bots = \"planner\".")
     return (f"arm {c.label!r} played exactly like its baseline on every deal at every player count: its bots "
             f"({c.bots}) never made a move its rules change, so it measured nothing. Fix: give the arm (or the "
             f"study) a bot that uses the rule, e.g. bots = \"planner\".")
@@ -896,7 +937,7 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
         Lines: one per arm and player count, then the resolved and unresolved first-player and turn deltas.
     """
     labels = {c.key: c.label for c in inp.conditions}
-    lines = [f"WARNING: {_unused_text(inp, k)}" for k in st.get("unused", [])]
+    lines = [f"WARNING: {_unused_text(inp, k, st)}" for k in st.get("unused", [])]
     for c, p, g in _cells(inp, st):
         s0 = g["seats"][0]
         lines.append(f"{c.label}, {p} players: {g['n']:,} games; seat 0 wins alone {_pct(s0['rate'])} "
@@ -974,7 +1015,8 @@ class ReportResult:
                      "text": v["verdict"]["text"], "seat_test": _clean(v["test"])} for v in self.stats["verdicts"]]
         return {"html": str(self.path), "bytes": self.size, "seconds": self.seconds, "figures": self.figures,
                 "groups": groups, "verdicts": verdicts, "adjustment": self.stats["adjustment"],
-                "unused_arms": self.stats["unused"], "deltas": deltas}
+                "unused_arms": self.stats["unused"], "unused_rules": self.stats.get("unused_rules", {}),
+                "deltas": deltas}
 
 
 def render_html(inp: ReportInput, st: dict, figures: list[dict]) -> str:

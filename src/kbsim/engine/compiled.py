@@ -109,6 +109,7 @@ class CompiledGame:
     provisional_moves: bool = True       # a turn that lays too few may still end as exchange/pass/minus, restored
     empty_targets: frozenset[int] | None = None  # row cards a rebuild may fill when empty (None: any)
     option_at: tuple[tuple[str, str], ...] = ()  # (rule-file path, option name): to name options in refusals
+    variant_at: tuple[tuple[str, str, Any], ...] = ()  # (rule-file path, variant name, value the variant sets)
     must_lay: frozenset[int] = frozenset()
     must_lay_when_drawn: bool = False    # a must-lay card drawn at the end of a turn is laid at once
     penalty: tuple[tuple[int, int], ...] = ()  # (card, points) for every card kind, when hands are scored
@@ -133,9 +134,14 @@ class CompiledGame:
 
         Used by refusals to name the option or variant that would allow the refused move.
         """
+        variants = [v for p, v, value in self.variant_at
+                    if p == path and v != self.variant and (not allows or value is not False)]
+        also = f", e.g. variant `{variants[0]}`" if variants else ""
         for p, name in self.option_at:
             if p == path:
-                return f" (allowed with option `{name}`)" if allows else f" (see option `{name}`)"
+                return f" (allowed with option `{name}`{also})" if allows else f" (see option `{name}`{also})"
+        if variants:
+            return f" (allowed in variant `{variants[0]}`)" if allows else f" (see variant `{variants[0]}`)"
         return ""
 
     def opening_text(self, r: int) -> str:
@@ -233,6 +239,27 @@ def compile_rules(loaded: LoadedRules) -> Any:
         The family's compiled game (a :class:`CompiledGame` for the rows family).
     """
     return family(loaded.model.family).compile(loaded)
+
+
+def _variant_paths(m: Any) -> tuple[tuple[str, str, Any], ...]:
+    """(rule-file path, variant name, value) for every path a variant of the rule file sets, through an option
+    or its overlay: lets refusals name the variant that would allow a refused move."""
+    opt_path = {name: o.path for name, o in m.options.items()}
+    out: list[tuple[str, str, Any]] = []
+
+    def flat(node: Any, prefix: str, variant: str) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                flat(v, f"{prefix}.{k}" if prefix else str(k), variant)
+        else:
+            out.append((prefix, variant, node))
+
+    for vname, v in (getattr(m, "variants", None) or {}).items():
+        for oname, value in v.options.items():
+            if oname in opt_path:
+                out.append((opt_path[oname], vname, value))
+        flat(v.overlay, "", vname)
+    return tuple(out)
 
 
 def compile_rows(loaded: LoadedRules) -> CompiledGame:
@@ -385,6 +412,7 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
         empty_targets=(None if lay.rebuild.into_empty_groups is None else frozenset(
             r for r, gi in enumerate(row_group) if rows.groups[gi].name in lay.rebuild.into_empty_groups)),
         option_at=tuple((o.path, name) for name, o in m.options.items()),
+        variant_at=_variant_paths(m),
         must_lay=cards_of(lay.must_lay) if lay.must_lay else frozenset(),
         must_lay_when_drawn=lay.must_lay_when_drawn,
         penalty=penalty,

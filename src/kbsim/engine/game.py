@@ -14,13 +14,15 @@ import hashlib
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import partial
+from functools import partial, reduce
 
 from kbsim.engine.compiled import CompiledGame
 from kbsim.engine.families import family_of
 from kbsim.engine.moves import Move
 from kbsim.engine.state import GameState, deal
 from kbsim.engine.turn import DONE, Turn, can_progress
+from kbsim.engine.usage import enabled as usage_enabled
+from kbsim.engine.usage import merge as merge_usage
 
 WON, STALEMATE, TURN_LIMIT, ALL_OUT = "won", "stalemate", "turn_limit", "all_out"
 
@@ -72,6 +74,8 @@ class GameResult:
         hands: hands played (1 unless the rules play a match).
         hand_ends: end reason of each hand.
         log: ``(seat, [moves])`` per turn when logging was asked for.
+        rule_usage: usage counter -> uses in the game (:mod:`kbsim.engine.usage`): how often an optional
+            rule, option or power made a taken move legal.
     """
 
     winners: tuple[int, ...]
@@ -93,6 +97,7 @@ class GameResult:
     log: list[tuple[int, list[Move]]] | None = None
     deal_hash: str = ""
     deals: list[tuple[int, int, int]] = field(default_factory=list)
+    rule_usage: dict[str, int] = field(default_factory=dict)
 
 
 def _digest(parts) -> str:
@@ -319,6 +324,7 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
         hand_ends=[r.end_reason for r in results],
         log=[entry for r in results for entry in (r.log or [])] if log else None,
         deal_hash=_digest([r.deal_hash for r in results]) if len(results) > 1 else results[0].deal_hash,
+        rule_usage=reduce(merge_usage, (r.rule_usage for r in results), {}),
         deals=[(s, d, start + sum(r2.turns for r2 in results[:i]))
                for i, r in enumerate(results) for s, d, start in r.deals])
 
@@ -354,6 +360,7 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
     idle = [0] * n
     exact_round = 0
     moves_log: list | None = [] if log else None
+    usage = dict.fromkeys(usage_enabled(game), 0)  # every counter the rules enable, used or not
     rows, hands, piles = state.rows, state.hands, state.piles
     seat = (first_seat + game.first_player) % n  # rule file: setup.deal.first_player, counted from the dealer
     verdicts: dict = {}  # exact stalemate test, memoised by the position
@@ -371,15 +378,18 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
         state.turn_no = turns
         turn = Turn(game, rows, hands[seat], piles[seat], state.discard, partial(_counts_after, state, seat),
                     state=state, seat=seat)
-        if log:
-            turn.log = []
+        turn.log = []  # also replayed below to count rule usage
         if check:
             turn.on_move = lambda _t: check_invariants(game, state, expected, chars0)
         if game.refill_at_start:
             turn.draw_at_start()
+        replay = turn.clone()  # bots may call the move methods directly: count usage on a replay via apply
         bots[seat].play_turn(turn)
         if turn.phase != DONE:
             turn.end()
+        replay.usage = usage
+        for mv in turn.log:
+            replay.apply(mv)
         if log:
             moves_log.append((seat, turn.log))
         laid[seat] += turn.laid
@@ -442,7 +452,7 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
                       exchanges=exchanges, passes=passes, rebuilds=rebuilds, rows_completed=completed,
                       minus_cards=minus, character_plays=dict(state.char_plays), score=score,
                       penalties=penalties, hands=1, hand_ends=[reason], log=moves_log, deal_hash=dealt,
-                      deals=[(seed, first_seat, 0)])
+                      deals=[(seed, first_seat, 0)], rule_usage=usage)
 
 
 __all__ = ["ALL_OUT", "GameResult", "GameState", "InvariantError", "STALEMATE", "TURN_LIMIT", "WON",

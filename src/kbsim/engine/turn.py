@@ -39,6 +39,7 @@ from kbsim.engine.moves import (
     Swap,
 )
 from kbsim.engine.state import GameState
+from kbsim.engine.usage import classify, count
 
 START, LAYING, DONE = 0, 1, 2
 _LAY_MEMO: dict[int, tuple] = {}  # id(game) -> (game, {position: lay_path result}); per process
@@ -64,13 +65,14 @@ class Turn:
     Attributes (read-only for bots): ``rows``, ``hand``, ``pile_size``,
     ``discard_size``, ``laid``, ``rebuilds``, ``completed``, ``phase``,
     ``won`` (the seat ran out of cards), ``exchanged``, ``passed``, ``minus_cards``,
-    ``chars_played``.
+    ``chars_played``. ``usage``: None, or a dict into which :meth:`apply` counts the rules each
+    applied move needed (:mod:`kbsim.engine.usage`; the game loop sets it on a replay of each turn).
     """
 
     __slots__ = ("g", "rows", "hand", "_pile", "discard", "_opponents", "phase", "laid", "rebuilds",
                  "completed", "won", "exchanged", "passed", "log", "on_move", "state", "seat",
                  "m_start", "m_start_rb", "m_equal", "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi",
-                 "chars_played", "minus_cards", "_start_empty", "_playing", "_undo")
+                 "chars_played", "minus_cards", "_start_empty", "_playing", "_undo", "usage")
 
     def __init__(self, game: CompiledGame, rows: list[list[int]], hand: list[int], pile: list[int],
                  discard: list[int], opponents=(), *, state: GameState | None = None, seat: int = 0):
@@ -99,6 +101,7 @@ class Turn:
         self._start_empty = not hand  # a turn that starts with no hand card may just refill
         self._playing: str | None = None
         self._undo: tuple | None = None  # snapshot of the table before the turn's first provisional move
+        self.usage: dict[str, int] | None = None  # rule usage counters (kbsim.engine.usage), when counted
 
     @classmethod
     def for_seat(cls, game: CompiledGame, state: GameState, seat: int, opponents=()) -> Turn:
@@ -159,6 +162,21 @@ class Turn:
                 and (self.m_skip_rb or not rebuild):
             return 2
         return 0
+
+    def _joint_hint(self, lower: int, upper: int, rebuild: bool = False) -> str:
+        """Why the joint ``lower`` -> ``upper`` is refused when a power could allow it (empty otherwise)."""
+        d = abs(upper) - abs(lower)
+        if d == 0:
+            if self.m_equal and rebuild and not self.m_equal_rb:
+                return "; the equal-value power in force does not apply to rebuilds"
+            return "; an equal value is not in sequence" + self.power_hint("modifier", "equal_values")
+        if d == 2 * self.g.step:
+            if self.skips and rebuild and not self.m_skip_rb:
+                return "; the skip power in force does not apply to rebuilds"
+            if self.skips:
+                return (f"; the skip power in force skips only values from {self.skip_lo} to {self.skip_hi}")
+            return "; a skipped value is not in sequence" + self.power_hint("modifier", "skip_value")
+        return ""
 
     def _end_fits(self, end: int, card: int, rebuild: bool = False) -> int:
         """How ``card`` may follow row end ``end`` (see :meth:`_joint_fits`)."""
@@ -242,11 +260,12 @@ class Turn:
         if from_start and not g.rebuild_from_start:
             return "only the last cards of a row move" + g.option_hint(base + "segments")
         if to_start:
-            return f"cards may go before the start of row {dst + 1} only while a power allows it for rebuilds"
+            return (f"cards may go before the start of row {dst + 1} only while a power allows it for rebuilds"
+                    + self.power_hint("modifier", "lay_at_start"))
         first = s[0] if from_start else s[len(s) - count]
         if d:
             return (f"the first moved card {g.card_text(first)} does not continue row {dst + 1} "
-                    f"(ends {g.card_text(d[-1])})")
+                    f"(ends {g.card_text(d[-1])})" + self._joint_hint(d[-1], first, rebuild=True))
         if not g.rebuild_into_empty:
             return (f"row {dst + 1} is empty and a rebuild may not go onto an empty row card"
                     + g.option_hint(base + "into_empty_row"))
@@ -256,6 +275,24 @@ class Turn:
         if not g.may_open(abs(first), dst):
             return f"{g.card_text(first)} may not open empty row {dst + 1} ({g.opening_text(dst)})"
         return "moving a whole row into an empty slot of its own kind would change nothing"
+
+    def power_hint(self, kind: str, mod: str = "") -> str:
+        """Which power of the rules allows a move the base rules refuse, for refusals: the characters
+        whose power has a step of ``kind`` (and modifier ``mod``), and the option or variant that puts
+        characters into play when they are off (empty string if no character has such a power)."""
+        g = self.g
+        keys = [c.key for c in g.roster
+                if any(st.kind == kind and (not mod or getattr(st, "mod", "") == mod) for st in c.steps)]
+        off = "" if g.chars_enabled else g.option_hint("characters.enabled")
+        if not keys:
+            if off:
+                return "; only a character's power allows it, and characters are not in play in these rules" + off
+            return "; no power in these rules allows it"
+        when = ", for the rest of the turn in which it is played" if kind == "modifier" else ""
+        text = f"; only the power of {', '.join(keys)} allows it{when}"
+        if off:
+            text += ", and characters are not in play in these rules" + off
+        return text
 
     def gaps(self, r: int) -> list[int]:
         """Values missing inside row ``r`` (one per gap left by a skip)."""
@@ -322,9 +359,22 @@ class Turn:
     def apply(self, move: Move) -> None:
         """Apply ``move`` for this seat.
 
+        When :attr:`usage` is a dict, the rules the move needed are counted into it
+        (:func:`kbsim.engine.usage.classify`), once the move has succeeded.
+
         Raises:
             IllegalMove: the move is not allowed now; nothing has changed.
         """
+        usage = self.usage
+        if usage is not None:
+            keys = classify(self.g, self, move)
+            self.usage = None
+            try:
+                self.apply(move)
+            finally:
+                self.usage = usage
+            count(usage, keys)
+            return
         t = type(move)
         if t is Lay:
             self.lay(move.card, move.row)
@@ -402,7 +452,8 @@ class Turn:
                 how = self._end_fits(row[-1], card)
                 if not how:
                     raise IllegalMove(f"{g.card_text(card)} does not continue row {r + 1} "
-                                      f"(ends {g.card_text(row[-1])})")
+                                      f"(ends {g.card_text(row[-1])}): a card laid on a row end must "
+                                      f"follow it in sequence" + self._joint_hint(row[-1], card))
                 if how == 2:
                     self.skips -= 1
         elif not g.may_open(card, r):
@@ -423,13 +474,19 @@ class Turn:
     def lay_start(self, card: int, r: int) -> None:
         """Lay hand card ``card`` before the first card of row ``r`` (start-laying modifier)."""
         self._check_layable()
+        g = self.g
+        if not self.m_start:
+            raise IllegalMove("a card goes before the first card of a row only while a power allows it"
+                              + self.power_hint("modifier", "lay_at_start"))
         if not 0 <= r < len(self.rows) or not self.rows[r]:
             raise IllegalMove(f"row {r + 1} has no first card to lay before")
         if card not in self.hand:
-            raise IllegalMove(f"card {card} is not in hand")
+            raise IllegalMove(f"card {g.card_text(card)} is not in hand")
         how = self._start_fits(self.rows[r][0], card)
         if not how:
-            raise IllegalMove(f"{card} may not go before the start of row {r + 1}")
+            raise IllegalMove(f"{g.card_text(card)} may not go before the start of row {r + 1} (starts "
+                              f"{g.card_text(self.rows[r][0])}): the row must still run in sequence"
+                              + self._joint_hint(card, self.rows[r][0]))
         if how == 2:
             self.skips -= 1
         self.hand.remove(card)
@@ -445,15 +502,18 @@ class Turn:
         self._check_layable()
         if not 0 <= r < len(self.rows):
             raise IllegalMove(f"no row {r + 1}")
+        g = self.g
         if card not in self.hand:
-            raise IllegalMove(f"card {card} is not in hand")
+            raise IllegalMove(f"card {g.card_text(card)} is not in hand")
         row = self.rows[r]
-        step = self.g.step
+        step = g.step
         for i in range(1, len(row)):
             if abs(row[i]) - abs(row[i - 1]) == 2 * step and abs(row[i - 1]) + step == card:
                 break
         else:
-            raise IllegalMove(f"row {r + 1} has no gap that {card} fills")
+            raise IllegalMove(f"row {r + 1} has no gap that {g.card_text(card)} fills: a hand card goes into a "
+                              f"row only into a gap left by a skipped value, and only the missing value fills it"
+                              + ("" if self.gaps(r) else self.power_hint("modifier", "skip_value")))
         self.hand.remove(card)
         row.insert(i, card)
         self.laid += 1
@@ -465,16 +525,19 @@ class Turn:
     def swap(self, card: int) -> None:
         """Reclaim the joker with the exact hand card it stands for; it goes under this seat's character pile."""
         self._check_layable()
+        g = self.g
         if self.state.joker is None:
-            raise IllegalMove("no joker lies in a row")
+            raise IllegalMove("no joker lies in a row: a joker is reclaimed only after a power laid it"
+                              + self.power_hint("joker"))
         if card not in self.hand:
-            raise IllegalMove(f"card {card} is not in hand")
+            raise IllegalMove(f"card {g.card_text(card)} is not in hand")
         for row in self.rows:
             if -card in row:
                 row[row.index(-card)] = card
                 break
         else:
-            raise IllegalMove(f"the joker does not stand for {card}")
+            raise IllegalMove(f"the joker does not stand for {g.card_text(card)}: only the exact card it stands "
+                              f"for reclaims it")
         self.hand.remove(card)
         self._joker_to(self.seat)
         self.laid += 1
@@ -488,14 +551,23 @@ class Turn:
         park = self.state.parked[self.seat]
         now = self.state.turn_no
         i = next((k for k, (c, t) in enumerate(park) if c == card and t < now), None)
+        g = self.g
         if i is None:
-            raise IllegalMove(f"no parked {card} usable this turn")
+            if any(c == card for c, _ in park):
+                raise IllegalMove(f"parked {g.card_text(card)} was parked this turn: a parked card is laid only "
+                                  f"in a later turn")
+            raise IllegalMove(f"no parked {g.card_text(card)}: only cards parked by a power are laid this way"
+                              + self.power_hint("park"))
         if not 0 <= r < len(self.rows):
             raise IllegalMove(f"no row {r + 1}")
         row = self.rows[r]
-        how = self._end_fits(row[-1], card) if row else (1 if self.g.may_open(card, r) else 0)
+        how = self._end_fits(row[-1], card) if row else (1 if g.may_open(card, r) else 0)
         if not how:
-            raise IllegalMove(f"parked {card} does not fit row {r + 1}")
+            if row:
+                raise IllegalMove(f"parked {g.card_text(card)} does not continue row {r + 1} (ends "
+                                  f"{g.card_text(row[-1])}): a parked card goes only on a row end, in sequence"
+                                  + self._joint_hint(row[-1], card))
+            raise IllegalMove(f"parked {g.card_text(card)} may not open empty row {r + 1} ({g.opening_text(r)})")
         if how == 2:
             self.skips -= 1
         del park[i]
@@ -775,12 +847,14 @@ class Turn:
         if self.phase != START:
             raise IllegalMove("the minus pile is instead of laying: it must be the whole turn")
         if not g.minus_allowed:
-            raise IllegalMove("there is no minus pile in these rules (solo and cooperative play only)")
+            raise IllegalMove("there is no minus pile in these rules" + g.option_hint("turn.minus.allowed"))
         source = self.hand if self.hand else [c for c, _ in self.state.parked[self.seat]]
         if len(cards) != min(g.minus_cards, len(source)) or not cards:
-            raise IllegalMove(f"put exactly {g.minus_cards} card(s) on the minus pile")
+            raise IllegalMove(f"put exactly {min(g.minus_cards, len(source))} card(s) on the minus pile, as these "
+                              f"rules say" + g.option_hint("turn.minus.cards", allows=False))
         if g.minus_only_when_stuck and self.can_lay_anything():
-            raise IllegalMove("a card can still be laid, so nothing goes to the minus pile")
+            raise IllegalMove("a card can still be laid (now or after rebuilds), and the minus pile takes cards "
+                              "only from a seat that cannot lay" + g.option_hint("turn.minus.only_when_stuck"))
         if self.hand:
             self._take_from_hand(cards)
         else:
@@ -811,20 +885,39 @@ class Turn:
         """
         avail = self.available_characters()
         if key not in avail:
-            why = "no character can be played now" if not avail else f"playable now: {', '.join(avail)}"
-            raise IllegalMove(f"character {key!r} cannot be played ({why})")
+            raise IllegalMove(f"character {key!r} cannot be played: {self._play_refusal(key, avail)}")
         ch = self.g.character(key)
         if len(args) != len(ch.steps):
-            raise IllegalMove(f"{key} takes {len(ch.steps)} argument group(s), got {len(args)}")
+            raise IllegalMove(f"{key} takes {len(ch.steps)} argument group(s), got {len(args)}: "
+                              + "; ".join(f"{i + 1}. {st.kind}" for i, st in enumerate(ch.steps)))
         if not listed:
             trial = self.clone()
-            trial._play_steps(key, ch, args)
+            try:
+                trial._play_steps(key, ch, args)
+            except IllegalMove as e:
+                raise IllegalMove(f"{key}'s power refuses these arguments: {e}") from None
         if self.phase == START and self.g.provisional_moves:
             self._snapshot()
         self._play_steps(key, ch, args)
         if not self.g.chars_any_turn and self.phase == START:
             self.phase = LAYING
         self._after(Play(key, tuple(args)))
+
+    def _play_refusal(self, key: str, avail: list[str]) -> str:
+        """Why character ``key`` is not playable now (the rule broken, and the option that would allow it)."""
+        g = self.g
+        if not g.chars_enabled:
+            return "characters are not in play in these rules" + g.option_hint("characters.enabled")
+        if self.phase == DONE:
+            return "the turn is over"
+        if self.chars_played >= g.chars_per_turn:
+            return f"at most {g.chars_per_turn} character(s) per turn"
+        if not any(c.key == key for c in g.roster):
+            return "no such character in these rules"
+        now = f" (playable now: {', '.join(avail)})" if avail else " (none now)"
+        if g.chars_display_mode:
+            return "only the characters on display are playable, and it is not on display" + now
+        return "only the top card of this seat's character pile is playable, and it is not on top" + now
 
     def _play_steps(self, key: str, ch, args: tuple) -> None:
         st = self.state

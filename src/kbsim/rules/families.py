@@ -7,18 +7,19 @@ table as each family's ``schema``.
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
 from kbsim.rules.market_schema import MarketRuleFile
 from kbsim.rules.schema import RuleFile
 
-RULE_MODELS: dict[str, type[BaseModel]] = {"rows": RuleFile, "market": MarketRuleFile}
+#: A validated rule document of any family.
+RuleDocument = RuleFile | MarketRuleFile
+
+RULE_MODELS: dict[str, type[RuleFile] | type[MarketRuleFile]] = {"rows": RuleFile, "market": MarketRuleFile}
 
 
-def rule_model(family: str | None) -> type[BaseModel]:
+def rule_model(family: str | None) -> type[RuleFile] | type[MarketRuleFile]:
     """The model of rule files of ``family`` (the rows model when the family is missing or unknown, so that the
     rows model's own validation names the bad ``family`` value)."""
     return RULE_MODELS.get(family or "rows", RuleFile)
 
 
-__all__ = ["RULE_MODELS", "rule_model"]
+__all__ = ["RULE_MODELS", "RuleDocument", "rule_model"]

@@ -18,9 +18,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kbsim.rules.families import rule_model
+from kbsim.rules.families import RuleDocument, rule_model
 from kbsim.rules.files import RulesError, _shipped_dir, format_validation, read_document
-from kbsim.rules.schema import RuleFile
 from kbsim.strict_io import load_yaml_scalar
 
 _CACHE: dict[tuple, tuple[LoadedRules, list]] = {}  # key -> (rules, [(file it depends on, mtime)])
@@ -56,7 +55,7 @@ def find_rule_file(game: str) -> Path:
     raise RulesError(f"unknown game {game!r}: expected one of {known}, or a path to a rule file")
 
 
-def validate_document(doc: dict[str, Any], source: Path | str, rule_file: Path | None = None) -> RuleFile:
+def validate_document(doc: dict[str, Any], source: Path | str, rule_file: Path | None = None) -> RuleDocument:
     """Validate a rule document.
 
     Args:
@@ -146,7 +145,7 @@ class LoadedRules:
         changed: options whose value differs from the base file's default.
     """
 
-    model: RuleFile
+    model: RuleDocument
     source: Path
     variants: tuple[str, ...] = ()
     options: dict[str, Any] = field(default_factory=dict)
@@ -177,7 +176,7 @@ class LoadedRules:
         return "+".join(self.variants) or "base"
 
 
-def apply_options(doc: dict[str, Any], base: RuleFile, options: dict[str, Any], source: Path | str,
+def apply_options(doc: dict[str, Any], base: RuleDocument, options: dict[str, Any], source: Path | str,
                   where: str = "--option") -> dict[str, Any]:
     """Set named options in a document (a copy is returned).
 

@@ -48,6 +48,10 @@ from kbsim.rules.schema import (
 )
 
 Key = Field(pattern=r"^[a-z][a-z0-9-]*$", description="Identifier (lower case, digits, `-`).")
+#: What gives a player icons for contracts.
+IconSource = Literal["objectives", "tokens"]
+#: What breaks a tie in points, in the order given.
+TieBreaker = Literal["objective_points", "currency", "objectives", "contract_points"]
 
 
 # ------------------------------------------------------------------ the card table (a separate file)
@@ -266,8 +270,8 @@ class Contracts(Strict):
     summary: str = Summary
     dealt: int = Field(2, ge=1, le=10, description="Contracts dealt to each player at setup.")
     keep: int = Field(1, ge=1, le=10, description="Contracts each player keeps (the others go to the box unseen).")
-    icon_sources: list[Literal["objectives", "tokens"]] = Field(
-        default_factory=lambda: ["objectives", "tokens"],
+    icon_sources: list[IconSource] = Field(
+        default_factory=lambda: list[IconSource](["objectives", "tokens"]),
         description="What gives icons: the company icons of claimed objectives, company tokens.")
     icon_use: Literal["exclusive", "shared"] = Field(
         "exclusive", description="`exclusive`: an icon counts in at most one term of a contract (the best "
@@ -343,8 +347,8 @@ class Score(Strict):
     per_currency: int = Field(1, ge=-MAX_POINTS, le=MAX_POINTS, description="Points per currency card kept.")
     per_token: int = Field(0, ge=-MAX_POINTS, le=MAX_POINTS,
                            description="Points per company token (besides their icons).")
-    tie_breakers: list[Literal["objective_points", "currency", "objectives", "contract_points"]] = Field(
-        default_factory=lambda: ["objective_points"],
+    tie_breakers: list[TieBreaker] = Field(
+        default_factory=lambda: list[TieBreaker](["objective_points"]),
         description="Compared in order among the tied players; a tie that remains is a shared win.")
 
 

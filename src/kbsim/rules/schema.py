@@ -294,7 +294,7 @@ class Turn(Strict):
     lay_out: LayOut
     exchange: Exchange
     pass_: Pass = Field(alias="pass")
-    minus: Minus = Field(default_factory=lambda: Minus(summary=""))
+    minus: Minus = Field(default_factory=lambda: Minus.model_validate({"summary": ""}))
     refill: Refill
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)

@@ -37,6 +37,9 @@ wagons_spent       list<int16>     market: wagons spent on objectives per seat
 objectives         list<int16>     market: objectives claimed per seat
 characters_lost    int16           market: characters taken that could not act
 deal_hash          string          16 hex digits identifying the deal(s) played: equal deals, equal hash
+rule_usage         list<struct>    ``{rule, uses}``: how often an optional rule, option or power made a taken
+                                   move legal (:mod:`kbsim.engine.usage`); every counter the rules enable is
+                                   listed, with 0 uses if never used; market games: empty
 =================  ==============  ===================================================
 
 The Parquet file's key-value metadata holds ``kbsim.version``, ``kbsim.run``
@@ -60,7 +63,7 @@ from kbsim.engine.families import FAMILIES
 #: Version of the record columns; bumped whenever a column is added, removed or changes meaning.
 #: 1: one set of columns for every game. 2: common columns plus the family's own (market games no longer
 #: write the rows family's columns).
-RECORDS_SCHEMA_VERSION = 3  # 2: per-family columns; 3: deal_hash
+RECORDS_SCHEMA_VERSION = 4  # 2: per-family columns; 3: deal_hash; 4: rule_usage
 
 #: Every record column, in file order.
 ALL_FIELDS = pa.schema([
@@ -94,6 +97,7 @@ ALL_FIELDS = pa.schema([
     ("objectives", pa.list_(pa.int16())),
     ("characters_lost", pa.int16()),
     ("deal_hash", pa.string()),
+    ("rule_usage", pa.list_(pa.struct([("rule", pa.string()), ("uses", pa.int32())]))),
 ])
 
 

@@ -22,6 +22,7 @@ from kbsim.bots import make_bot
 from kbsim.engine.compiled import CompiledGame
 from kbsim.engine.families import family_of
 from kbsim.engine.game import deal_hash_of, play_game
+from kbsim.engine.usage import record as usage_record
 from kbsim.sim.records import empty_columns
 from kbsim.sim.seeding import game_seed
 
@@ -193,6 +194,7 @@ def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
         for name, value in family_of(g).record_values(r).items():  # the family's own columns
             cols[name].append(value)
         cols["deal_hash"].append(r.deal_hash or deal_hash_of(spec.game, spec.players, seed))
+        cols["rule_usage"].append(usage_record(getattr(r, "rule_usage", {})))  # market: empty
     return cols
 
 

@@ -138,6 +138,7 @@ class MarketGame:
     provisional: str | None = None
     first_seat: int = 0
     character_first: bool = True
+    option_at: tuple[tuple[str, str], ...] = ()  # (rule-file path, option name): to name options in refusals
     family: str = "market"
     score: None = None  # no team score (the rows family's solo score)
 
@@ -236,5 +237,6 @@ def compile_market(loaded: LoadedRules, table: Any = None) -> MarketGame:
         per_currency=end.score.per_currency, per_token=end.score.per_token,
         tie_breakers=tuple(end.score.tie_breakers), stall_round=end.stall.idle_round,
         provisional=m.provisional, first_seat=m.setup.first_seat,
-        character_first=m.turn.take.character_acts == "before_refill")
+        character_first=m.turn.take.character_acts == "before_refill",
+        option_at=tuple((o.path, name) for name, o in m.options.items()))
 

@@ -1,0 +1,171 @@
+"""Rule usage: which optional rule, option or power made each taken move legal.
+
+A designer comparing two variants needs to know that the bots actually made the moves that tell the
+variants apart; "no difference" means nothing when the variant's rule was never used. This module
+classifies one move, before it is applied, into the *usage counters* it exercises. The counters are
+named after the rule-file path of the rule that allows the move (so a report can match them against the
+paths a variant or option changes); power-granted moves are named after the power primitive, and
+character plays after the character key. Nothing here compares against a game, character or card name:
+every decision reads the compiled rules and the move.
+
+Counters (:data:`COUNTERS` lists the fixed ones):
+
+``turn.lay_out.rebuild.segments``
+    a rebuild moving the *first* cards of a row (not the whole row): needs ``segments: either``.
+``turn.lay_out.rebuild.into_empty_row``
+    a rebuild onto an empty row card (a split, or a whole pile into an empty slot).
+``turn.lay_out.min_hand_cards``
+    a lay-out turn ended having laid no hand card while the minimum was 0 (a rebuild-only turn).
+``turn.pass.requires_empty_draw_pile``
+    a pass while the draw pile still held cards.
+``turn.minus.allowed``
+    a move to the minus pile (solo and cooperative).
+``powers.equal_values`` / ``powers.skip_value``
+    a lay or rebuild whose joint is an equal value / a skipped value (a modifier power).
+``powers.lay_at_start``
+    a lay or rebuild before the first card of a row (a start-laying modifier).
+``powers.fill_gap``, ``powers.joker_swap``, ``powers.parked_lay``
+    filling a gap, reclaiming the joker, laying a parked card.
+``characters.enabled`` and ``characters.play.<key>``
+    each character play (all characters, and per character key).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kbsim.engine.compiled import CompiledGame
+from kbsim.engine.moves import EndTurn, FillGap, Lay, LayParked, LayStart, Minus, Move, Pass, Play, Rebuild, Swap
+
+SEGMENTS = "turn.lay_out.rebuild.segments"
+INTO_EMPTY = "turn.lay_out.rebuild.into_empty_row"
+MIN_HAND_CARDS = "turn.lay_out.min_hand_cards"
+PASS_WITH_PILE = "turn.pass.requires_empty_draw_pile"
+MINUS = "turn.minus.allowed"
+EQUAL = "powers.equal_values"
+SKIP = "powers.skip_value"
+AT_START = "powers.lay_at_start"
+FILL_GAP = "powers.fill_gap"
+JOKER_SWAP = "powers.joker_swap"
+PARKED = "powers.parked_lay"
+CHARACTERS = "characters.enabled"
+CHARACTER_PLAY = "characters.play."
+
+#: The fixed counters (character counters ``characters.play.<key>`` come on top, one per key played).
+COUNTERS = (SEGMENTS, INTO_EMPTY, MIN_HAND_CARDS, PASS_WITH_PILE, MINUS, EQUAL, SKIP, AT_START, FILL_GAP,
+            JOKER_SWAP, PARKED, CHARACTERS)
+
+
+def _joint(game: CompiledGame, lower: int, upper: int) -> tuple[str, ...]:
+    """The power counter a joint ``lower`` -> ``upper`` needs (empty when the base steps allow it)."""
+    d = abs(upper) - abs(lower)
+    if d in game.steps:
+        return ()
+    if d == 0:
+        return (EQUAL,)
+    if d == 2 * game.step:
+        return (SKIP,)
+    return ()
+
+
+def classify(game: CompiledGame, turn, move: Move) -> tuple[str, ...]:
+    """The usage counters that ``move`` exercises if applied now to ``turn``.
+
+    Args:
+        game: the compiled rules of the turn.
+        turn: the :class:`~kbsim.engine.turn.Turn` *before* the move (read only).
+        move: the move about to be applied (assumed legal; an illegal move is not counted by the caller).
+
+    Returns:
+        Counter keys (see the module docstring), possibly empty (a move the default rules allow).
+    """
+    t = type(move)
+    rows = turn.rows
+    if t is Lay:
+        row = rows[move.row] if 0 <= move.row < len(rows) else None
+        return _joint(game, row[-1], move.card) if row else ()
+    if t is Rebuild:
+        keys: list[str] = []
+        if not (0 <= move.src < len(rows) and 0 <= move.dst < len(rows)):
+            return ()
+        s, d = rows[move.src], rows[move.dst]
+        if move.from_start and move.count < len(s):
+            keys.append(SEGMENTS)
+        if move.to_start:
+            keys.append(AT_START)
+            if d and s:
+                last = s[move.count - 1] if move.from_start else s[-1]
+                keys.extend(_joint(game, last, d[0]))
+        elif not d:
+            keys.append(INTO_EMPTY)
+        elif s and move.count <= len(s):
+            first = s[0] if move.from_start else s[len(s) - move.count]
+            keys.extend(_joint(game, d[-1], first))
+        return tuple(keys)
+    if t is LayStart:
+        row = rows[move.row] if 0 <= move.row < len(rows) else None
+        return (AT_START, *_joint(game, move.card, row[0])) if row else (AT_START,)
+    if t is FillGap:
+        return (FILL_GAP,)
+    if t is Swap:
+        return (JOKER_SWAP,)
+    if t is LayParked:
+        row = rows[move.row] if 0 <= move.row < len(rows) else None
+        return (PARKED, *(_joint(game, row[-1], move.card) if row else ()))
+    if t is Minus:
+        return (MINUS,)
+    if t is Play:
+        return (CHARACTERS, CHARACTER_PLAY + move.key)
+    if t is Pass:
+        return (PASS_WITH_PILE,) if turn.pile_size else ()
+    if t is EndTurn:
+        return (MIN_HAND_CARDS,) if game.min_lay == 0 and turn.laid == 0 and turn.rebuilds else ()
+    return ()
+
+
+def enabled(game: CompiledGame) -> tuple[str, ...]:
+    """The fixed counters whose moves the compiled rules permit at all (e.g. ``turn.lay_out.rebuild.segments``
+    only when rebuilds may move the first cards of a row). Records list each of them, with 0 uses if the bots
+    never made such a move, so a report can tell "allowed but never used" from "not allowed".
+
+    Args:
+        game: compiled rules (rows family).
+
+    Returns:
+        Counter keys, in :data:`COUNTERS` order.
+    """
+    on = {
+        SEGMENTS: game.rebuild_allowed and game.rebuild_from_start and not game.rebuild_whole_only,
+        INTO_EMPTY: game.rebuild_allowed and game.rebuild_into_empty,
+        MIN_HAND_CARDS: game.rebuild_allowed and game.min_lay == 0,
+        PASS_WITH_PILE: game.pass_allowed and not game.pass_requires_empty_pile,
+        MINUS: game.minus_allowed,
+        CHARACTERS: game.chars_enabled,
+    }
+    return tuple(k for k in COUNTERS if on.get(k))
+
+
+def record(usage: dict[str, int]) -> list[dict]:
+    """The ``rule_usage`` record column of one game: ``[{rule, uses}]`` sorted by rule.
+
+    Args:
+        usage: counter -> uses (:attr:`kbsim.engine.game.GameResult.rule_usage`; starts with every
+            :func:`enabled` counter at 0, so "allowed but never used" shows as 0 uses).
+    """
+    return [{"rule": k, "uses": v} for k, v in sorted(usage.items())]
+
+
+def count(usage: dict[str, int], keys: Iterable[str]) -> None:
+    """Add one use of each key to ``usage`` (mutated)."""
+    for k in keys:
+        usage[k] = usage.get(k, 0) + 1
+
+
+def merge(total: dict[str, int], part: dict[str, int]) -> dict[str, int]:
+    """Add the counts of ``part`` into ``total`` (mutated and returned)."""
+    for k, v in part.items():
+        total[k] = total.get(k, 0) + v
+    return total
+
+
+__all__ = ["COUNTERS", "classify", "count", "enabled", "merge", "record"]

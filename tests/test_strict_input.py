@@ -634,3 +634,24 @@ def test_yaml_dump_of_shipped_rules_round_trips():
     for p in (REPO / "rules").glob("*.yaml"):
         doc = read_document(p)
         assert load_yaml(yaml.safe_dump(doc, sort_keys=False)) == doc
+
+
+@pytest.mark.parametrize("value, ok", [("[edgar]", True), ("[edgar, agatha]", True), ("[]", True),
+                                       ("edgar", False), ("7", False)])
+def test_list_option_from_the_command_line(value, ok):
+    """A list option takes a YAML flow list on the command line (and only a list)."""
+    if ok:
+        loaded = load_rules("kingsbridge", ["characters"], {"characters_removed": parse_option_value(value)})
+        assert loaded.options["characters_removed"] == parse_option_value(value)
+    else:
+        with pytest.raises(RulesError, match="valid list"):
+            load_rules("kingsbridge", ["characters"], {"characters_removed": parse_option_value(value)})
+
+
+def test_option_of_every_type_from_the_command_line():
+    """An int, a bool, a choice and a list option each read from ``KEY=VALUE`` text."""
+    loaded = load_rules("kingsbridge", ["characters"], {
+        "hand_size": parse_option_value("7"), "rebuild_into_empty_row": parse_option_value("true"),
+        "characters_removed": parse_option_value("[den]")})
+    assert loaded.options["hand_size"] == 7 and loaded.options["rebuild_into_empty_row"] is True
+    assert loaded.options["characters_removed"] == ["den"]

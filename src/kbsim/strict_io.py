@@ -182,13 +182,14 @@ def load_yaml(text: str) -> Any:
 
 
 def load_yaml_scalar(text: str) -> Any:
-    """Read the VALUE of ``--option KEY=VALUE`` as a YAML 1.2 core scalar: ``7`` is an int, ``7.0`` a float,
-    ``true`` a bool, ``yes`` the text ``yes``; anything that is not a plain scalar is taken as text."""
+    """Read the VALUE of ``--option KEY=VALUE`` by YAML 1.2 core rules: ``7`` is an int, ``7.0`` a float,
+    ``true`` a bool, ``yes`` the text ``yes``, ``[edgar, agatha]`` a list (for list options); a mapping or
+    anything unreadable is taken as text (the rules' strict validation then names the expected type)."""
     try:
         value = load_yaml(text)
     except YamlInputError:
         return text
-    if isinstance(value, (dict, list)):
+    if isinstance(value, dict):
         return text
     return value
 

@@ -125,10 +125,10 @@ def deep_merge(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
 
 
 def parse_option_value(text: str) -> Any:
-    """Parse the VALUE of ``--option KEY=VALUE`` as a YAML 1.2 core scalar.
+    """Parse the VALUE of ``--option KEY=VALUE`` by YAML 1.2 core rules.
 
-    ``5`` is an int, ``5.0`` a float, ``true`` a bool, ``yes`` and ``either`` are text;
-    the rules' strict validation then refuses a value of the wrong type.
+    ``5`` is an int, ``5.0`` a float, ``true`` a bool, ``yes`` and ``either`` are text, ``[edgar]`` a
+    list (for list options); the rules' strict validation then refuses a value of the wrong type.
     """
     return load_yaml_scalar(text)
 

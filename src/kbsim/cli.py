@@ -7,7 +7,6 @@ exit code 2, never a traceback; a failed run leaves existing files untouched.
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -142,22 +141,20 @@ def run(
     Finished chunks are saved as they arrive (OUT.parts/); an interrupted run is
     completed with the same command plus --resume. Example: kbsim run --players 4 --games 10000
     """
-    import signal
-
     from kbsim import cli_checks as ck
-    from kbsim.analysis.summary import Summary
     from kbsim.bots import UnknownBot, parse_bots
-    from kbsim.sim.output import OutputError, RunOutput
-    from kbsim.sim.runner import (
-        BACKENDS,
+    from kbsim.sim.run import (
         BackendError,
-        DaskBackend,
-        RunSpec,
-        default_chunk_size,
-        default_workers,
-        iter_chunks,
-        run_chunks,
+        OutputError,
+        RunFailed,
+        RunInterrupted,
+        make_backend,
+        open_run,
+        play_run,
+        progress_bar,
+        rules_metadata,
     )
+    from kbsim.sim.runner import BACKENDS, RunSpec, default_workers, seat_rotations
     from kbsim.sim.seeding import new_run_seed
 
     ck.check_games(games)
@@ -180,108 +177,42 @@ def run(
         if resume:
             fail("--resume needs the --seed of the interrupted run")
         seed = new_run_seed()
-    from kbsim.sim.runner import seat_rotations
-
     n_rot = len(seat_rotations(bot_names)) if rotate else 1
     deals = games
     games = games * n_rot
     spec = RunSpec(game=g, players=players, bots=tuple(bot_names), games=games, seed=seed, check=check,
                    rules_hash=loaded.rules_hash, rotate=n_rot > 1)
-    explicit = out_path is not None
-    if out_path is None:
-        # the run id (a hash of every parameter that decides the records) keeps different runs apart;
-        # names from the rule file are made safe as a file name (a variant `a/../x` stays in runs/)
-        out_path = Path("runs") / (f"{ck.safe_name(g.game)}-{ck.safe_name(g.variant)}-{players}p-seed{seed}-"
-                                   f"n{deals}-{spec.run_id}.parquet")
-    if not (resume and out_path.is_file()):
-        ck.check_out(out_path, "records", force, explicit=explicit, protected=(loaded.source,))
-    if not explicit:
-        try:
-            out_path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            fail(f"cannot create the folder {out_path.parent}: {e.strerror}")
-    stored = RunOutput.stored_parameters(out_path) if resume else None
-    if chunk_size is None and stored and "chunk_size" in stored:
-        chunk_size = stored["chunk_size"]  # a resume keeps the chunks of the interrupted run
-    size = chunk_size or default_chunk_size(games, workers or default_workers())
-    # never more workers than chunks to play
-    n_workers = max(1, min(workers or default_workers(), -(-games // size)))
-    params = spec.parameters() | {"chunk_size": size}
+    out_path = _records_path(out_path, spec, deals, resume, force, loaded.source)
     try:
-        from kbsim.sim.runner import display_names
-
-        output = RunOutput(out_path, params, __version__, resume=resume, names=display_names(g))
+        run_ = open_run(spec, out_path, version=__version__, chunk_size=chunk_size, workers=workers, resume=resume,
+                        meta=rules_metadata(loaded, g))
     except OutputError as e:
         fail(str(e))
     except OSError as e:
         fail(f"--out {out_path}: cannot write: {e.strerror}")
     if chosen_seed:
         err.print(f"kbsim: no --seed given; using --seed {seed}", highlight=False, markup=False)
-    if backend == "dask":
-        be = DaskBackend(workers=n_workers, scheduler=scheduler)
-    else:
-        be = BACKENDS[backend](workers=n_workers if backend != "serial" else 1)
-    done = output.done_chunks()
-    done_games = sum(b - a for a, b in done)
-    played_now = 0 if output.complete else games - done_games
-    # planned lazily: a huge --games costs no memory before the first game
-    todo = (c for c in iter_chunks(games, size) if (c.start, c.stop) not in done) if not output.complete else ()
-    summary = Summary(*(g.score[3:5] if g.score else ()))
-
-    def on_sigterm(signum, frame):  # turn SIGTERM into the same clean stop as Ctrl-C
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
-    t0 = time.perf_counter()
+    # never more workers than chunks to play
+    n_workers = max(1, min(workers or default_workers(), -(-games // run_.chunk_size)))
+    be = make_backend(backend, n_workers, scheduler)
+    played_now = run_.pending_games
     try:
-        if played_now:
-            show = progress and err.is_terminal
-            if show:
-                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-                with Progress(TextColumn("[bold]playing"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
-                              TimeRemainingColumn(), console=err, transient=True) as bar:
-                    task = bar.add_task("games", total=games, completed=done_games)
-
-                    def on_chunk(chunk, cols):
-                        output.write_chunk(chunk, cols)
-                        bar.advance(task, len(chunk))
-
-                    run_chunks(spec, be, todo, on_chunk)
-            else:
-                run_chunks(spec, be, todo, output.write_chunk)
-        seconds = time.perf_counter() - t0
-        output.finalize()
-    except KeyboardInterrupt:
-        safe = output.games_safe()
-        print(f"kbsim: interrupted; {safe} of {games} games are safe in {output.parts}; "
+        if played_now and progress and err.is_terminal:
+            with progress_bar(err, games, run_.done_games) as bar:
+                seconds = play_run(run_, be, bar.advance)
+        else:
+            seconds = play_run(run_, be)
+    except RunInterrupted as e:
+        print(f"kbsim: interrupted; {e.safe} of {e.games} games are safe in {e.parts}; "
               f"run the same command with --resume to complete it", file=sys.stderr)
         sys.exit(130)
     except BackendError as e:
-        output.discard_if_empty()
         fail(str(e))
-    except Exception as e:  # a worker died, a disk filled up...
-        if isinstance(e, (UserError, SystemExit)):
-            raise
-        output.discard_if_empty()
-        safe = output.games_safe()
-        print(f"kbsim: error: the run failed ({type(e).__name__}: {e}); {safe} of {games} games are safe in "
-              f"{output.parts}; run the same command with --resume to complete it", file=sys.stderr)
+    except RunFailed as e:
+        print(f"kbsim: error: the run failed ({e}); {e.safe} of {e.games} games are safe in "
+              f"{e.parts}; run the same command with --resume to complete it", file=sys.stderr)
         sys.exit(1)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    # the summary is computed from the file, chunk by chunk (flat memory)
-    import pyarrow.parquet as pq
-
-    pf = pq.ParquetFile(out_path)
-    wanted = ["game_index", "players", "bots", "winners", "end_reason", "turns", "score", "hands", "penalties",
-              "blocked_hands", "scores", "character_plays"]
-    have = set(pf.schema_arrow.names)
-    for i in range(pf.num_row_groups):
-        summary.add(pf.read_row_group(i, columns=[c for c in wanted if c in have]).to_pydict())
-    result = summary.result(seconds if played_now else None)
-    if played_now:  # the speed counts only the games played by this command (not those of a resumed run)
-        result["games_per_second"] = played_now / seconds if seconds > 0 else None
+    result = _run_summary(out_path, g, seconds, played_now)
     result.update({"game": g.game, "variant": g.variant, "options": loaded.changed, "bots": bot_names,
                    "seed": seed, "out": str(out_path), "workers": be.workers, "backend": be.name,
                    "seconds": seconds, "games_played_now": played_now,
@@ -294,6 +225,41 @@ def run(
         print(dumps_json(result, indent=2))
     else:
         _print_summary(result)
+
+
+def _records_path(out_path: Path | None, spec, deals: int, resume: bool, force: bool, rule_file: Path) -> Path:
+    """The records file of a run: ``--out`` checked, or the default name in ``runs/`` (its folder created)."""
+    from kbsim import cli_checks as ck
+
+    explicit = out_path is not None
+    if out_path is None:
+        # the run id (a hash of every parameter that decides the records) keeps different runs apart;
+        # names from the rule file are made safe as a file name (a variant `a/../x` stays in runs/)
+        g = spec.game
+        out_path = Path("runs") / (f"{ck.safe_name(g.game)}-{ck.safe_name(g.variant)}-{spec.players}p-"
+                                   f"seed{spec.seed}-n{deals}-{spec.run_id}.parquet")
+    if not (resume and out_path.is_file()):
+        ck.check_out(out_path, "records", force, explicit=explicit, protected=(rule_file,))
+    if not explicit:
+        try:
+            out_path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            fail(f"cannot create the folder {out_path.parent}: {e.strerror}")
+    return out_path
+
+
+def _run_summary(out_path: Path, g, seconds: float, played_now: int) -> dict:
+    """The terminal summary, computed from the records file row group by row group (flat memory)."""
+    from kbsim.analysis.summary import SUMMARY_COLUMNS, Summary
+    from kbsim.records import iter_batches
+
+    summary = Summary(*(g.score[3:5] if g.score else ()))
+    for batch in iter_batches(out_path, SUMMARY_COLUMNS):
+        summary.add(batch)
+    result = summary.result(seconds if played_now else None)
+    if played_now:  # the speed counts only the games played by this command (not those of a resumed run)
+        result["games_per_second"] = played_now / seconds if seconds > 0 else None
+    return result
 
 
 def _print_summary(s: dict) -> None:
@@ -605,8 +571,10 @@ def report(
     Example: kbsim report reports/seat-advantage
     """
     from kbsim import cli_checks as ck
-    from kbsim.analysis.report import ReportError, write_report
-    from kbsim.analysis.study import StudyError, load_study, plan_study, report_input, run_study
+    from kbsim.analysis.reading import ReportError, study_input
+    from kbsim.analysis.report import write_report
+    from kbsim.sim.run import RunInterrupted, progress_bar
+    from kbsim.sim.study import StudyError, load_study, plan_study, run_study
 
     ck.check_workers(workers)
     ck.check_games(games)
@@ -621,19 +589,14 @@ def report(
     ck.check_out(out_path, "report", force, explicit=explicit, protected=(plan.source,))
     try:
         if progress and err.is_terminal and not json_out:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            with Progress(TextColumn("[bold]playing"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
-                          TimeRemainingColumn(), console=err, transient=True) as bar:
-                task = bar.add_task("games", total=None)
-                stats = run_study(plan, workers, progress=lambda done, total: bar.update(task, total=total,
-                                                                                         completed=done))
+            with progress_bar(err, None) as bar:
+                stats = run_study(plan, workers, progress=bar.update)
         else:
             stats = run_study(plan, workers)
-        result = write_report(report_input(plan), out_path)
+        result = write_report(study_input(plan), out_path)
     except (StudyError, ReportError) as e:
         fail(str(e).replace("\n", "; "))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RunInterrupted):
         print(f"kbsim: interrupted; finished chunks are kept in {plan.records_dir}; run the same command again "
               f"to continue", file=sys.stderr)
         sys.exit(130)
@@ -659,7 +622,8 @@ def compare(
     kbsim compare runs/base.parquet runs/either-end.parquet -o compare.html
     """
     from kbsim import cli_checks as ck
-    from kbsim.analysis.report import ReportError, compare_input, write_report
+    from kbsim.analysis.reading import ReportError, compare_input
+    from kbsim.analysis.report import write_report
 
     ck.check_comparable(files)
     if out_path is not None:

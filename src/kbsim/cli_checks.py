@@ -74,7 +74,7 @@ def esc(text: object) -> str:
 def is_kbsim_records(path: Path) -> bool:
     """Whether ``path`` is a Parquet file written by ``kbsim run`` (it carries kbsim's run metadata)."""
     try:
-        from kbsim.sim.records import read_metadata
+        from kbsim.records import read_metadata
 
         return "run" in read_metadata(path)
     except Exception:
@@ -142,7 +142,7 @@ def check_comparable(files: list[Path]) -> None:
     Raises:
         ArgError: naming both files and the reason.
     """
-    from kbsim.sim.records import read_metadata
+    from kbsim.records import read_metadata
 
     seen: list[tuple[Path, dict]] = []
     for f in files:

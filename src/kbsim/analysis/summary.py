@@ -22,6 +22,9 @@ def wilson_interval(k: int, n: int) -> tuple[float, float]:
     return M.wilson(k, n)
 
 END_REASONS = ("won", "stalemate", "turn_limit", "all_out")
+#: The record columns :meth:`Summary.add` reads (those a file lacks are skipped).
+SUMMARY_COLUMNS = ("game_index", "players", "bots", "winners", "end_reason", "turns", "score", "hands", "penalties",
+                   "blocked_hands", "scores", "character_plays")
 
 
 class Summary:

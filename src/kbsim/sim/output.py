@@ -25,7 +25,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from kbsim.sim.records import SCHEMA, publish, read_metadata, records_metadata, to_table, write_parquet
+from kbsim.records import read_metadata
+from kbsim.sim.records import SCHEMA, publish, records_metadata, to_table, write_parquet
 
 MERGE_ROWS = 20_000
 """Games per row group of a finished records file (chunks are gathered up to this size when merged)."""
@@ -48,6 +49,8 @@ class RunOutput:
             file carry them, and a resume only continues a run with equal ones.
         version: kbsim version, stored in the metadata.
         resume: continue an interrupted run with the same parameters.
+        names: display names of keys the records hold (``{"characters": {key: name}}``).
+        extra: more metadata (JSON-able), e.g. ``rules`` (see :func:`kbsim.sim.run.rules_metadata`).
 
     Raises:
         OutputError: the folder of ``path`` does not exist; ``path`` is a folder; a
@@ -56,12 +59,13 @@ class RunOutput:
     """
 
     def __init__(self, path: Path, params: dict[str, Any], version: str, resume: bool = False,
-                 names: dict[str, dict[str, str]] | None = None):
+                 names: dict[str, dict[str, str]] | None = None, extra: dict[str, Any] | None = None):
         self.path = Path(path)
         self.params = params
         self.meta = {"version": version, "run": params}
         if names:  # display names (e.g. {"characters": {"den": "Sheriff Den"}}) for reports; not a run parameter
             self.meta["names"] = names
+        self.meta |= dict(extra or {})  # e.g. "rules": option defaults, variants, provisional data (for reports)
         self.parts = self.path.with_name(self.path.name + ".parts")
         if not self.path.parent.is_dir():
             raise OutputError(f"--out {self.path}: folder {self.path.parent} does not exist")

@@ -50,8 +50,10 @@ def has_character_data(df: pl.DataFrame) -> bool:
 
 
 def _games(df: pl.DataFrame) -> pl.DataFrame:
-    """Games of the conditions with character plays, with a game id ``gid`` and the sole winner ``sole``
-    (null when no one or several seats won)."""
+    """Games of the conditions with character plays, with a game id ``gid`` and the sole winner ``sole``.
+
+    ``sole`` is null when no one or several seats won.
+    """
     games = df.filter(pl.col(COLUMN).is_not_null())
     active = (games.group_by("condition").agg(played=(pl.col(COLUMN).list.len() > 0).any())
               .filter(pl.col("played"))["condition"].to_list())

@@ -527,8 +527,11 @@ def compute(inp: ReportInput) -> dict:
 
 
 def _unused_arms(deltas: list[dict]) -> list[str]:
-    """Condition keys B whose every paired difference with their baseline is 0 on every deal (all metrics, all
-    player counts): the bots never made a move that the arm's rules change, so the arm measured nothing."""
+    """Condition keys B whose every paired difference with their baseline is 0 on every deal.
+
+    All metrics, all player counts: the bots never made a move that the arm's rules change, so the arm
+    measured nothing.
+    """
     by_b: dict[str, list[Delta]] = {}
     for d in deltas:
         by_b.setdefault(d["b"], []).append(d["delta"])

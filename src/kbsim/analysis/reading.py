@@ -134,6 +134,37 @@ def _lineup_unit(bots: Sequence[str]) -> tuple[str, ...]:
     return best
 
 
+def _arm_labels(order: list[tuple], opts: dict[tuple, dict]) -> dict[tuple, str]:
+    """A label per arm signature: the variant, plus the options that differ and the bots if they differ.
+
+    Arms still equal (e.g. two games with a variant of the same name) are numbered.
+    """
+    # labels: the variant; within arms of one variant add the options that differ, and the bots if they differ
+    labels = {}
+    by_variant: dict[str, list] = {}
+    for s in order:
+        by_variant.setdefault(s[1], []).append(s)
+    for variant, members in by_variant.items():
+        keys = sorted({k for s in members for k in opts[s]})
+        diff = [k for k in keys if len({json.dumps(opts[s].get(k), sort_keys=True) for s in members}) > 1]
+        bots_differ = len({s[3] for s in members}) > 1
+        for s in members:
+            label = variant
+            if diff:
+                label += " (" + ", ".join(f"{k}={_plain(opts[s].get(k))}" for k in diff) + ")"
+            if bots_differ:
+                label += " · " + ",".join(s[3])
+            labels[s] = label
+    seen: dict[str, int] = {}
+    for s in order:  # still equal (e.g. two games of the same variant name): number them
+        if labels[s] in seen:
+            seen[labels[s]] += 1
+            labels[s] = f"{labels[s]} #{seen[labels[s]]}"
+        else:
+            seen[labels[s]] = 1
+    return labels
+
+
 def compare_input(paths: Sequence[Path]) -> ReportInput:
     """Build a report input from existing records files (``kbsim run`` outputs, study cells...).
 
@@ -182,30 +213,8 @@ def compare_input(paths: Sequence[Path]) -> ReportInput:
         sig_of[(r["file"], r["game"], r["variant"], r["options"], tuple(r["bots"]))] = sig
         arms.setdefault(sig, {"first_file": r["file"], "files": set()})["files"].add(r["file"])
     order = sorted(arms, key=lambda s: arms[s]["first_file"])
-    # labels: the variant; within arms of one variant add the options that differ, and the bots if they differ
     opts = {s: json.loads(s[2]) for s in order}
-    labels = {}
-    by_variant: dict[str, list] = {}
-    for s in order:
-        by_variant.setdefault(s[1], []).append(s)
-    for variant, members in by_variant.items():
-        keys = sorted({k for s in members for k in opts[s]})
-        diff = [k for k in keys if len({json.dumps(opts[s].get(k), sort_keys=True) for s in members}) > 1]
-        bots_differ = len({s[3] for s in members}) > 1
-        for s in members:
-            label = variant
-            if diff:
-                label += " (" + ", ".join(f"{k}={_plain(opts[s].get(k))}" for k in diff) + ")"
-            if bots_differ:
-                label += " · " + ",".join(s[3])
-            labels[s] = label
-    seen: dict[str, int] = {}
-    for s in order:  # still equal (e.g. two games of the same variant name): number them
-        if labels[s] in seen:
-            seen[labels[s]] += 1
-            labels[s] = f"{labels[s]} #{seen[labels[s]]}"
-        else:
-            seen[labels[s]] = 1
+    labels = _arm_labels(order, opts)
     key_of = {s: f"{i:02d}-arm" for i, s in enumerate(order)}
     mapping = pl.DataFrame(
         [{"file": k[0], "game": k[1], "variant": k[2], "options": k[3], "bots_key": ",".join(k[4]),

@@ -52,7 +52,7 @@ from kbsim.analysis.tables import _tables, text_summary
 
 # ------------------------------------------------------------------ page
 def _clean(v: Any) -> Any:
-    """nan -> None, recursively (strict JSON)."""
+    """Replace NaN by None, recursively (strict JSON)."""
     if isinstance(v, float) and math.isnan(v):
         return None
     if isinstance(v, dict):

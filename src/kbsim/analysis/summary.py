@@ -69,6 +69,10 @@ class Summary:
                     self.shared[s] += 1
         self.reasons.update(cols["end_reason"])
         self.turns.update(cols["turns"])
+        self._add_counts(cols)
+
+    def _add_counts(self, cols: dict[str, list]) -> None:
+        """Add the optional per-game counts of a chunk: score, hands, penalties, points, character plays."""
         self.scores.update(v for v in cols.get("score", ()) if v is not None)
         self.hands += sum(h for h in (cols.get("hands", ()) or ()) if h is not None)
         for row in cols.get("penalties", ()) or ():
@@ -117,10 +121,13 @@ class Summary:
         return a + (b - a) * (pos - lo)
 
     def result(self, seconds: float | None = None) -> dict:
-        """The summary: ``games``, ``players``, ``seats`` (per seat ``wins``, ``win_rate``,
+        """The summary of the records added so far, as a JSON-able dict.
+
+        Keys: ``games``, ``players``, ``seats`` (per seat ``wins``, ``win_rate``,
         ``win_ci95`` [low, high], ``shared_wins``), ``shared_win_games``, ``end_reasons``
         (per reason ``count``, ``rate``, ``ci95``), ``turns`` (``mean``, ``median``, ``p95``)
-        and ``games_per_second`` (when ``seconds`` is given)."""
+        and ``games_per_second`` (when ``seconds`` is given).
+        """
         n = self.games
         seats = []
         for s in range(self.players):

@@ -30,14 +30,17 @@ def check_count(flag: str, value: int | None, lo: int, hi: int, what: str) -> No
 
 
 def check_games(value: int | None, flag: str = "--games") -> None:
+    """Refuse a number of games outside 1..:data:`MAX_GAMES` (None passes)."""
     check_count(flag, value, 1, MAX_GAMES, "a number of games")
 
 
 def check_workers(value: int | None) -> None:
+    """Refuse a worker count outside 1..:data:`MAX_WORKERS` (None passes)."""
     check_count("--workers", value, 1, MAX_WORKERS, "a number of worker processes")
 
 
 def check_seed(value: int | None, flag: str = "--seed") -> None:
+    """Refuse a seed outside 0..``MAX_SEED`` (None passes)."""
     from kbsim.sim.seeding import MAX_SEED
 
     check_count(flag, value, 0, MAX_SEED, "an integer")
@@ -58,8 +61,11 @@ def check_scheduler(address: str | None) -> None:
 
 
 def safe_name(text: str, limit: int = 60) -> str:
-    """``text`` made safe as one file-name component: letters, digits, ``.``, ``_``, ``+``, ``-`` only; no
-    leading dot, at most ``limit`` characters (so a variant named ``a/../../x`` stays inside its folder)."""
+    """Make ``text`` safe as one file-name component.
+
+    Letters, digits, ``.``, ``_``, ``+``, ``-`` only; no leading dot, at most ``limit`` characters (so a
+    variant named ``a/../../x`` stays inside its folder).
+    """
     s = re.sub(r"[^A-Za-z0-9._+-]+", "-", text).strip("-.")
     return (s[:limit] or "x").rstrip("-.") or "x"
 
@@ -134,8 +140,10 @@ def check_out(path: Path, kind: str, force: bool, flag: str = "--out", explicit:
 
 
 def check_comparable(files: list[Path]) -> None:
-    """Refuse records that cannot be compared: different games, or the same run parameters played under
-    different rules (a rule file edited between the runs).
+    """Refuse records that cannot be compared.
+
+    Different games, or the same run parameters played under different rules (a rule file edited between
+    the runs), cannot be compared.
 
     Files that are not kbsim records are left to the reader (it names the problem).
 

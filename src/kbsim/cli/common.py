@@ -24,11 +24,13 @@ class UserError(Exception):
 
 
 def fail(message: str) -> None:
+    """Stop the command with a user error: ``kbsim: error: MESSAGE`` on stderr, exit 2."""
     raise UserError(message)
 
 
 
 def parse_options(pairs: list[str]) -> dict:
+    """Parse ``--option KEY=VALUE`` pairs into ``{key: value}`` (values typed like the rule files')."""
     from kbsim.rules.loader import parse_option_value
 
     opts = {}
@@ -41,6 +43,11 @@ def parse_options(pairs: list[str]) -> dict:
 
 
 def load(game: str, variants: list[str], options: list[str]):
+    """Load and compile the rules of ``--game``/``--variant``/``--option``; a rules error is a user error.
+
+    Returns:
+        ``(LoadedRules, compiled game)``.
+    """
     from kbsim.engine.compiled import compile_rules
     from kbsim.rules.loader import RulesError, load_rules
 
@@ -52,6 +59,7 @@ def load(game: str, variants: list[str], options: list[str]):
 
 
 def check_players(game, players: int, loaded=None) -> None:
+    """Refuse a ``--players`` count the rules do not allow, naming variants that would allow it."""
     if not game.min_players <= players <= game.max_players:
         hint = ""
         if loaded is not None:
@@ -78,6 +86,7 @@ BotsOpt = Annotated[str, typer.Option("--bots", "-b", help="One bot for all seat
 
 
 def print_report(result, head: list[str], json_out: bool, extra: dict) -> None:
+    """Print a written report's summary: JSON (with ``extra``) or the page path, ``head`` lines and the text."""
     if json_out:
         print(dumps_json(result.as_json() | extra, indent=2, default=str))
         return

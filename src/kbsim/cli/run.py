@@ -183,27 +183,14 @@ def _run_summary(out_path: Path, g, seconds: float, played_now: int) -> dict:
 
 
 def _print_summary(s: dict) -> None:
-    from kbsim.analysis.metrics import fmt_p, fmt_pct, fmt_rate
+    from kbsim.analysis.metrics import fmt_pct, fmt_rate
 
     opts = ", ".join(f"{k}={v}" for k, v in s["options"].items()) or "defaults"
     out.print(f"[bold]{esc(s['game'])}[/] variant {esc(s['variant'])} ({esc(opts)}), {s['players']} players, "
               f"bots {esc(','.join(s['bots']))}, seed {s['seed']}")
     r = s["end_reasons"]
     if s.get("mode") != "team":
-        t = Table(title=f"{s['games']} games · {s['starts']} · fair share {fmt_pct(s['fair_share'])}")
-        for c in ("seat", "bot", "sole wins", "win rate [95%]", "shared wins"):
-            t.add_column(c, justify="right")
-        for seat in s["seats"]:
-            lo, hi = seat["win_ci95"]
-            t.add_row(str(seat["seat"]), "rotated" if s.get("rotated") else s["bots"][seat["seat"]],
-                      str(seat["wins"]), f"{fmt_pct(seat['win_rate'])} [{fmt_pct(lo)}, {fmt_pct(hi)}]",
-                      str(seat["shared_wins"]))
-        out.print(t)
-        bal = s.get("seat_balance") or {}
-        test = bal.get("test") or {}
-        if test.get("p") is not None:
-            out.print(f"seats equal? {test['test']} on {test['n']:,} games won alone: {fmt_p(test['p'])}; "
-                      f"{bal['verdict']['text']}", highlight=False, markup=False)
+        _print_seats(s)
     for b in s.get("bot_shares") or ():
         out.print(f"bot {b['bot']} ({b['seats']} of {s['players']} seats, fair {fmt_pct(b['fair'])}): wins alone "
                   f"{fmt_rate(b)}", highlight=False, markup=False)
@@ -225,19 +212,7 @@ def _print_summary(s: dict) -> None:
         out.print(f"ended by a win {rr('won')}; stalemate {rr('stalemate')}; turn limit {rr('turn_limit')}; "
                   f"shared-win games {s['shared_win_games']}", highlight=False, markup=False)
     if s.get("score"):
-        sc = s["score"]
-        def share(x: dict) -> str:
-            return fmt_rate({"k": x["count"], "n": sc["games"], "rate": x["rate"], "low": x["ci95"][0],
-                             "high": x["ci95"][1]})
-        out.print(f"team score: mean {sc['mean']:.2f} (min {sc['min']}, max {sc['max']}); won (>= "
-                  f"{sc['won']['threshold']}) {share(sc['won'])}; expert (>= {sc['expert']['threshold']}) "
-                  f"{share(sc['expert'])}", highlight=False, markup=False)
-        top = max(b["count"] for b in sc["histogram"]) or 1
-        out.print("score histogram (games):", highlight=False, markup=False)
-        for b in sc["histogram"]:
-            label = f"{b['low']}" if b["low"] == b["high"] else f"{b['low']} to {b['high']}"
-            out.print(f"  {label:>12} {'#' * round(30 * b['count'] / top):<30} {b['count']:,}", highlight=False,
-                      markup=False)
+        _print_score(s["score"])
     if s.get("penalties"):
         pen = s["penalties"]
         out.print("penalty points per game by seat: " + " / ".join(f"{v:.2f}" for v in pen["per_seat_per_game"])
@@ -258,3 +233,41 @@ def _print_summary(s: dict) -> None:
     out.print(f"{speed}; records: {s['out']}", highlight=False, markup=False)
     if s.get("provisional"):
         out.print(f"provisional data: {s['provisional']}", highlight=False, markup=False)
+
+
+def _print_seats(s: dict) -> None:
+    """The seat table of a race and the seat-equality test."""
+    from kbsim.analysis.metrics import fmt_p, fmt_pct
+
+    t = Table(title=f"{s['games']} games · {s['starts']} · fair share {fmt_pct(s['fair_share'])}")
+    for c in ("seat", "bot", "sole wins", "win rate [95%]", "shared wins"):
+        t.add_column(c, justify="right")
+    for seat in s["seats"]:
+        lo, hi = seat["win_ci95"]
+        t.add_row(str(seat["seat"]), "rotated" if s.get("rotated") else s["bots"][seat["seat"]],
+                  str(seat["wins"]), f"{fmt_pct(seat['win_rate'])} [{fmt_pct(lo)}, {fmt_pct(hi)}]",
+                  str(seat["shared_wins"]))
+    out.print(t)
+    bal = s.get("seat_balance") or {}
+    test = bal.get("test") or {}
+    if test.get("p") is not None:
+        out.print(f"seats equal? {test['test']} on {test['n']:,} games won alone: {fmt_p(test['p'])}; "
+                  f"{bal['verdict']['text']}", highlight=False, markup=False)
+
+
+def _print_score(sc: dict) -> None:
+    """The team score of a solo/cooperative game: mean, thresholds, histogram."""
+    from kbsim.analysis.metrics import fmt_rate
+
+    def share(x: dict) -> str:
+        return fmt_rate({"k": x["count"], "n": sc["games"], "rate": x["rate"], "low": x["ci95"][0],
+                         "high": x["ci95"][1]})
+    out.print(f"team score: mean {sc['mean']:.2f} (min {sc['min']}, max {sc['max']}); won (>= "
+              f"{sc['won']['threshold']}) {share(sc['won'])}; expert (>= {sc['expert']['threshold']}) "
+              f"{share(sc['expert'])}", highlight=False, markup=False)
+    top = max(b["count"] for b in sc["histogram"]) or 1
+    out.print("score histogram (games):", highlight=False, markup=False)
+    for b in sc["histogram"]:
+        label = f"{b['low']}" if b["low"] == b["high"] else f"{b['low']} to {b['high']}"
+        out.print(f"  {label:>12} {'#' * round(30 * b['count'] / top):<30} {b['count']:,}", highlight=False,
+                  markup=False)

@@ -128,8 +128,10 @@ def empty_columns(family: str = "rows") -> dict[str, list]:
 
 
 def records_metadata(metadata: dict[str, Any] | None = None) -> dict[str, str]:
-    """The Parquet key-value metadata of a records file: ``metadata`` JSON-encoded under ``kbsim.*``, and
-    ``kbsim.records_schema``."""
+    """The Parquet key-value metadata of a records file.
+
+    ``metadata`` is JSON-encoded under ``kbsim.*``, with ``kbsim.records_schema`` added.
+    """
     meta = {"records_schema": RECORDS_SCHEMA_VERSION} | dict(metadata or {})
     return {f"kbsim.{k}": json.dumps(v, sort_keys=True) for k, v in meta.items()}
 

@@ -210,8 +210,9 @@ class _Bar:
 
 @contextlib.contextmanager
 def progress_bar(console: Any, total: int | None, completed: int = 0) -> Iterator[_Bar]:
-    """A transient rich progress bar of games on ``console``; yields an object with ``advance(games)`` and
-    ``update(done, total)``.
+    """Show a transient rich progress bar of games on ``console``.
+
+    Yields an object with ``advance(games)`` and ``update(done, total)``.
 
     Args:
         console: a :class:`rich.console.Console` (stderr).

@@ -212,18 +212,23 @@ class Backend:
     name: str = field(default="serial", init=False)
 
     def map_chunks(self, spec: RunSpec, chunks: Iterable[range]) -> Iterator[tuple[range, dict[str, list]]]:
+        """Play ``chunks``, yielding ``(chunk, columns)`` as each finishes (in any order)."""
         for chunk in chunks:
             yield chunk, play_chunk(spec, chunk)
 
 
 @dataclass
 class ProcessesBackend(Backend):
-    """Chunks played by a pool of ``workers`` local processes (:func:`worker_pool`: never forked from a threaded
-    parent, and they exit when the parent dies); a single chunk or worker plays in this process."""
+    """Chunks played by a pool of ``workers`` local processes.
+
+    The pool is :func:`worker_pool` (never forked from a threaded parent; workers exit when the parent dies);
+    a single chunk or worker plays in this process.
+    """
 
     name: str = field(default="processes", init=False)
 
     def map_chunks(self, spec: RunSpec, chunks: Iterable[range]) -> Iterator[tuple[range, dict[str, list]]]:
+        """Play ``chunks``, yielding ``(chunk, columns)`` as each finishes (in any order)."""
         pending = iter(chunks)
         first = list(itertools.islice(pending, 2))
         if self.workers <= 1 or len(first) <= 1:
@@ -264,6 +269,11 @@ class DaskBackend(Backend):
     name: str = field(default="dask", init=False)
 
     def map_chunks(self, spec: RunSpec, chunks: list[range]) -> Iterator[tuple[range, dict[str, list]]]:
+        """Play ``chunks`` on the cluster, yielding ``(chunk, columns)`` as each finishes.
+
+        Raises:
+            BackendError: dask is not installed, or the scheduler cannot be reached.
+        """
         try:
             from dask.distributed import Client, LocalCluster
             from dask.distributed import as_completed as dask_completed

@@ -399,6 +399,38 @@ def _condition_label(arm: Arm, study: Study, value: Any) -> str:
     return v if len(study.arms) == 1 else f"{arm.name} · {v}"
 
 
+def _comparisons(study: Study, values: list, by_arm_value: dict[tuple[str, str], str]) -> list[tuple[str, str]]:
+    """The (B, A) condition-key pairs to compare.
+
+    Each arm against the baseline arm at every sweep value, then each sweep value against the baseline value
+    within every arm.
+    """
+    base = study.base_arm.name
+    comparisons: list[tuple[str, str]] = []
+    for value in values:
+        vk = json.dumps(value, sort_keys=True)
+        for arm in study.arms:
+            if arm.name != base:
+                comparisons.append((by_arm_value[(arm.name, vk)], by_arm_value[(base, vk)]))
+    if study.sweep is not None:
+        bk = json.dumps(study.sweep.base_value, sort_keys=True)
+        for arm in study.arms:
+            for value in values:
+                vk = json.dumps(value, sort_keys=True)
+                if vk != bk:
+                    comparisons.append((by_arm_value[(arm.name, vk)], by_arm_value[(arm.name, bk)]))
+    return comparisons
+
+
+def _check_bots(where: str, lineups: dict[int, tuple[str, ...]]) -> None:
+    """Refuse a bot name that is not a known bot (``where`` names the study file and the arm)."""
+    from kbsim.bots import BOTS
+
+    for name in sorted({b for lu in lineups.values() for b in lu}):
+        if name not in BOTS:
+            raise StudyError(f"{where}.bots: unknown bot {name!r}; expected one of: {', '.join(sorted(BOTS))}")
+
+
 def plan_study(study: Study, records_dir: Path | None = None, games: int | None = None) -> StudyPlan:
     """Check a study against its rules and bots and list its runs.
 
@@ -415,7 +447,6 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
         StudyError: unknown game, variant, option, option value or bot, or a player count the game does not
             allow; each message names the study file, the arm and the unknown name.
     """
-    from kbsim.bots import BOTS
     from kbsim.engine.compiled import compile_rules
     from kbsim.rules.loader import RulesError, find_rule_file, load_rules
     from kbsim.sim.run import rules_metadata
@@ -438,9 +469,7 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
     for i, arm in enumerate(study.arms):
         where = f"{source}: arm {arm.name!r} (arms.{i})"
         lineups = {p: arm.lineup(p) for p in study.players}
-        for name in sorted({b for lu in lineups.values() for b in lu}):
-            if name not in BOTS:
-                raise StudyError(f"{where}.bots: unknown bot {name!r}; expected one of: {', '.join(sorted(BOTS))}")
+        _check_bots(where, lineups)
         for j, value in enumerate(values):
             opts = dict(arm.options)
             if study.sweep is not None:
@@ -476,20 +505,7 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
                     path = records_dir / f"{key}-{p}p-r{r}-{h}.parquet"
                     runs.append(CellRun(condition=cond, players=p, rotation=r, spec=spec, params=params, path=path,
                                         meta=meta))
-    base = study.base_arm.name
-    comparisons: list[tuple[str, str]] = []
-    for value in values:
-        vk = json.dumps(value, sort_keys=True)
-        for arm in study.arms:
-            if arm.name != base:
-                comparisons.append((by_arm_value[(arm.name, vk)], by_arm_value[(base, vk)]))
-    if study.sweep is not None:
-        bk = json.dumps(study.sweep.base_value, sort_keys=True)
-        for arm in study.arms:
-            for value in values:
-                vk = json.dumps(value, sort_keys=True)
-                if vk != bk:
-                    comparisons.append((by_arm_value[(arm.name, vk)], by_arm_value[(arm.name, bk)]))
+    comparisons = _comparisons(study, values, by_arm_value)
     return StudyPlan(study=study, source=source, conditions=conditions, runs=runs, records_dir=records_dir,
                      games=n_games, comparisons=comparisons, rules_source=str(rule_file))
 

@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 from kbsim.analysis import metrics as M
-from kbsim.analysis.metrics import compute
+from kbsim.analysis.arms import compute
 from kbsim.analysis.reading import ReportInput
 from kbsim.analysis.tables import text_summary
 from kbsim.sim.conditions import Condition

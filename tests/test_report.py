@@ -16,8 +16,9 @@ import pytest
 
 import kbsim.records
 from conftest import REPO, run_cli
+from kbsim.analysis.arms import compute
 from kbsim.analysis.characters import character_lift, character_plays, has_character_data
-from kbsim.analysis.metrics import compute, paired, unpaired_rate
+from kbsim.analysis.metrics import paired, unpaired_rate
 from kbsim.analysis.reading import ReportError, ReportInput, compare_input
 from kbsim.analysis.report import write_report
 from kbsim.sim.conditions import Condition

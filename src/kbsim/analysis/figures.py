@@ -1,4 +1,4 @@
-"""The plotly figures of the report page, from the statistics of :func:`kbsim.analysis.metrics.compute`."""
+"""The plotly figures of the report page, from the statistics of :func:`kbsim.analysis.arms.compute`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from kbsim.analysis import metrics as M
-from kbsim.analysis.metrics import FIGURE_METRICS, METRICS
+from kbsim.analysis.arms import FIGURE_METRICS, METRICS
 from kbsim.analysis.reading import ReportInput
 from kbsim.analysis.tables import _delta_text, _esc
 from kbsim.sim.conditions import Condition

@@ -44,8 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from kbsim.analysis import metrics as M
+from kbsim.analysis.arms import compute
 from kbsim.analysis.figures import build_figures
-from kbsim.analysis.metrics import compute
 from kbsim.analysis.reading import ReportError, ReportInput
 from kbsim.analysis.tables import _tables, text_summary
 

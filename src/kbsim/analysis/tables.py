@@ -1,4 +1,4 @@
-"""Tables and text of the report page, from the statistics of :func:`kbsim.analysis.metrics.compute`."""
+"""Tables and text of the report page, from the statistics of :func:`kbsim.analysis.arms.compute`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import math
 from typing import Any
 
 from kbsim.analysis import metrics as M
-from kbsim.analysis.metrics import METRICS, Delta
+from kbsim.analysis.arms import METRICS
+from kbsim.analysis.metrics import Delta
 from kbsim.analysis.reading import ReportInput
 
 # ------------------------------------------------------------------ formatting helpers

@@ -32,7 +32,8 @@ def replay(
     """Replay one game of a run (same seed, index, players, variant, bots) and print its move log."""
     from kbsim.bots import UnknownBot, make_bot, parse_bots
     from kbsim.cli import checks as ck
-    from kbsim.engine.game import play_game
+    from kbsim.engine.families import family_of
+    from kbsim.engine.game import play_game, replay_hands, state_hash
     from kbsim.engine.notation import format_cards, format_move
     from kbsim.sim.seeding import game_seed
 
@@ -45,8 +46,6 @@ def replay(
     except UnknownBot as e:
         fail(str(e))
     gs = game_seed(seed, game_index)
-    from kbsim.engine.families import family_of
-
     if family_of(g).replay:  # a family that replays its own logs (the market family)
         res = play_game(g, [make_bot(n, g.family) for n in names], gs, check=True, log=True)
         lines = family_of(g).part("replay")(g, players, gs, res.log)
@@ -59,8 +58,6 @@ def replay(
                       f"{' | '.join(ln['market'])}", highlight=False, markup=False)
         out.print(f"end: {res.end_reason}, winners {list(res.winners)}, scores {res.scores}", markup=False)
         return
-    from kbsim.engine.game import replay_hands, state_hash
-
     res = play_game(g, [make_bot(n, g.family) for n in names], gs, check=True, log=True)
 
     def cards(cs) -> str:

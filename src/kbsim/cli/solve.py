@@ -43,6 +43,7 @@ def solve(
 
     Example: kbsim solve --rows "3|8|9|5|1|13" --hand "1 4 6 8 11 12"
     """
+    from kbsim.engine.families import family_of
     from kbsim.engine.notation import format_cards
     from kbsim.solver import DEFAULT_BUDGET, BoardError, parse_board, parse_hand
     from kbsim.solver import solve as solve_board
@@ -52,8 +53,6 @@ def solve(
     if budget is not None and budget < 1:
         fail(f"--budget {budget}: expected at least 1")
     _, g = load(game, variant, option)
-    from kbsim.engine.families import family_of
-
     if not family_of(g).solver:
         fail(f"solve works for games played on rows of cards (Kingsbridge, King's Corners), not {g.game}")
     seats = g.min_players if players is None else players

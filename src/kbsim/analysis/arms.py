@@ -85,40 +85,75 @@ def compute(inp: ReportInput) -> dict:
         raise ReportError(f"records of undeclared conditions: {', '.join(sorted(unknown))}")
     players = sorted(df["players"].unique().to_list())
     agg = df.group_by("condition", "players").agg(
-        n=pl.len(), deals=pl.col("seed").n_unique(),
-        shared=pl.col("shared").sum(), no_winner=(pl.col("nwin") == 0).sum(), won=pl.col("won").sum(),
-        stalemate=pl.col("stalemate").sum(), turn_limit=pl.col("turn_limit").sum(),
-        t_mean=pl.col("turns").mean(), t_sd=pl.col("turns").std(),
-        p5=pl.col("turns").quantile(0.05, "linear"), q1=pl.col("turns").quantile(0.25, "linear"),
-        median=pl.col("turns").median(), q3=pl.col("turns").quantile(0.75, "linear"),
-        p95=pl.col("turns").quantile(0.95, "linear"), t_max=pl.col("turns").max(),
+        n=pl.len(),
+        deals=pl.col("seed").n_unique(),
+        shared=pl.col("shared").sum(),
+        no_winner=(pl.col("nwin") == 0).sum(),
+        won=pl.col("won").sum(),
+        stalemate=pl.col("stalemate").sum(),
+        turn_limit=pl.col("turn_limit").sum(),
+        t_mean=pl.col("turns").mean(),
+        t_sd=pl.col("turns").std(),
+        p5=pl.col("turns").quantile(0.05, "linear"),
+        q1=pl.col("turns").quantile(0.25, "linear"),
+        median=pl.col("turns").median(),
+        q3=pl.col("turns").quantile(0.75, "linear"),
+        p95=pl.col("turns").quantile(0.95, "linear"),
+        t_max=pl.col("turns").max(),
     )
-    seat_wins = {(r["condition"], r["players"], r["sole"]): r["len"]
-                 for r in df.filter(pl.col("sole").is_not_null()).group_by("condition", "players", "sole").len()
-                 .iter_rows(named=True)}
+    seat_wins = {
+        (r["condition"], r["players"], r["sole"]): r["len"]
+        for r in df.filter(pl.col("sole").is_not_null())
+        .group_by("condition", "players", "sole")
+        .len()
+        .iter_rows(named=True)
+    }
     groups: dict[tuple[str, int], dict] = {}
     for r in agg.iter_rows(named=True):
         n, p = r["n"], r["players"]
         sd = r["t_sd"] if r["t_sd"] is not None else float("nan")
         half = Z95 * sd / math.sqrt(n) if n > 1 and not math.isnan(sd) else float("nan")
         groups[(r["condition"], p)] = {
-            "n": n, "deals": r["deals"],
+            "n": n,
+            "deals": r["deals"],
             "seats": [_rate(seat_wins.get((r["condition"], p, s), 0), n) for s in range(p)],
             "balance": seat_balance([seat_wins.get((r["condition"], p, s), 0) for s in range(p)], n),
-            "shared": _rate(r["shared"], n), "no_winner": _rate(r["no_winner"], n), "won": _rate(r["won"], n),
-            "stalemate": _rate(r["stalemate"], n), "turn_limit": _rate(r["turn_limit"], n),
-            "turns": {"mean": r["t_mean"], "low": r["t_mean"] - half, "high": r["t_mean"] + half, "sd": sd,
-                      "p5": r["p5"], "q1": r["q1"], "median": r["median"], "q3": r["q3"], "p95": r["p95"],
-                      "max": r["t_max"]},
+            "shared": _rate(r["shared"], n),
+            "no_winner": _rate(r["no_winner"], n),
+            "won": _rate(r["won"], n),
+            "stalemate": _rate(r["stalemate"], n),
+            "turn_limit": _rate(r["turn_limit"], n),
+            "turns": {
+                "mean": r["t_mean"],
+                "low": r["t_mean"] - half,
+                "high": r["t_mean"] + half,
+                "sd": sd,
+                "p5": r["p5"],
+                "q1": r["q1"],
+                "median": r["median"],
+                "q3": r["q3"],
+                "p95": r["p95"],
+                "max": r["t_max"],
+            },
         }
     order = {c.key: i for i, c in enumerate(inp.conditions)}
-    cells = [{"condition": k, "arm": k, "players": p, "verdict": g["balance"]["verdict"], "test": g["balance"]["test"]}
-             for (k, p), g in sorted(groups.items(), key=lambda kv: (kv[0][1], order.get(kv[0][0], 0)))]
+    cells = [
+        {"condition": k, "arm": k, "players": p, "verdict": g["balance"]["verdict"], "test": g["balance"]["test"]}
+        for (k, p), g in sorted(groups.items(), key=lambda kv: (kv[0][1], order.get(kv[0][0], 0)))
+    ]
     deltas = _deltas(df, inp.comparisons)
-    return {"unused": _unused_arms(deltas), "players": players,
-            "games": df.height, "groups": groups, "hist": _histograms(df, players),
-            "deltas": deltas, "bots": _bot_shares(df), "characters": _characters(inp),
-            "verdicts": rank_verdicts(cells), "adjustment": _adjustment_counts(deltas)}
+    return {
+        "unused": _unused_arms(deltas),
+        "players": players,
+        "games": df.height,
+        "groups": groups,
+        "hist": _histograms(df, players),
+        "deltas": deltas,
+        "bots": _bot_shares(df),
+        "characters": _characters(inp),
+        "verdicts": rank_verdicts(cells),
+        "adjustment": _adjustment_counts(deltas),
+    }
 
 
 def _unused_arms(deltas: list[dict]) -> list[str]:
@@ -136,9 +171,13 @@ def _unused_arms(deltas: list[dict]) -> list[str]:
 def _adjustment_counts(deltas: list[dict]) -> dict:
     """How many differences the page tests, and how many are resolved before and after Holm's adjustment."""
     tested = [d["delta"] for d in deltas if not math.isnan(d["delta"].p)]
-    return {"method": ADJUSTMENT_NAME, "comparisons": len(tested),
-            "resolved_raw": sum(d.resolved_raw for d in tested), "resolved": sum(d.resolved for d in tested),
-            "unpaired": sum(not d.paired for d in tested)}
+    return {
+        "method": ADJUSTMENT_NAME,
+        "comparisons": len(tested),
+        "resolved_raw": sum(d.resolved_raw for d in tested),
+        "resolved": sum(d.resolved for d in tested),
+        "unpaired": sum(not d.paired for d in tested),
+    }
 
 
 def _histograms(df: pl.DataFrame, players: list[int]) -> dict:
@@ -150,8 +189,7 @@ def _histograms(df: pl.DataFrame, players: list[int]) -> dict:
         top = int(math.ceil(sub["turns"].quantile(0.995, "linear")))
         width = max(1, math.ceil((top - lo + 1) / 50))
         nbins = (top - lo) // width + 1
-        binned = sub.with_columns(bin=((pl.col("turns").clip(lo, lo + nbins * width - 1) - lo) // width)
-                                  .cast(pl.Int64))
+        binned = sub.with_columns(bin=((pl.col("turns").clip(lo, lo + nbins * width - 1) - lo) // width).cast(pl.Int64))
         counts = binned.group_by("condition", "bin").len()
         tot = sub.group_by("condition").len()
         per: dict[str, list[float]] = {}
@@ -159,8 +197,7 @@ def _histograms(df: pl.DataFrame, players: list[int]) -> dict:
         for r in counts.iter_rows(named=True):
             per.setdefault(r["condition"], [0.0] * nbins)[r["bin"]] = r["len"] / ntot[r["condition"]]
         overflow = bool(sub["turns"].max() > lo + nbins * width - 1)
-        out[p] = {"edges": [lo + i * width for i in range(nbins)], "width": width, "share": per,
-                  "overflow": overflow}
+        out[p] = {"edges": [lo + i * width for i in range(nbins)], "width": width, "share": per, "overflow": overflow}
     return out
 
 
@@ -201,22 +238,36 @@ def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]]) -> list[dict]:
 
 def _bot_shares(df: pl.DataFrame) -> list[dict]:
     """For conditions with a mixed lineup: each bot's share of games won alone, against its fair share."""
-    mixed = sorted({r["condition"] for r in df.select("condition", "lineup").unique().iter_rows(named=True)
-                    if len(set(r["lineup"].split(","))) > 1})
+    mixed = sorted(
+        {
+            r["condition"]
+            for r in df.select("condition", "lineup").unique().iter_rows(named=True)
+            if len(set(r["lineup"].split(","))) > 1
+        }
+    )
     if not mixed:
         return []
     sub = df.filter(pl.col("condition").is_in(mixed)).with_columns(
-        winner_bot=pl.when(pl.col("sole").is_not_null()).then(pl.col("bots").list.get(pl.col("sole").cast(pl.Int64),
-                                                                                       null_on_oob=True))
-        .otherwise(None))
+        winner_bot=pl.when(pl.col("sole").is_not_null())
+        .then(pl.col("bots").list.get(pl.col("sole").cast(pl.Int64), null_on_oob=True))
+        .otherwise(None)
+    )
     out = []
     for (cond, p), g in sorted(sub.group_by("condition", "players"), key=lambda kv: (kv[0][0], kv[0][1])):
         n = g.height
         lineup = g["bots"][0].to_list()
         wins = {r["winner_bot"]: r["len"] for r in g.group_by("winner_bot").len().iter_rows(named=True)}
         for bot in sorted(set(lineup)):
-            out.append({"condition": cond, "players": p, "bot": bot, "seats": lineup.count(bot),
-                        "fair": lineup.count(bot) / p, **_rate(wins.get(bot, 0), n)})
+            out.append(
+                {
+                    "condition": cond,
+                    "players": p,
+                    "bot": bot,
+                    "seats": lineup.count(bot),
+                    "fair": lineup.count(bot) / p,
+                    **_rate(wins.get(bot, 0), n),
+                }
+            )
     return out
 
 
@@ -243,8 +294,12 @@ def _characters(inp: ReportInput) -> dict | None:
     ranking = []
     for r in sorted((r for r in lift if r["condition"] == base), key=lambda r: (r["players"], -r["lift"])):
         pg = per_game.get((r["players"], r["character"]), {})
-        ranking.append(r | {"per_game": pg.get("per_game", float("nan")), "per_game_low": pg.get("per_game_low"),
-                            "per_game_high": pg.get("per_game_high")})
+        ranking.append(
+            r
+            | {
+                "per_game": pg.get("per_game", float("nan")),
+                "per_game_low": pg.get("per_game_low"),
+                "per_game_high": pg.get("per_game_high"),
+            }
+        )
     return {"plays": plays, "lift": lift, "base": base, "ranking": ranking}
-
-

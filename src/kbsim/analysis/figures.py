@@ -12,9 +12,28 @@ from kbsim.analysis.tables import _delta_text, _esc
 from kbsim.sim.conditions import Condition
 
 # ------------------------------------------------------------------ figures
-_PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
-            "#17becf", "#393b79", "#ad494a", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d",
-            "#31a354", "#756bb1"]
+_PALETTE = [
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+    "#393b79",
+    "#ad494a",
+    "#637939",
+    "#8c6d31",
+    "#843c39",
+    "#7b4173",
+    "#3182bd",
+    "#e6550d",
+    "#31a354",
+    "#756bb1",
+]
 
 
 _BOT_PALETTE = ["#3b3b3b", "#b15928", "#6a3d9a", "#1b9e77", "#e7298a", "#a6761d"]  # bots: apart from the arms
@@ -26,25 +45,43 @@ def _colours(conditions: list[Condition]) -> dict[str, str]:
 
 def _base_layout(height: int) -> dict:
     # legend to the right of the panels, below the plotly toolbar (which sits at the top right)
-    return {"template": "plotly_white", "height": height, "margin": {"l": 60, "r": 20, "t": 60, "b": 60},
-            "legend": {"orientation": "v", "yanchor": "top", "y": 0.92, "x": 1.02, "xanchor": "left"},
-            "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 12}}
+    return {
+        "template": "plotly_white",
+        "height": height,
+        "margin": {"l": 60, "r": 20, "t": 60, "b": 60},
+        "legend": {"orientation": "v", "yanchor": "top", "y": 0.92, "x": 1.02, "xanchor": "left"},
+        "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 12},
+    }
 
 
 def _subplots(cols: int, titles: list[str], shared_y: bool = True, **kw):
     from plotly.subplots import make_subplots
 
-    return make_subplots(rows=1, cols=max(1, cols), subplot_titles=[_esc(t) for t in titles],
-                         shared_yaxes=shared_y, horizontal_spacing=0.06 if shared_y else 0.09, **kw)
+    return make_subplots(
+        rows=1,
+        cols=max(1, cols),
+        subplot_titles=[_esc(t) for t in titles],
+        shared_yaxes=shared_y,
+        horizontal_spacing=0.06 if shared_y else 0.09,
+        **kw,
+    )
 
 
 def _err(rates: list[dict]) -> dict:
-    return {"type": "data", "symmetric": False, "array": [r["high"] - r["rate"] for r in rates],
-            "arrayminus": [r["rate"] - r["low"] for r in rates], "thickness": 1.2, "width": 3}
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [r["high"] - r["rate"] for r in rates],
+        "arrayminus": [r["rate"] - r["low"] for r in rates],
+        "thickness": 1.2,
+        "width": 3,
+    }
 
 
-_RATE_HOVER = ("<b>%{fullData.name}</b><br>%{x}: %{y:.1%} [%{customdata[1]:.1%}, %{customdata[2]:.1%}]"
-               "<br>%{customdata[3]:,} of %{customdata[0]:,} games<extra></extra>")
+_RATE_HOVER = (
+    "<b>%{fullData.name}</b><br>%{x}: %{y:.1%} [%{customdata[1]:.1%}, %{customdata[2]:.1%}]"
+    "<br>%{customdata[3]:,} of %{customdata[0]:,} games<extra></extra>"
+)
 
 
 def _rate_custom(rates: list[dict]) -> list[list]:
@@ -63,14 +100,33 @@ def _fig_seats(inp: ReportInput, st: dict, colours: dict):
                 continue
             rates = g["seats"] + [g["shared"], g["no_winner"]]
             x = [str(s) for s in range(p)] + ["shared", "none"]
-            fig.add_trace(go.Bar(x=x, y=[r["rate"] for r in rates], name=_esc(c.label), legendgroup=c.key,
-                                 showlegend=k == 1, marker_color=colours[c.key],
-                                 error_y=_err(rates), customdata=_rate_custom(rates), hovertemplate=_RATE_HOVER),
-                          row=1, col=k)
+            fig.add_trace(
+                go.Bar(
+                    x=x,
+                    y=[r["rate"] for r in rates],
+                    name=_esc(c.label),
+                    legendgroup=c.key,
+                    showlegend=k == 1,
+                    marker_color=colours[c.key],
+                    error_y=_err(rates),
+                    customdata=_rate_custom(rates),
+                    hovertemplate=_RATE_HOVER,
+                ),
+                row=1,
+                col=k,
+            )
     for k, p in enumerate(ps, start=1):
         ax = "" if k == 1 else str(k)
-        fig.add_shape(type="line", xref=f"x{ax} domain", yref=f"y{ax}", x0=0, x1=1, y0=1 / p, y1=1 / p,
-                      line={"dash": "dash", "color": "#555", "width": 1})
+        fig.add_shape(
+            type="line",
+            xref=f"x{ax} domain",
+            yref=f"y{ax}",
+            x0=0,
+            x1=1,
+            y0=1 / p,
+            y1=1 / p,
+            line={"dash": "dash", "color": "#555", "width": 1},
+        )
     fig.update_layout(**_base_layout(440), barmode="group")
     fig.update_xaxes(title_text="seat won alone · shared win · no winner", tickangle=0, title_font_size=11)
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
@@ -88,10 +144,21 @@ def _fig_end(inp: ReportInput, st: dict, colours: dict):
         for k, (key, _) in enumerate(kinds, start=1):
             have = [p for p in ps if (c.key, p) in st["groups"]]
             rates = [st["groups"][(c.key, p)][key] for p in have]
-            fig.add_trace(go.Bar(x=[f"{p} players" for p in have], y=[r["rate"] for r in rates], name=_esc(c.label),
-                                 legendgroup=c.key, showlegend=k == 1, marker_color=colours[c.key],
-                                 error_y=_err(rates), customdata=_rate_custom(rates), hovertemplate=_RATE_HOVER),
-                          row=1, col=k)
+            fig.add_trace(
+                go.Bar(
+                    x=[f"{p} players" for p in have],
+                    y=[r["rate"] for r in rates],
+                    name=_esc(c.label),
+                    legendgroup=c.key,
+                    showlegend=k == 1,
+                    marker_color=colours[c.key],
+                    error_y=_err(rates),
+                    customdata=_rate_custom(rates),
+                    hovertemplate=_RATE_HOVER,
+                ),
+                row=1,
+                col=k,
+            )
     fig.update_layout(**_base_layout(400), barmode="group")
     fig.update_yaxes(tickformat=".1%", rangemode="tozero")
     fig.update_yaxes(title_text="share of games", row=1, col=1)
@@ -107,12 +174,24 @@ def _fig_turns_box(inp: ReportInput, st: dict, colours: dict):
         have = [p for p in st["players"] if (c.key, p) in st["groups"]]
         t = [st["groups"][(c.key, p)]["turns"] for p in have]
         n = [st["groups"][(c.key, p)]["n"] for p in have]
-        fig.add_trace(go.Box(x=[f"{p} players" for p in have], name=_esc(c.label), marker_color=colours[c.key],
-                             q1=[x["q1"] for x in t], median=[x["median"] for x in t], q3=[x["q3"] for x in t],
-                             lowerfence=[x["p5"] for x in t], upperfence=[x["p95"] for x in t],
-                             mean=[x["mean"] for x in t], boxpoints=False, customdata=n))
-    fig.update_layout(**_base_layout(420), boxmode="group", yaxis_title="turns per game (all seats)",
-                      xaxis_title="player count")
+        fig.add_trace(
+            go.Box(
+                x=[f"{p} players" for p in have],
+                name=_esc(c.label),
+                marker_color=colours[c.key],
+                q1=[x["q1"] for x in t],
+                median=[x["median"] for x in t],
+                q3=[x["q3"] for x in t],
+                lowerfence=[x["p5"] for x in t],
+                upperfence=[x["p95"] for x in t],
+                mean=[x["mean"] for x in t],
+                boxpoints=False,
+                customdata=n,
+            )
+        )
+    fig.update_layout(
+        **_base_layout(420), boxmode="group", yaxis_title="turns per game (all seats)", xaxis_title="player count"
+    )
     return fig
 
 
@@ -127,12 +206,21 @@ def _fig_turns_hist(inp: ReportInput, st: dict, colours: dict):
             share = h["share"].get(c.key)
             if share is None:
                 continue
-            fig.add_trace(go.Scatter(x=h["edges"], y=share, mode="lines", line={"shape": "hv", "width": 1.6},
-                                     name=_esc(c.label), legendgroup=c.key, showlegend=k == 1,
-                                     marker_color=colours[c.key],
-                                     hovertemplate="<b>%{fullData.name}</b><br>turns %{x}+ : %{y:.1%} of games"
-                                                   "<extra></extra>"),
-                          row=1, col=k)
+            fig.add_trace(
+                go.Scatter(
+                    x=h["edges"],
+                    y=share,
+                    mode="lines",
+                    line={"shape": "hv", "width": 1.6},
+                    name=_esc(c.label),
+                    legendgroup=c.key,
+                    showlegend=k == 1,
+                    marker_color=colours[c.key],
+                    hovertemplate="<b>%{fullData.name}</b><br>turns %{x}+ : %{y:.1%} of games<extra></extra>",
+                ),
+                row=1,
+                col=k,
+            )
     fig.update_layout(**_base_layout(400))
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
     fig.update_xaxes(title_text="turns per game")
@@ -149,8 +237,9 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
         rows.setdefault((d["b"], d["a"], d["players"]), {})[d["metric"]] = d
     keys = list(rows)
     ylab = [_esc(f"{labels[b]} − {labels[a]} · {p}p") for b, a, p in keys]
-    fig = _subplots(len(metrics), [f"{lab} ({'percentage points' if unit == 'pp' else unit})"
-                                   for _, lab, unit in metrics])
+    fig = _subplots(
+        len(metrics), [f"{lab} ({'percentage points' if unit == 'pp' else unit})" for _, lab, unit in metrics]
+    )
     for k, (m, _, unit) in enumerate(metrics, start=1):
         scale = 100 if unit == "pp" else 1
         for resolved in (True, False):
@@ -165,17 +254,33 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
                 err.append((pd.high - pd.mean) * scale)
                 v, interval, status = _delta_text(d)
                 cd.append([v, interval, status, pd.n])
-            fig.add_trace(go.Scatter(
-                x=xs, y=ys, mode="markers", name=f"resolved (adjusted p < 0.05, {M.ADJUSTMENT_NAME})" if resolved
-                else "not resolved after adjustment", legendgroup=str(resolved), showlegend=k == 1,
-                marker={"color": "#1f4e9c" if resolved else "#9a9a9a", "size": 8,
-                        "symbol": "circle" if resolved else "circle-open"},
-                error_x={"type": "data", "array": err, "thickness": 1.4, "width": 3}, customdata=cd,
-                hovertemplate="%{y}<br>%{customdata[0]} %{customdata[1]}<br>%{customdata[2]}<br>"
-                              "%{customdata[3]:,} paired deals<extra></extra>"), row=1, col=k)
+            fig.add_trace(
+                go.Scatter(
+                    x=xs,
+                    y=ys,
+                    mode="markers",
+                    name=f"resolved (adjusted p < 0.05, {M.ADJUSTMENT_NAME})"
+                    if resolved
+                    else "not resolved after adjustment",
+                    legendgroup=str(resolved),
+                    showlegend=k == 1,
+                    marker={
+                        "color": "#1f4e9c" if resolved else "#9a9a9a",
+                        "size": 8,
+                        "symbol": "circle" if resolved else "circle-open",
+                    },
+                    error_x={"type": "data", "array": err, "thickness": 1.4, "width": 3},
+                    customdata=cd,
+                    hovertemplate="%{y}<br>%{customdata[0]} %{customdata[1]}<br>%{customdata[2]}<br>"
+                    "%{customdata[3]:,} paired deals<extra></extra>",
+                ),
+                row=1,
+                col=k,
+            )
         ax = "" if k == 1 else str(k)
-        fig.add_shape(type="line", xref=f"x{ax}", yref=f"y{ax} domain", x0=0, x1=0, y0=0, y1=1,
-                      line={"color": "#333", "width": 1})
+        fig.add_shape(
+            type="line", xref=f"x{ax}", yref=f"y{ax} domain", x0=0, x1=0, y0=0, y1=1, line={"color": "#333", "width": 1}
+        )
     fig.update_layout(**_base_layout(160 + 26 * max(1, len(keys))))
     fig.update_yaxes(autorange="reversed", categoryorder="array", categoryarray=ylab)
     for k, (_, _, unit) in enumerate(metrics, start=1):
@@ -187,8 +292,11 @@ def _fig_sweep(inp: ReportInput, st: dict, colours: dict):
     import plotly.graph_objects as go
 
     sw = inp.sweep
-    metrics = [("seat0", "first-player sole-win rate"), ("turns", "mean turns per game"),
-               ("stalemate", "stalemate rate")]
+    metrics = [
+        ("seat0", "first-player sole-win rate"),
+        ("turns", "mean turns per game"),
+        ("stalemate", "stalemate rate"),
+    ]
     fig = _subplots(len(metrics), [t for _, t in metrics], shared_y=False)
     numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in sw.values)
     xs_all = sw.values if numeric else [_esc(json.dumps(v) if not isinstance(v, str) else v) for v in sw.values]
@@ -219,13 +327,23 @@ def _fig_sweep(inp: ReportInput, st: dict, colours: dict):
             line += 1
             for k, (m, _) in enumerate(metrics, start=1):
                 fmt = ":.1f" if m == "turns" else ":.1%"
-                fig.add_trace(go.Scatter(
-                    x=xs[m], y=ys[m], mode="lines+markers", name=_esc(name), legendgroup=f"{ai}-{pi}",
-                    showlegend=k == 1, line={"color": colour, "dash": dashes[ai % len(dashes)]},
-                    error_y={"type": "data", "symmetric": False, "array": hi[m], "arrayminus": lo[m]},
-                    customdata=ns, hovertemplate=f"<b>%{{fullData.name}}</b><br>{_esc(sw.option)} = %{{x}}: "
-                                                 f"%{{y{fmt}}}<br>%{{customdata:,}} games<extra></extra>"),
-                    row=1, col=k)
+                fig.add_trace(
+                    go.Scatter(
+                        x=xs[m],
+                        y=ys[m],
+                        mode="lines+markers",
+                        name=_esc(name),
+                        legendgroup=f"{ai}-{pi}",
+                        showlegend=k == 1,
+                        line={"color": colour, "dash": dashes[ai % len(dashes)]},
+                        error_y={"type": "data", "symmetric": False, "array": hi[m], "arrayminus": lo[m]},
+                        customdata=ns,
+                        hovertemplate=f"<b>%{{fullData.name}}</b><br>{_esc(sw.option)} = %{{x}}: "
+                        f"%{{y{fmt}}}<br>%{{customdata:,}} games<extra></extra>",
+                    ),
+                    row=1,
+                    col=k,
+                )
     fig.update_layout(**_base_layout(420))
     fig.update_xaxes(title_text=_esc(sw.option))
     if numeric:
@@ -252,15 +370,35 @@ def _fig_bots(inp: ReportInput, st: dict, labels: dict):
                 continue
             first = bot not in shown
             shown.add(bot)
-            fig.add_trace(go.Bar(x=[f"{r['players']} players" for r in rows], y=[r["rate"] for r in rows],
-                                 name=_esc(bot), legendgroup=bot, showlegend=first,
-                                 marker_color=_BOT_PALETTE[bi % len(_BOT_PALETTE)], error_y=_err(rows),
-                                 customdata=_rate_custom(rows), hovertemplate=_RATE_HOVER), row=1, col=k)
-            fig.add_trace(go.Scatter(x=[f"{r['players']} players" for r in rows], y=[r["fair"] for r in rows],
-                                     mode="markers", marker={"symbol": "line-ew-open", "size": 26,
-                                                             "color": _BOT_PALETTE[bi % len(_BOT_PALETTE)]},
-                                     name=_esc(f"{bot}: fair share"), legendgroup=bot, showlegend=first,
-                                     hovertemplate="fair share %{y:.1%}<extra></extra>"), row=1, col=k)
+            fig.add_trace(
+                go.Bar(
+                    x=[f"{r['players']} players" for r in rows],
+                    y=[r["rate"] for r in rows],
+                    name=_esc(bot),
+                    legendgroup=bot,
+                    showlegend=first,
+                    marker_color=_BOT_PALETTE[bi % len(_BOT_PALETTE)],
+                    error_y=_err(rows),
+                    customdata=_rate_custom(rows),
+                    hovertemplate=_RATE_HOVER,
+                ),
+                row=1,
+                col=k,
+            )
+            fig.add_trace(
+                go.Scatter(
+                    x=[f"{r['players']} players" for r in rows],
+                    y=[r["fair"] for r in rows],
+                    mode="markers",
+                    marker={"symbol": "line-ew-open", "size": 26, "color": _BOT_PALETTE[bi % len(_BOT_PALETTE)]},
+                    name=_esc(f"{bot}: fair share"),
+                    legendgroup=bot,
+                    showlegend=first,
+                    hovertemplate="fair share %{y:.1%}<extra></extra>",
+                ),
+                row=1,
+                col=k,
+            )
     fig.update_layout(**_base_layout(420), barmode="group")
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
     fig.update_yaxes(title_text="share of games won alone", row=1, col=1)
@@ -281,21 +419,44 @@ def _fig_char(inp: ReportInput, st: dict, colours: dict, kind: str):
         rs = sorted((r for r in rows if r["players"] == p), key=lambda r: r["name"])
         if kind == "plays":
             y = [r["per_game"] for r in rs]
-            err = {"type": "data", "symmetric": False, "array": [r["per_game_high"] - r["per_game"] for r in rs],
-                   "arrayminus": [r["per_game"] - r["per_game_low"] for r in rs]}
+            err = {
+                "type": "data",
+                "symmetric": False,
+                "array": [r["per_game_high"] - r["per_game"] for r in rs],
+                "arrayminus": [r["per_game"] - r["per_game_low"] for r in rs],
+            }
             cd = [[r["games"], r["share"], r["plays"]] for r in rs]
-            hover = ("%{x}: %{y:.2f} plays per game<br>played in %{customdata[1]:.1%} of %{customdata[0]:,} games"
-                     "<extra></extra>")
+            hover = (
+                "%{x}: %{y:.2f} plays per game<br>played in %{customdata[1]:.1%} of %{customdata[0]:,} games"
+                "<extra></extra>"
+            )
         else:
             y = [r["lift"] for r in rs]
-            err = {"type": "data", "symmetric": False, "array": [r["high"] - r["lift"] for r in rs],
-                   "arrayminus": [r["lift"] - r["low"] for r in rs]}
+            err = {
+                "type": "data",
+                "symmetric": False,
+                "array": [r["high"] - r["lift"] for r in rs],
+                "arrayminus": [r["lift"] - r["low"] for r in rs],
+            }
             cd = [[r["rate_played"], r["n_played"], r["rate_not"], r["n_not"], r["p_adj"]] for r in rs]
-            hover = ("%{x}: lift %{y:+.1%}<br>played: %{customdata[0]:.1%} of %{customdata[1]:,} seat-games<br>"
-                     "not played: %{customdata[2]:.1%} of %{customdata[3]:,}<br>Holm-adjusted p %{customdata[4]:.3f}"
-                     "<extra></extra>")
-        fig.add_trace(go.Bar(x=[_esc(r["name"]) for r in rs], y=y, showlegend=False, marker_color=colour,
-                             error_y=err, customdata=cd, hovertemplate=hover), row=1, col=k)
+            hover = (
+                "%{x}: lift %{y:+.1%}<br>played: %{customdata[0]:.1%} of %{customdata[1]:,} seat-games<br>"
+                "not played: %{customdata[2]:.1%} of %{customdata[3]:,}<br>Holm-adjusted p %{customdata[4]:.3f}"
+                "<extra></extra>"
+            )
+        fig.add_trace(
+            go.Bar(
+                x=[_esc(r["name"]) for r in rs],
+                y=y,
+                showlegend=False,
+                marker_color=colour,
+                error_y=err,
+                customdata=cd,
+                hovertemplate=hover,
+            ),
+            row=1,
+            col=k,
+        )
     fig.update_layout(**_base_layout(420))
     fig.update_xaxes(tickangle=-45, title_text="character")
     if kind == "lift":
@@ -316,58 +477,112 @@ def build_figures(inp: ReportInput, st: dict) -> list[dict]:
     colours = _colours(inp.conditions)
     labels = {c.key: c.label for c in inp.conditions}
     figs: list[tuple[str, str, str, Any]] = [
-        ("seats", "Win rate by seat",
-         "Share of games won alone by each seat (seat 0 deals and plays first), and shared wins and games "
-         "without a winner shown apart; the three add up to 100%. Error bars: 95% Wilson intervals. "
-         "Dashed line: the fair share 1/P.", _fig_seats(inp, st, colours)),
-        ("end", "How games end",
-         "Stalemate and turn-limit rates, and games ending in a shared win (a tie for fewest cards), "
-         "with 95% Wilson intervals.", _fig_end(inp, st, colours)),
-        ("turns-box", "Game length",
-         "Turns per game (all seats together): box = quartiles, line = median, dashed = mean, whiskers = 5th and "
-         "95th percentiles.", _fig_turns_box(inp, st, colours)),
-        ("turns-hist", "Game length distribution",
-         "Share of games by number of turns; the last bin also holds the longest 0.5% of games.",
-         _fig_turns_hist(inp, st, colours)),
+        (
+            "seats",
+            "Win rate by seat",
+            "Share of games won alone by each seat (seat 0 deals and plays first), and shared wins and games "
+            "without a winner shown apart; the three add up to 100%. Error bars: 95% Wilson intervals. "
+            "Dashed line: the fair share 1/P.",
+            _fig_seats(inp, st, colours),
+        ),
+        (
+            "end",
+            "How games end",
+            "Stalemate and turn-limit rates, and games ending in a shared win (a tie for fewest cards), "
+            "with 95% Wilson intervals.",
+            _fig_end(inp, st, colours),
+        ),
+        (
+            "turns-box",
+            "Game length",
+            "Turns per game (all seats together): box = quartiles, line = median, dashed = mean, whiskers = 5th and "
+            "95th percentiles.",
+            _fig_turns_box(inp, st, colours),
+        ),
+        (
+            "turns-hist",
+            "Game length distribution",
+            "Share of games by number of turns; the last bin also holds the longest 0.5% of games.",
+            _fig_turns_hist(inp, st, colours),
+        ),
     ]
     if any(d["delta"].n >= 2 for d in st["deltas"]):
-        figs.insert(0, ("deltas", "Paired differences against the baseline",
-                        "Each point is arm B minus arm A (on the same deals unless marked independent samples), "
-                        "with its 95% interval; filled: resolved after Holm's adjustment for every difference on the "
-                        "page, "
-                        "open: not resolved.", _fig_deltas(inp, st, labels)))
+        figs.insert(
+            0,
+            (
+                "deltas",
+                "Paired differences against the baseline",
+                "Each point is arm B minus arm A (on the same deals unless marked independent samples), "
+                "with its 95% interval; filled: resolved after Holm's adjustment for every difference on the "
+                "page, "
+                "open: not resolved.",
+                _fig_deltas(inp, st, labels),
+            ),
+        )
     if inp.sweep is not None:
-        figs.insert(1, ("sweep", f"Sweep of {inp.sweep.option}",
-                        "Each line is one player count; error bars are 95% intervals (Wilson for rates, normal for "
-                        "the mean).", _fig_sweep(inp, st, colours)))
+        figs.insert(
+            1,
+            (
+                "sweep",
+                f"Sweep of {inp.sweep.option}",
+                "Each line is one player count; error bars are 95% intervals (Wilson for rates, normal for the mean).",
+                _fig_sweep(inp, st, colours),
+            ),
+        )
     if st["bots"]:
-        figs.append(("bots", "Bots against each other",
-                     "Share of games won alone by each bot of a mixed lineup (every seat rotation on the same deals), "
-                     "with 95% Wilson intervals; the bar marker is the bot's fair share (its seats / P).",
-                     _fig_bots(inp, st, labels)))
+        figs.append(
+            (
+                "bots",
+                "Bots against each other",
+                "Share of games won alone by each bot of a mixed lineup (every seat rotation on the same deals), "
+                "with 95% Wilson intervals; the bar marker is the bot's fair share (its seats / P).",
+                _fig_bots(inp, st, labels),
+            )
+        )
     if st["characters"]:
         base_label = labels.get(st["characters"]["base"], "")
-        figs.append(("char-plays", "Plays per character",
-                     f"Arm {base_label}: mean plays per game of each character (all seats), with a 95% normal "
-                     "interval; one panel per player count. Every arm's numbers are in the tables below.",
-                     _fig_char(inp, st, colours, "plays")))
-        figs.append(("char-lift", "Win-rate lift of playing a character",
-                     f"Arm {base_label}: sole-win rate of the seat-games in which the seat played the character "
-                     "minus that of the other seat-games, with Newcombe 95% intervals. Observational: see the notes.",
-                     _fig_char(inp, st, colours, "lift")))
+        figs.append(
+            (
+                "char-plays",
+                "Plays per character",
+                f"Arm {base_label}: mean plays per game of each character (all seats), with a 95% normal "
+                "interval; one panel per player count. Every arm's numbers are in the tables below.",
+                _fig_char(inp, st, colours, "plays"),
+            )
+        )
+        figs.append(
+            (
+                "char-lift",
+                "Win-rate lift of playing a character",
+                f"Arm {base_label}: sole-win rate of the seat-games in which the seat played the character "
+                "minus that of the other seat-games, with Newcombe 95% intervals. Observational: see the notes.",
+                _fig_char(inp, st, colours, "lift"),
+            )
+        )
     from plotly.utils import PlotlyJSONEncoder
 
     out = []
     for i, (fid, title, caption, fig) in enumerate(figs):
         text = json.dumps(fig.to_plotly_json(), cls=PlotlyJSONEncoder, separators=(",", ":"))
-        out.append({"id": f"fig-{i}-{fid}", "section": fid, "title": title, "caption": caption,
-                    "height": int(fig.layout.height or 450), "json": _script_safe(text)})
+        out.append(
+            {
+                "id": f"fig-{i}-{fid}",
+                "section": fid,
+                "title": title,
+                "caption": caption,
+                "height": int(fig.layout.height or 450),
+                "json": _script_safe(text),
+            }
+        )
     return out
 
 
 def _script_safe(text: str) -> str:
     """JSON made safe inside a ``<script>`` element: no ``<``, ``>``, ``&`` or line separators left raw."""
-    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
-
-
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )

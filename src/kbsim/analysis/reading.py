@@ -88,12 +88,9 @@ def read_records(items: Sequence[tuple[Path, str]]) -> pl.DataFrame:
     return pl.concat(frames, how="diagonal_relaxed")
 
 
-
-
 def _plain(v: Any) -> str:
     """An option value as written in a study or on the command line (strings without quotes)."""
     return v if isinstance(v, str) else json.dumps(v, sort_keys=True)
-
 
 
 # ------------------------------------------------------------------ compare existing records
@@ -118,6 +115,7 @@ def _rules_of(order: list[tuple], file_rows: list[tuple[Path, dict]], df: pl.Dat
             provisional.setdefault(game, rules["provisional"])
     wanted = [s[0] for s in order]
     return defaults, [(g, provisional[g]) for g in dict.fromkeys(wanted) if g in provisional]
+
 
 def _lineup_unit(bots: Sequence[str]) -> tuple[str, ...]:
     """The shortest bot sequence whose cycle gives some rotation of ``bots`` (the same arm at any player count)."""
@@ -217,24 +215,54 @@ def compare_input(paths: Sequence[Path]) -> ReportInput:
     labels = _arm_labels(order, opts)
     key_of = {s: f"{i:02d}-arm" for i, s in enumerate(order)}
     mapping = pl.DataFrame(
-        [{"file": k[0], "game": k[1], "variant": k[2], "options": k[3], "bots_key": ",".join(k[4]),
-          "condition": key_of[s]} for k, s in sig_of.items()],
-        schema={"file": pl.Int32, "game": pl.String, "variant": pl.String, "options": pl.String,
-                "bots_key": pl.String, "condition": pl.String})
-    df = (df.with_columns(file=pl.col("file").cast(pl.Int32), bots_key=pl.col("bots").list.join(","))
-          .join(mapping, on=["file", "game", "variant", "options", "bots_key"], how="left")
-          .unique(subset=["condition", "players", "seed", "bots_key"], keep="first", maintain_order=True))
+        [
+            {
+                "file": k[0],
+                "game": k[1],
+                "variant": k[2],
+                "options": k[3],
+                "bots_key": ",".join(k[4]),
+                "condition": key_of[s],
+            }
+            for k, s in sig_of.items()
+        ],
+        schema={
+            "file": pl.Int32,
+            "game": pl.String,
+            "variant": pl.String,
+            "options": pl.String,
+            "bots_key": pl.String,
+            "condition": pl.String,
+        },
+    )
+    df = (
+        df.with_columns(file=pl.col("file").cast(pl.Int32), bots_key=pl.col("bots").list.join(","))
+        .join(mapping, on=["file", "game", "variant", "options", "bots_key"], how="left")
+        .unique(subset=["condition", "players", "seed", "bots_key"], keep="first", maintain_order=True)
+    )
     defaults, provisional = _rules_of(order, file_rows, df)
     conditions = []
     for s in order:
         base = defaults.get(s[0], opts[order[0]])
         changed = {k: v for k, v in opts[s].items() if base.get(k) != v}
-        conditions.append(Condition(key=key_of[s], label=labels[s], arm=labels[s], variants=tuple(
-            v for v in s[1].split("+") if v and v != "base"), options=changed, changed=changed, effective=opts[s],
-            bots=",".join(s[3])))
+        conditions.append(
+            Condition(
+                key=key_of[s],
+                label=labels[s],
+                arm=labels[s],
+                variants=tuple(v for v in s[1].split("+") if v and v != "base"),
+                options=changed,
+                changed=changed,
+                effective=opts[s],
+                bots=",".join(s[3]),
+            )
+        )
     comparisons = [(c.key, conditions[0].key) for c in conditions[1:]]
-    params = [("records files", f"{len(file_rows)}"), ("baseline arm", conditions[0].label),
-              ("pairing", "games of two arms are paired when they have the same game seed (same run seed and index)")]
+    params = [
+        ("records files", f"{len(file_rows)}"),
+        ("baseline arm", conditions[0].label),
+        ("pairing", "games of two arms are paired when they have the same game seed (same run seed and index)"),
+    ]
     params += [(f"provisional data ({g})", note) for g, note in provisional]
     for i, (p, meta) in enumerate(file_rows):
         run = meta.get("run", {}) if isinstance(meta.get("run"), dict) else {}
@@ -246,14 +274,30 @@ def compare_input(paths: Sequence[Path]) -> ReportInput:
         for kind, table in (m.get("names") or {}).items():
             names.setdefault(kind, {}).update(table)
     name = "compare-" + "-".join(Path(p).stem for p, _ in file_rows)[:60]
-    return ReportInput(title="Comparison of records", name=name, question="", source=", ".join(str(p) for p, _ in
-                       file_rows), parameters=params, conditions=conditions, comparisons=comparisons, sweep=None,
-                       records=df.drop("file", "game", "variant", "options", "bots_key"), versions=versions,
-                       names=names)
+    return ReportInput(
+        title="Comparison of records",
+        name=name,
+        question="",
+        source=", ".join(str(p) for p, _ in file_rows),
+        parameters=params,
+        conditions=conditions,
+        comparisons=comparisons,
+        sweep=None,
+        records=df.drop("file", "game", "variant", "options", "bots_key"),
+        versions=versions,
+        names=names,
+    )
 
 
-__all__ = ["NEEDED_COLUMNS", "OPTIONAL_COLUMNS", "ReportError", "ReportInput", "compare_input", "read_records",
-           "study_input"]
+__all__ = [
+    "NEEDED_COLUMNS",
+    "OPTIONAL_COLUMNS",
+    "ReportError",
+    "ReportInput",
+    "compare_input",
+    "read_records",
+    "study_input",
+]
 
 
 def study_input(plan: Any) -> ReportInput:
@@ -287,23 +331,51 @@ def study_input(plan: Any) -> ReportInput:
         ("deals per cell", f"{plan.games:,}" + ("" if plan.games == st.games else f" (study file: {st.games:,})")),
         ("run seed", str(st.seed)),
         ("bots", "; ".join(lineups)),
-        ("seat rotation", "each mixed lineup played in every seat rotation on the same deals"
-         if st.rotate_seats else "off"),
+        (
+            "seat rotation",
+            "each mixed lineup played in every seat rotation on the same deals" if st.rotate_seats else "off",
+        ),
         ("baseline arm", st.base_arm.name),
     ]
     if st.sweep:
-        params.append(("sweep", f"{st.sweep.option} over {', '.join(json.dumps(v) for v in st.sweep.values)} "
-                                f"(baseline {json.dumps(st.sweep.base_value)})"))
+        params.append(
+            (
+                "sweep",
+                f"{st.sweep.option} over {', '.join(json.dumps(v) for v in st.sweep.values)} "
+                f"(baseline {json.dumps(st.sweep.base_value)})",
+            )
+        )
     params.append(("records", str(plan.records_dir)))
-    provisional = next((m["rules"]["provisional"] for m in metas
-                        if isinstance(m.get("rules"), dict) and m["rules"].get("provisional")), None)
+    provisional = next(
+        (
+            m["rules"]["provisional"]
+            for m in metas
+            if isinstance(m.get("rules"), dict) and m["rules"].get("provisional")
+        ),
+        None,
+    )
     if provisional:  # the rules' data (e.g. a card list) is not the published one: say so on the page
         params.insert(2, ("provisional data", provisional))
     sweep = None
     if st.sweep:
         keys = {(c.arm, json.dumps(c.sweep_value, sort_keys=True)): c.key for c in plan.conditions}
-        sweep = SweepInfo(option=st.sweep.option, values=list(st.sweep.values), baseline=st.sweep.base_value,
-                          arms=[a.name for a in st.arms], keys=keys)
-    return ReportInput(title=st.title or st.name, name=st.name, question=st.question, source=str(plan.source),
-                       parameters=params, conditions=plan.conditions, comparisons=plan.comparisons, sweep=sweep,
-                       records=records, versions=versions, names=names)
+        sweep = SweepInfo(
+            option=st.sweep.option,
+            values=list(st.sweep.values),
+            baseline=st.sweep.base_value,
+            arms=[a.name for a in st.arms],
+            keys=keys,
+        )
+    return ReportInput(
+        title=st.title or st.name,
+        name=st.name,
+        question=st.question,
+        source=str(plan.source),
+        parameters=params,
+        conditions=plan.conditions,
+        comparisons=plan.comparisons,
+        sweep=sweep,
+        records=records,
+        versions=versions,
+        names=names,
+    )

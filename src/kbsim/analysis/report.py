@@ -86,19 +86,48 @@ class ReportResult:
         """JSON-able summary of the result (paths, sizes, per-group rates and deltas)."""
         groups = []
         for (cond, p), g in self.stats["groups"].items():
-            groups.append({"condition": cond, "players": p, "games": g["n"], "seat_win": _clean(g["seats"]),
-                           "seat_test": _clean(g["balance"]["test"]),
-                           "shared": g["shared"], "stalemate": g["stalemate"], "turn_limit": g["turn_limit"],
-                           "turns": g["turns"]})
-        deltas = [{"b": d["b"], "a": d["a"], "players": d["players"], "metric": d["metric"],
-                   **d["delta"].as_dict()} for d in self.stats["deltas"]]
-        verdicts = [{"condition": v["condition"], "players": v["players"], "rank": v["rank"],
-                     "fair": v["verdict"]["fair"], "games_won_alone": v["verdict"]["decided"],
-                     "largest_gap": _clean(v["verdict"]["largest"]), "first_player": _clean(v["verdict"]["first"]),
-                     "text": v["verdict"]["text"], "seat_test": _clean(v["test"])} for v in self.stats["verdicts"]]
-        return {"html": str(self.path), "bytes": self.size, "seconds": self.seconds, "figures": self.figures,
-                "groups": groups, "verdicts": verdicts, "adjustment": self.stats["adjustment"],
-                "unused_arms": self.stats["unused"], "deltas": deltas}
+            groups.append(
+                {
+                    "condition": cond,
+                    "players": p,
+                    "games": g["n"],
+                    "seat_win": _clean(g["seats"]),
+                    "seat_test": _clean(g["balance"]["test"]),
+                    "shared": g["shared"],
+                    "stalemate": g["stalemate"],
+                    "turn_limit": g["turn_limit"],
+                    "turns": g["turns"],
+                }
+            )
+        deltas = [
+            {"b": d["b"], "a": d["a"], "players": d["players"], "metric": d["metric"], **d["delta"].as_dict()}
+            for d in self.stats["deltas"]
+        ]
+        verdicts = [
+            {
+                "condition": v["condition"],
+                "players": v["players"],
+                "rank": v["rank"],
+                "fair": v["verdict"]["fair"],
+                "games_won_alone": v["verdict"]["decided"],
+                "largest_gap": _clean(v["verdict"]["largest"]),
+                "first_player": _clean(v["verdict"]["first"]),
+                "text": v["verdict"]["text"],
+                "seat_test": _clean(v["test"]),
+            }
+            for v in self.stats["verdicts"]
+        ]
+        return {
+            "html": str(self.path),
+            "bytes": self.size,
+            "seconds": self.seconds,
+            "figures": self.figures,
+            "groups": groups,
+            "verdicts": verdicts,
+            "adjustment": self.stats["adjustment"],
+            "unused_arms": self.stats["unused"],
+            "deltas": deltas,
+        }
 
 
 def _kbsim_version() -> str:
@@ -126,21 +155,37 @@ def render_html(inp: ReportInput, st: dict, figures: list[dict]) -> str:
     from plotly.offline import get_plotlyjs
 
     __version__ = _kbsim_version()
-    env = jinja2.Environment(loader=jinja2.PackageLoader("kbsim.analysis", "templates"),
-                             autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("kbsim.analysis", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     tpl = env.get_template("report.html.j2")
     option_names = sorted({k for c in inp.conditions for k in c.effective})
-    differing = [k for k in option_names if len({json.dumps(c.effective.get(k), sort_keys=True)
-                                                  for c in inp.conditions}) > 1]
+    differing = [
+        k for k in option_names if len({json.dumps(c.effective.get(k), sort_keys=True) for c in inp.conditions}) > 1
+    ]
     ctx = {
-        "title": inp.title, "question": inp.question, "source": inp.source, "version": __version__,
+        "title": inp.title,
+        "question": inp.question,
+        "source": inp.source,
+        "version": __version__,
         "generated": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "parameters": inp.parameters, "versions": inp.versions, "conditions": inp.conditions,
-        "option_names": option_names, "differing": differing, "games": st["games"],
-        "tables": _tables(inp, st), "figures": figures, "has_sweep": inp.sweep is not None,
-        "has_characters": bool(st["characters"]), "has_bots": bool(st["bots"]),
-        "adjustment": st["adjustment"], "exact_below": M.EXACT_BELOW,
+        "parameters": inp.parameters,
+        "versions": inp.versions,
+        "conditions": inp.conditions,
+        "option_names": option_names,
+        "differing": differing,
+        "games": st["games"],
+        "tables": _tables(inp, st),
+        "figures": figures,
+        "has_sweep": inp.sweep is not None,
+        "has_characters": bool(st["characters"]),
+        "has_bots": bool(st["bots"]),
+        "adjustment": st["adjustment"],
+        "exact_below": M.EXACT_BELOW,
         "fmt": lambda v: json.dumps(v) if not isinstance(v, str) else v,
         "plotly_js": get_plotlyjs(),
     }
@@ -183,7 +228,11 @@ def write_report(inp: ReportInput, path: Path) -> ReportResult:
     finally:
         Path(tmp).unlink(missing_ok=True)  # nothing left behind on an error (after a replace it is gone)
     seconds = time.perf_counter() - t0
-    return ReportResult(path=path, size=path.stat().st_size, seconds=seconds, figures=len(figures),
-                        summary=text_summary(inp, st), stats=st)
-
-
+    return ReportResult(
+        path=path,
+        size=path.stat().st_size,
+        seconds=seconds,
+        figures=len(figures),
+        summary=text_summary(inp, st),
+        stats=st,
+    )

@@ -25,8 +25,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-rules_app = typer.Typer(help="Check, show, test and describe rule files.", no_args_is_help=True,
-                        rich_markup_mode=None)
+rules_app = typer.Typer(help="Check, show, test and describe rule files.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(rules_app, name="rules")
 
 
@@ -37,10 +36,12 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _main(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                                help="Print the version and exit.")] = False) -> None:
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
     """kbsim: rules-driven simulation and reference toolkit for shared-tableau card games."""
-
 
 
 def main() -> None:

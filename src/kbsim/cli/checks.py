@@ -97,12 +97,15 @@ def is_kbsim_report(path: Path) -> bool:
     return b'<meta name="generator" content="kbsim' in head
 
 
-_KINDS = {"records": (".parquet", is_kbsim_records, "a kbsim records file"),
-          "report": (".html", is_kbsim_report, "a kbsim report page")}
+_KINDS = {
+    "records": (".parquet", is_kbsim_records, "a kbsim records file"),
+    "report": (".html", is_kbsim_report, "a kbsim report page"),
+}
 
 
-def check_out(path: Path, kind: str, force: bool, flag: str = "--out", explicit: bool = True,
-              protected: tuple[Path, ...] = ()) -> None:
+def check_out(
+    path: Path, kind: str, force: bool, flag: str = "--out", explicit: bool = True, protected: tuple[Path, ...] = ()
+) -> None:
     """Refuse an output path that would replace something it should not.
 
     Args:
@@ -162,10 +165,14 @@ def check_comparable(files: list[Path]) -> None:
             continue
         for other, orun in seen:
             if run.get("game") != orun.get("game"):
-                raise ArgError(f"{f}: records of {run.get('game')!s}, but {other} holds records of "
-                               f"{orun.get('game')!s}; records of different games cannot be compared")
+                raise ArgError(
+                    f"{f}: records of {run.get('game')!s}, but {other} holds records of "
+                    f"{orun.get('game')!s}; records of different games cannot be compared"
+                )
             same_run = all(run.get(k) == orun.get(k) for k in ("variant", "options", "players", "bots", "seed"))
             if same_run and run.get("rules_hash") != orun.get("rules_hash"):
-                raise ArgError(f"{f}: the same run parameters as {other} but played under different rules "
-                               f"(the rule file changed between the runs); they cannot be compared as one arm")
+                raise ArgError(
+                    f"{f}: the same run parameters as {other} but played under different rules "
+                    f"(the rule file changed between the runs); they cannot be compared as one arm"
+                )
         seen.append((Path(f), run))

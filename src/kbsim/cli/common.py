@@ -28,7 +28,6 @@ def fail(message: str) -> None:
     raise UserError(message)
 
 
-
 def parse_options(pairs: list[str]) -> dict:
     """Parse ``--option KEY=VALUE`` pairs into ``{key: value}`` (values typed like the rule files')."""
     from kbsim.rules.loader import parse_option_value
@@ -63,26 +62,43 @@ def check_players(game, players: int, loaded=None) -> None:
     if not game.min_players <= players <= game.max_players:
         hint = ""
         if loaded is not None:
-            fits = [name for name, v in loaded.model.variants.items()
-                    if isinstance(v.overlay.get("players"), dict)
-                    and v.overlay["players"].get("min", 0) <= players <= v.overlay["players"].get("max", 99)]
+            fits = [
+                name
+                for name, v in loaded.model.variants.items()
+                if isinstance(v.overlay.get("players"), dict)
+                and v.overlay["players"].get("min", 0) <= players <= v.overlay["players"].get("max", 99)
+            ]
             if fits:
                 hint = f" (for {players} player(s) try --variant {' or '.join(fits)})"
-        fail(f"--players {players}: {game.game} ({game.variant}) is played by {game.min_players} to "
-             f"{game.max_players} players{hint}")
+        fail(
+            f"--players {players}: {game.game} ({game.variant}) is played by {game.min_players} to "
+            f"{game.max_players} players{hint}"
+        )
 
 
 GameOpt = Annotated[str, typer.Option("--game", "-g", help="Shipped game name or path to a rule file.")]
-VariantOpt = Annotated[list[str], typer.Option(
-    "--variant", "-v", help="Variant declared in the rule file (repeatable, applied in order).")]
-OptionOpt = Annotated[list[str], typer.Option(
-    "--option", metavar="KEY=VALUE", help="Set a named rule option, e.g. rebuild_segments=either (repeatable).")]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing output file (only one kbsim wrote, "
-                                                         "of the same kind).")]
-BotsOpt = Annotated[str, typer.Option("--bots", "-b", help="One bot for all seats (greedy) or one per seat "
-                                      "(greedy,random,greedy,greedy). Bots: random, greedy, planner "
-                                      "(market games: random, greedy).")]
-
+VariantOpt = Annotated[
+    list[str], typer.Option("--variant", "-v", help="Variant declared in the rule file (repeatable, applied in order).")
+]
+OptionOpt = Annotated[
+    list[str],
+    typer.Option(
+        "--option", metavar="KEY=VALUE", help="Set a named rule option, e.g. rebuild_segments=either (repeatable)."
+    ),
+]
+ForceOpt = Annotated[
+    bool, typer.Option("--force", help="Replace an existing output file (only one kbsim wrote, of the same kind).")
+]
+BotsOpt = Annotated[
+    str,
+    typer.Option(
+        "--bots",
+        "-b",
+        help="One bot for all seats (greedy) or one per seat "
+        "(greedy,random,greedy,greedy). Bots: random, greedy, planner "
+        "(market games: random, greedy).",
+    ),
+]
 
 
 def print_report(result, head: list[str], json_out: bool, extra: dict) -> None:
@@ -90,11 +106,12 @@ def print_report(result, head: list[str], json_out: bool, extra: dict) -> None:
     if json_out:
         print(dumps_json(result.as_json() | extra, indent=2, default=str))
         return
-    print(f"report: {result.path} ({result.size / 1e6:.1f} MB, {result.figures} figures, "
-          f"rendered in {result.seconds:.1f} s)")
+    print(
+        f"report: {result.path} ({result.size / 1e6:.1f} MB, {result.figures} figures, "
+        f"rendered in {result.seconds:.1f} s)"
+    )
     for line in head + result.summary:
         print(line)
-
 
 
 def closed_pipe() -> None:

@@ -15,10 +15,15 @@ from kbsim.cli.common import (
 
 
 def compare(
-    files: Annotated[list[Path], typer.Argument(help="Records files (Parquet) written by kbsim run or kbsim "
-                                                "report; the first file's arm is the baseline.")],
-    out_path: Annotated[Optional[Path], typer.Option("--out", "-o", help="HTML file to write (default: "
-                                                     "reports/_build/compare-….html).")] = None,
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Records files (Parquet) written by kbsim run or kbsim report; the first file's arm is the baseline."
+        ),
+    ],
+    out_path: Annotated[
+        Optional[Path], typer.Option("--out", "-o", help="HTML file to write (default: reports/_build/compare-….html).")
+    ] = None,
     force: ForceOpt = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
 ) -> None:

@@ -50,12 +50,26 @@ def replay(
         res = play_game(g, [make_bot(n, g.family) for n in names], gs, check=True, log=True)
         lines = family_of(g).part("replay")(g, players, gs, res.log)
         if json_out:
-            print(dumps_json({"seed": gs, "winners": list(res.winners), "end_reason": res.end_reason,
-                              "turns": res.turns, "scores": res.scores, "log": lines}, indent=2))
+            print(
+                dumps_json(
+                    {
+                        "seed": gs,
+                        "winners": list(res.winners),
+                        "end_reason": res.end_reason,
+                        "turns": res.turns,
+                        "scores": res.scores,
+                        "log": lines,
+                    },
+                    indent=2,
+                )
+            )
             return
         for ln in lines:
-            out.print(f"{ln['turn']:>4} seat {ln['seat']}: {'; '.join(ln['moves'])}   market: "
-                      f"{' | '.join(ln['market'])}", highlight=False, markup=False)
+            out.print(
+                f"{ln['turn']:>4} seat {ln['seat']}: {'; '.join(ln['moves'])}   market: {' | '.join(ln['market'])}",
+                highlight=False,
+                markup=False,
+            )
         out.print(f"end: {res.end_reason}, winners {list(res.winners)}, scores {res.scores}", markup=False)
         return
     res = play_game(g, [make_bot(n, g.family) for n in names], gs, check=True, log=True)
@@ -68,34 +82,66 @@ def replay(
     for ev in replay_hands(g, players, res):
         if ev[0] == "deal":
             st = ev[2]
-            hands_out.append({"hand": ev[1] + 1, "deal_hash": state_hash(st),
-                              "deal": {"rows": [cards(r) for r in st.rows],
-                                       "hands": [cards(h) for h in st.hands],
-                                       "piles": [cards(p[::-1]) for p in st.piles]},
-                              "log": []})
+            hands_out.append(
+                {
+                    "hand": ev[1] + 1,
+                    "deal_hash": state_hash(st),
+                    "deal": {
+                        "rows": [cards(r) for r in st.rows],
+                        "hands": [cards(h) for h in st.hands],
+                        "piles": [cards(p[::-1]) for p in st.piles],
+                    },
+                    "log": [],
+                }
+            )
             continue
         _, turn_no, seat, done, st = ev
-        hands_out[-1]["log"].append({
-            "turn": turn_no, "seat": seat, "moves": [format_move(m, rb, g) for m, rb in done],
-            "rows": [cards(r) for r in st.rows], "hands": [cards(h) for h in st.hands],
-            "piles": [cards(p[::-1]) for p in st.piles]})
+        hands_out[-1]["log"].append(
+            {
+                "turn": turn_no,
+                "seat": seat,
+                "moves": [format_move(m, rb, g) for m, rb in done],
+                "rows": [cards(r) for r in st.rows],
+                "hands": [cards(h) for h in st.hands],
+                "piles": [cards(p[::-1]) for p in st.piles],
+            }
+        )
     if json_out:
-        print(dumps_json({"seed": gs, "winners": list(res.winners), "end_reason": res.end_reason,
-                          "turns": res.turns, "score": res.score, "deal_hash": res.deal_hash,
-                          "log": [ln for h in hands_out for ln in h["log"]], "hands": hands_out}, indent=2))
+        print(
+            dumps_json(
+                {
+                    "seed": gs,
+                    "winners": list(res.winners),
+                    "end_reason": res.end_reason,
+                    "turns": res.turns,
+                    "score": res.score,
+                    "deal_hash": res.deal_hash,
+                    "log": [ln for h in hands_out for ln in h["log"]],
+                    "hands": hands_out,
+                },
+                indent=2,
+            )
+        )
         return
-    out.print(f"game {game_index} of run seed {seed}: game seed {gs}, {players} players, bots {','.join(names)}, "
-              f"deal hash {res.deal_hash}", markup=False)
+    out.print(
+        f"game {game_index} of run seed {seed}: game seed {gs}, {players} players, bots {','.join(names)}, "
+        f"deal hash {res.deal_hash}",
+        markup=False,
+    )
     for h in hands_out:
         d = h["deal"]
         if len(hands_out) > 1:
             out.print(f"hand {h['hand']} (deal hash {h['deal_hash']})", highlight=False, markup=False)
         out.print(f"deal: rows {' | '.join(d['rows'])}", highlight=False, markup=False)
         for k in range(players):
-            out.print(f"  seat {k}: hand {d['hands'][k]}; pile (top first) {d['piles'][k]}", highlight=False,
-                      markup=False)
+            out.print(
+                f"  seat {k}: hand {d['hands'][k]}; pile (top first) {d['piles'][k]}", highlight=False, markup=False
+            )
         for ln in h["log"]:
-            out.print(f"{ln['turn']:>4} seat {ln['seat']}: {'; '.join(ln['moves'])}   rows: {' | '.join(ln['rows'])}",
-                      highlight=False, markup=False)
+            out.print(
+                f"{ln['turn']:>4} seat {ln['seat']}: {'; '.join(ln['moves'])}   rows: {' | '.join(ln['rows'])}",
+                highlight=False,
+                markup=False,
+            )
     score = f", score {res.score}" if res.score is not None else ""
     out.print(f"end: {res.end_reason}, winners {list(res.winners)}, cards left {res.cards_left}{score}", markup=False)

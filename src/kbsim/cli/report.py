@@ -18,14 +18,29 @@ from kbsim.cli.common import (
 
 def report(
     study: Annotated[str, typer.Argument(help="Study file (reports/NAME.toml or .yaml), or a study name.")],
-    out_path: Annotated[Optional[Path], typer.Option("--out", "-o", help="HTML file to write (default: "
-                                                     "_build/NAME.html beside the study file; with --games N, "
-                                                     "_build/NAME-nN.html).")] = None,
+    out_path: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--out",
+            "-o",
+            help="HTML file to write (default: "
+            "_build/NAME.html beside the study file; with --games N, "
+            "_build/NAME-nN.html).",
+        ),
+    ] = None,
     force: ForceOpt = False,
-    records: Annotated[Optional[Path], typer.Option(help="Folder for the records of the study's cells (default: "
-                                                    "_build/records/NAME/ beside the study file).")] = None,
-    games: Annotated[Optional[int], typer.Option("--games", "-n", help="Deals per cell instead of the study's "
-                                                 "(for a quick look; records are kept apart).")] = None,
+    records: Annotated[
+        Optional[Path],
+        typer.Option(
+            help="Folder for the records of the study's cells (default: _build/records/NAME/ beside the study file)."
+        ),
+    ] = None,
+    games: Annotated[
+        Optional[int],
+        typer.Option(
+            "--games", "-n", help="Deals per cell instead of the study's (for a quick look; records are kept apart)."
+        ),
+    ] = None,
     workers: Annotated[Optional[int], typer.Option(help="Worker processes (default: all cores).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar (on a terminal).")] = True,
@@ -61,11 +76,26 @@ def report(
     except (StudyError, ReportError) as e:
         fail(str(e).replace("\n", "; "))
     except (KeyboardInterrupt, RunInterrupted):
-        print(f"kbsim: interrupted; finished chunks are kept in {plan.records_dir}; run the same command again "
-              f"to continue", file=sys.stderr)
+        print(
+            f"kbsim: interrupted; finished chunks are kept in {plan.records_dir}; run the same command again "
+            f"to continue",
+            file=sys.stderr,
+        )
         sys.exit(130)
-    head = [f"games: {stats.games_played:,} played now in {stats.played} of {stats.runs} runs, {stats.reused} runs "
-            f"reused from {plan.records_dir}"]
-    print_report(result, head, json_out, {"study": str(plan.source), "runs": stats.runs, "runs_reused": stats.reused,
-                                           "runs_played": stats.played, "games_played": stats.games_played,
-                                           "records": str(plan.records_dir)})
+    head = [
+        f"games: {stats.games_played:,} played now in {stats.played} of {stats.runs} runs, {stats.reused} runs "
+        f"reused from {plan.records_dir}"
+    ]
+    print_report(
+        result,
+        head,
+        json_out,
+        {
+            "study": str(plan.source),
+            "runs": stats.runs,
+            "runs_reused": stats.reused,
+            "runs_played": stats.played,
+            "games_played": stats.games_played,
+            "records": str(plan.records_dir),
+        },
+    )

@@ -19,9 +19,11 @@ from kbsim.cli.common import (
 from kbsim.strict_io import dumps_json
 
 
-def rules_check(files: Annotated[Optional[list[str]], typer.Argument(help="Rule files or game names "
-                                                                      "(default: every shipped rule file).")]
-                = None) -> None:
+def rules_check(
+    files: Annotated[
+        Optional[list[str]], typer.Argument(help="Rule files or game names (default: every shipped rule file).")
+    ] = None,
+) -> None:
     """Validate rule files; print every problem with its field path."""
     from kbsim.rules.loader import RulesError, load_rules, shipped_games
 
@@ -37,26 +39,31 @@ def rules_check(files: Annotated[Optional[list[str]], typer.Argument(help="Rule 
             for line in e.lines:
                 err.print(f"kbsim: error: {line}", highlight=False, markup=False)
             continue
-        out.print(f"ok: {loaded.source} ({loaded.model.title}, {len(loaded.model.options)} options, "
-                  f"{len(loaded.model.variants)} variants, {len(loaded.model.examples)} examples)", highlight=False,
-                  markup=False)
+        out.print(
+            f"ok: {loaded.source} ({loaded.model.title}, {len(loaded.model.options)} options, "
+            f"{len(loaded.model.variants)} variants, {len(loaded.model.examples)} examples)",
+            highlight=False,
+            markup=False,
+        )
     if bad:
         raise typer.Exit(2)
 
 
-def rules_show(game: Annotated[str, typer.Argument(help="Game name or rule file.")] = "kingsbridge",
-               variant: VariantOpt = [],  # noqa: B006
-               option: OptionOpt = [],  # noqa: B006
-               json_out: Annotated[bool, typer.Option("--json", help="Print the validated rules as JSON.")] = False
-               ) -> None:
+def rules_show(
+    game: Annotated[str, typer.Argument(help="Game name or rule file.")] = "kingsbridge",
+    variant: VariantOpt = [],  # noqa: B006
+    option: OptionOpt = [],  # noqa: B006
+    json_out: Annotated[bool, typer.Option("--json", help="Print the validated rules as JSON.")] = False,
+) -> None:
     """Print a readable summary of a game's rules, options and variants."""
     loaded, g = load(game, variant, option)
     m = loaded.model
     if json_out:
         print(m.model_dump_json(indent=2, by_alias=True))
         return
-    out.print(f"[bold]{esc(m.title)}[/] ({esc(m.game)}), {m.players.min}-{m.players.max} players — "
-              f"{esc(loaded.source)}")
+    out.print(
+        f"[bold]{esc(m.title)}[/] ({esc(m.game)}), {m.players.min}-{m.players.max} players — {esc(loaded.source)}"
+    )
     out.print(m.summary, highlight=False, markup=False)
     sections = m.sections()
     for title, text in sections:
@@ -73,14 +80,16 @@ def rules_show(game: Annotated[str, typer.Argument(help="Game name or rule file.
     t.add_column("sets")
     t.add_column("meaning")
     for name, v in m.variants.items():
-        t.add_row(esc(name), esc(", ".join(f"{k}={val}" for k, val in v.options.items()) or "overlay"),
-                  esc(v.summary))
+        t.add_row(esc(name), esc(", ".join(f"{k}={val}" for k, val in v.options.items()) or "overlay"), esc(v.summary))
     out.print(t)
 
 
-def rules_schema(family: Annotated[str, typer.Option(
-        help="Which rule files: rows (Kingsbridge, King's Corners), market (Continental Express) or all.")]
-        = "all") -> None:
+def rules_schema(
+    family: Annotated[
+        str,
+        typer.Option(help="Which rule files: rows (Kingsbridge, King's Corners), market (Continental Express) or all."),
+    ] = "all",
+) -> None:
     """Print the JSON Schema of rule files (for editors and validators)."""
     from pydantic.json_schema import models_json_schema
 
@@ -92,15 +101,22 @@ def rules_schema(family: Annotated[str, typer.Option(
     if len(models[family]) == 1:
         schema = models[family][0].model_json_schema(by_alias=True)
     else:
-        refs, schema = models_json_schema([(m, "validation") for m in models[family]], by_alias=True,
-                                          title="kbsim rule file")
+        refs, schema = models_json_schema(
+            [(m, "validation") for m in models[family]], by_alias=True, title="kbsim rule file"
+        )
         schema["anyOf"] = [refs[(m, "validation")] for m in models[family]]
     print(dumps_json(schema, indent=2))
 
 
-def rules_test(files: Annotated[Optional[list[str]], typer.Argument(
-        help="Rule files / game names to run the examples of, or extra example files "
-             "(a YAML file with `rules:` and `examples:`). Default: every shipped rule file.")] = None) -> None:
+def rules_test(
+    files: Annotated[
+        Optional[list[str]],
+        typer.Argument(
+            help="Rule files / game names to run the examples of, or extra example files "
+            "(a YAML file with `rules:` and `examples:`). Default: every shipped rule file."
+        ),
+    ] = None,
+) -> None:
     """Run the executable examples; print each failure; exit 1 if any fails."""
     from kbsim.engine.examples import load_example_file, run_example, run_examples
     from kbsim.rules.loader import RulesError, find_rule_file, read_document, shipped_games

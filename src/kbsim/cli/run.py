@@ -35,26 +35,41 @@ def run(
     seed: Annotated[Optional[int], typer.Option(help="Run seed (>= 0); without it one is picked and printed.")] = None,
     bots: BotsOpt = "greedy",
     workers: Annotated[Optional[int], typer.Option(help="Worker processes (default: all cores).")] = None,
-    backend: Annotated[str, typer.Option(help="Where games run: processes (default), serial, or dask.")]
-    = "processes",
-    scheduler: Annotated[Optional[str], typer.Option(
-        help="Dask scheduler address (tcp://HOST:8786) for --backend dask; without it a LocalCluster starts.")]
-    = None,
-    chunk_size: Annotated[Optional[int], typer.Option(help="Games per chunk (default: about 8 chunks per worker, "
-                                                      "at most 500).")] = None,
-    out_path: Annotated[Optional[Path], typer.Option("--out", "-o", help="Parquet file for the records (default: "
-                                                     "runs/GAME-VARIANT-Pp-seedS-nN-RUNID.parquet).")] = None,
+    backend: Annotated[str, typer.Option(help="Where games run: processes (default), serial, or dask.")] = "processes",
+    scheduler: Annotated[
+        Optional[str],
+        typer.Option(
+            help="Dask scheduler address (tcp://HOST:8786) for --backend dask; without it a LocalCluster starts."
+        ),
+    ] = None,
+    chunk_size: Annotated[
+        Optional[int], typer.Option(help="Games per chunk (default: about 8 chunks per worker, at most 500).")
+    ] = None,
+    out_path: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--out", "-o", help="Parquet file for the records (default: runs/GAME-VARIANT-Pp-seedS-nN-RUNID.parquet)."
+        ),
+    ] = None,
     force: ForceOpt = False,
-    resume: Annotated[bool, typer.Option(help="Complete an interrupted run with the same arguments: only the "
-                                         "missing chunks are played.")] = False,
+    resume: Annotated[
+        bool,
+        typer.Option(help="Complete an interrupted run with the same arguments: only the missing chunks are played."),
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
-    check: Annotated[bool, typer.Option(help="Check invariants (cards conserved, rows legal) after every move.")]
-    = False,
+    check: Annotated[
+        bool, typer.Option(help="Check invariants (cards conserved, rows legal) after every move.")
+    ] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar (on a terminal).")] = True,
-    rotate: Annotated[bool, typer.Option(help="With a mixed --bots lineup, play every seat rotation of each deal "
-                                         "(--games is then the number of deals; records hold deals x "
-                                         "rotations games). --no-rotate keeps the lineup in its seats, which "
-                                         "mixes seat effects with bot effects.")] = True,
+    rotate: Annotated[
+        bool,
+        typer.Option(
+            help="With a mixed --bots lineup, play every seat rotation of each deal "
+            "(--games is then the number of deals; records hold deals x "
+            "rotations games). --no-rotate keeps the lineup in its seats, which "
+            "mixes seat effects with bot effects."
+        ),
+    ] = True,
 ) -> None:
     """Play many seeded games, write one record per game to Parquet, print a summary.
 
@@ -100,12 +115,27 @@ def run(
     n_rot = len(seat_rotations(bot_names)) if rotate else 1
     deals = games
     games = games * n_rot
-    spec = RunSpec(game=g, players=players, bots=tuple(bot_names), games=games, seed=seed, check=check,
-                   rules_hash=loaded.rules_hash, rotate=n_rot > 1)
+    spec = RunSpec(
+        game=g,
+        players=players,
+        bots=tuple(bot_names),
+        games=games,
+        seed=seed,
+        check=check,
+        rules_hash=loaded.rules_hash,
+        rotate=n_rot > 1,
+    )
     out_path = _records_path(out_path, spec, deals, resume, force, loaded.source)
     try:
-        run_ = open_run(spec, out_path, version=__version__, chunk_size=chunk_size, workers=workers, resume=resume,
-                        meta=rules_metadata(loaded, g))
+        run_ = open_run(
+            spec,
+            out_path,
+            version=__version__,
+            chunk_size=chunk_size,
+            workers=workers,
+            resume=resume,
+            meta=rules_metadata(loaded, g),
+        )
     except OutputError as e:
         fail(str(e))
     except OSError as e:
@@ -123,22 +153,45 @@ def run(
         else:
             seconds = play_run(run_, be)
     except RunInterrupted as e:
-        print(f"kbsim: interrupted; {e.safe} of {e.games} games are safe in {e.parts}; "
-              f"run the same command with --resume to complete it", file=sys.stderr)
+        print(
+            f"kbsim: interrupted; {e.safe} of {e.games} games are safe in {e.parts}; "
+            f"run the same command with --resume to complete it",
+            file=sys.stderr,
+        )
         sys.exit(130)
     except BackendError as e:
         fail(str(e))
     except RunFailed as e:
-        print(f"kbsim: error: the run failed ({e}); {e.safe} of {e.games} games are safe in "
-              f"{e.parts}; run the same command with --resume to complete it", file=sys.stderr)
+        print(
+            f"kbsim: error: the run failed ({e}); {e.safe} of {e.games} games are safe in "
+            f"{e.parts}; run the same command with --resume to complete it",
+            file=sys.stderr,
+        )
         sys.exit(1)
     result = _run_summary(out_path, g, seconds, played_now)
-    result.update({"game": g.game, "variant": g.variant, "options": loaded.changed, "bots": bot_names,
-                   "seed": seed, "out": str(out_path), "workers": be.workers, "backend": be.name,
-                   "seconds": seconds, "games_played_now": played_now,
-                   "deals": deals, "rotated": n_rot if n_rot > 1 else None,
-                   "seat_rotation": ("every rotation of each deal" if n_rot > 1 else
-                                     "off: seat and bot effects are mixed" if len(set(bot_names)) > 1 else None)})
+    result.update(
+        {
+            "game": g.game,
+            "variant": g.variant,
+            "options": loaded.changed,
+            "bots": bot_names,
+            "seed": seed,
+            "out": str(out_path),
+            "workers": be.workers,
+            "backend": be.name,
+            "seconds": seconds,
+            "games_played_now": played_now,
+            "deals": deals,
+            "rotated": n_rot if n_rot > 1 else None,
+            "seat_rotation": (
+                "every rotation of each deal"
+                if n_rot > 1
+                else "off: seat and bot effects are mixed"
+                if len(set(bot_names)) > 1
+                else None
+            ),
+        }
+    )
     if getattr(g, "provisional", None):  # rules whose data is not the published one (e.g. a card list)
         result["provisional"] = g.provisional
     if json_out:
@@ -156,8 +209,10 @@ def _records_path(out_path: Path | None, spec, deals: int, resume: bool, force: 
         # the run id (a hash of every parameter that decides the records) keeps different runs apart;
         # names from the rule file are made safe as a file name (a variant `a/../x` stays in runs/)
         g = spec.game
-        out_path = Path("runs") / (f"{ck.safe_name(g.game)}-{ck.safe_name(g.variant)}-{spec.players}p-"
-                                   f"seed{spec.seed}-n{deals}-{spec.run_id}.parquet")
+        out_path = Path("runs") / (
+            f"{ck.safe_name(g.game)}-{ck.safe_name(g.variant)}-{spec.players}p-"
+            f"seed{spec.seed}-n{deals}-{spec.run_id}.parquet"
+        )
     if not (resume and out_path.is_file()):
         ck.check_out(out_path, "records", force, explicit=explicit, protected=(rule_file,))
     if not explicit:
@@ -186,41 +241,70 @@ def _print_summary(s: dict) -> None:
     from kbsim.analysis.metrics import fmt_pct, fmt_rate
 
     opts = ", ".join(f"{k}={v}" for k, v in s["options"].items()) or "defaults"
-    out.print(f"[bold]{esc(s['game'])}[/] variant {esc(s['variant'])} ({esc(opts)}), {s['players']} players, "
-              f"bots {esc(','.join(s['bots']))}, seed {s['seed']}")
+    out.print(
+        f"[bold]{esc(s['game'])}[/] variant {esc(s['variant'])} ({esc(opts)}), {s['players']} players, "
+        f"bots {esc(','.join(s['bots']))}, seed {s['seed']}"
+    )
     r = s["end_reasons"]
     if s.get("mode") != "team":
         _print_seats(s)
     for b in s.get("bot_shares") or ():
-        out.print(f"bot {b['bot']} ({b['seats']} of {s['players']} seats, fair {fmt_pct(b['fair'])}): wins alone "
-                  f"{fmt_rate(b)}", highlight=False, markup=False)
+        out.print(
+            f"bot {b['bot']} ({b['seats']} of {s['players']} seats, fair {fmt_pct(b['fair'])}): wins alone "
+            f"{fmt_rate(b)}",
+            highlight=False,
+            markup=False,
+        )
     if s.get("rotated"):
-        out.print(f"seats rotated: each of {s['deals']:,} deals played in {s['rotated']} seat rotations "
-                  f"({s['games']:,} games; seat rates above average over the bots)", highlight=False, markup=False)
+        out.print(
+            f"seats rotated: each of {s['deals']:,} deals played in {s['rotated']} seat rotations "
+            f"({s['games']:,} games; seat rates above average over the bots)",
+            highlight=False,
+            markup=False,
+        )
     elif len(set(s["bots"])) > 1:
-        out.print("seats NOT rotated (--no-rotate): each bot kept its seat, so seat effects and bot effects are "
-                  "mixed", highlight=False, markup=False)
+        out.print(
+            "seats NOT rotated (--no-rotate): each bot kept its seat, so seat effects and bot effects are mixed",
+            highlight=False,
+            markup=False,
+        )
+
     def rr(k: str) -> str:
         x = r[k]
-        return fmt_rate({"k": x["count"], "n": s["games"], "rate": x["rate"], "low": x["ci95"][0],
-                         "high": x["ci95"][1]})
+        return fmt_rate(
+            {"k": x["count"], "n": s["games"], "rate": x["rate"], "low": x["ci95"][0], "high": x["ci95"][1]}
+        )
 
     if s.get("mode") == "team":
-        out.print(f"team result: all out {rr('all_out')}; stalemate {rr('stalemate')}; turn limit "
-                  f"{rr('turn_limit')}", highlight=False, markup=False)
+        out.print(
+            f"team result: all out {rr('all_out')}; stalemate {rr('stalemate')}; turn limit {rr('turn_limit')}",
+            highlight=False,
+            markup=False,
+        )
     else:
-        out.print(f"ended by a win {rr('won')}; stalemate {rr('stalemate')}; turn limit {rr('turn_limit')}; "
-                  f"shared-win games {s['shared_win_games']}", highlight=False, markup=False)
+        out.print(
+            f"ended by a win {rr('won')}; stalemate {rr('stalemate')}; turn limit {rr('turn_limit')}; "
+            f"shared-win games {s['shared_win_games']}",
+            highlight=False,
+            markup=False,
+        )
     if s.get("score"):
         _print_score(s["score"])
     if s.get("penalties"):
         pen = s["penalties"]
-        out.print("penalty points per game by seat: " + " / ".join(f"{v:.2f}" for v in pen["per_seat_per_game"])
-                  + (f"; blocked hands {fmt_rate(pen['blocked_hands'])}" if pen.get("blocked_hands") else ""),
-                  highlight=False, markup=False)
+        out.print(
+            "penalty points per game by seat: "
+            + " / ".join(f"{v:.2f}" for v in pen["per_seat_per_game"])
+            + (f"; blocked hands {fmt_rate(pen['blocked_hands'])}" if pen.get("blocked_hands") else ""),
+            highlight=False,
+            markup=False,
+        )
     if s.get("points"):
-        out.print("points per game by seat: " + " / ".join(f"{v:.2f}" for v in s["points"]["per_seat_per_game"]),
-                  highlight=False, markup=False)
+        out.print(
+            "points per game by seat: " + " / ".join(f"{v:.2f}" for v in s["points"]["per_seat_per_game"]),
+            highlight=False,
+            markup=False,
+        )
     if s.get("character_plays"):
         plays = ", ".join(f"{c} {v:.2f}" for c, v in s["character_plays"].items())
         out.print(f"plays per game by character: {plays}", highlight=False, markup=False)
@@ -228,8 +312,11 @@ def _print_summary(s: dict) -> None:
     if s.get("hands_per_game") and s["hands_per_game"] > 1:
         out.print(f"hands per match: mean {s['hands_per_game']:.2f}", highlight=False, markup=False)
     out.print(f"turns per game: mean {tu['mean']:.1f}, median {tu['median']:.0f}, 95th percentile {tu['p95']:.0f}")
-    speed = (f"{s['games_per_second']:.3g} games/s on {s['workers']} worker(s) ({s['backend']}), "
-             f"{s['seconds']:.2f} s" if s["games_per_second"] else "nothing left to play")
+    speed = (
+        f"{s['games_per_second']:.3g} games/s on {s['workers']} worker(s) ({s['backend']}), {s['seconds']:.2f} s"
+        if s["games_per_second"]
+        else "nothing left to play"
+    )
     out.print(f"{speed}; records: {s['out']}", highlight=False, markup=False)
     if s.get("provisional"):
         out.print(f"provisional data: {s['provisional']}", highlight=False, markup=False)
@@ -244,15 +331,23 @@ def _print_seats(s: dict) -> None:
         t.add_column(c, justify="right")
     for seat in s["seats"]:
         lo, hi = seat["win_ci95"]
-        t.add_row(str(seat["seat"]), "rotated" if s.get("rotated") else s["bots"][seat["seat"]],
-                  str(seat["wins"]), f"{fmt_pct(seat['win_rate'])} [{fmt_pct(lo)}, {fmt_pct(hi)}]",
-                  str(seat["shared_wins"]))
+        t.add_row(
+            str(seat["seat"]),
+            "rotated" if s.get("rotated") else s["bots"][seat["seat"]],
+            str(seat["wins"]),
+            f"{fmt_pct(seat['win_rate'])} [{fmt_pct(lo)}, {fmt_pct(hi)}]",
+            str(seat["shared_wins"]),
+        )
     out.print(t)
     bal = s.get("seat_balance") or {}
     test = bal.get("test") or {}
     if test.get("p") is not None:
-        out.print(f"seats equal? {test['test']} on {test['n']:,} games won alone: {fmt_p(test['p'])}; "
-                  f"{bal['verdict']['text']}", highlight=False, markup=False)
+        out.print(
+            f"seats equal? {test['test']} on {test['n']:,} games won alone: {fmt_p(test['p'])}; "
+            f"{bal['verdict']['text']}",
+            highlight=False,
+            markup=False,
+        )
 
 
 def _print_score(sc: dict) -> None:
@@ -260,14 +355,21 @@ def _print_score(sc: dict) -> None:
     from kbsim.analysis.metrics import fmt_rate
 
     def share(x: dict) -> str:
-        return fmt_rate({"k": x["count"], "n": sc["games"], "rate": x["rate"], "low": x["ci95"][0],
-                         "high": x["ci95"][1]})
-    out.print(f"team score: mean {sc['mean']:.2f} (min {sc['min']}, max {sc['max']}); won (>= "
-              f"{sc['won']['threshold']}) {share(sc['won'])}; expert (>= {sc['expert']['threshold']}) "
-              f"{share(sc['expert'])}", highlight=False, markup=False)
+        return fmt_rate(
+            {"k": x["count"], "n": sc["games"], "rate": x["rate"], "low": x["ci95"][0], "high": x["ci95"][1]}
+        )
+
+    out.print(
+        f"team score: mean {sc['mean']:.2f} (min {sc['min']}, max {sc['max']}); won (>= "
+        f"{sc['won']['threshold']}) {share(sc['won'])}; expert (>= {sc['expert']['threshold']}) "
+        f"{share(sc['expert'])}",
+        highlight=False,
+        markup=False,
+    )
     top = max(b["count"] for b in sc["histogram"]) or 1
     out.print("score histogram (games):", highlight=False, markup=False)
     for b in sc["histogram"]:
         label = f"{b['low']}" if b["low"] == b["high"] else f"{b['low']} to {b['high']}"
-        out.print(f"  {label:>12} {'#' * round(30 * b['count'] / top):<30} {b['count']:,}", highlight=False,
-                  markup=False)
+        out.print(
+            f"  {label:>12} {'#' * round(30 * b['count'] / top):<30} {b['count']:,}", highlight=False, markup=False
+        )

@@ -18,26 +18,58 @@ from kbsim.strict_io import dumps_json
 
 
 def solve(
-    rows: Annotated[str, typer.Option("--rows", "-r", help="The rows, separated by |: values (3 4 5) or a run "
-                                      "(3-5), _ for an empty row, E7 for the joker as 7; fewer rows than the "
-                                      "table holds leave the rest empty. Example: \"3|8|9|5|1|13\".")],
-    hand: Annotated[str, typer.Option("--hand", "-H", help="Your hand cards, e.g. \"1 4 6 8 11 12\".")],
-    character: Annotated[Optional[str], typer.Option(
-        "--character", "-c", help="A character you may play this turn (needs rules with characters, "
-                                  "e.g. --variant characters).")] = None,
-    discard: Annotated[str, typer.Option("--discard", help="Cards in the discard pile (they count toward the "
-                                         "copies of each value; a character may take them).")] = "",
-    pile: Annotated[int, typer.Option("--pile", help="Cards left in your draw pile; with 0, laying your whole "
-                                      "hand wins and no minimum of cards applies.")] = 1,
+    rows: Annotated[
+        str,
+        typer.Option(
+            "--rows",
+            "-r",
+            help="The rows, separated by |: values (3 4 5) or a run "
+            "(3-5), _ for an empty row, E7 for the joker as 7; fewer rows than the "
+            'table holds leave the rest empty. Example: "3|8|9|5|1|13".',
+        ),
+    ],
+    hand: Annotated[str, typer.Option("--hand", "-H", help='Your hand cards, e.g. "1 4 6 8 11 12".')],
+    character: Annotated[
+        Optional[str],
+        typer.Option(
+            "--character",
+            "-c",
+            help="A character you may play this turn (needs rules with characters, e.g. --variant characters).",
+        ),
+    ] = None,
+    discard: Annotated[
+        str,
+        typer.Option(
+            "--discard",
+            help="Cards in the discard pile (they count toward the copies of each value; a character may take them).",
+        ),
+    ] = "",
+    pile: Annotated[
+        int,
+        typer.Option(
+            "--pile",
+            help="Cards left in your draw pile; with 0, laying your whole hand wins and no minimum of cards applies.",
+        ),
+    ] = 1,
     game: GameOpt = "kingsbridge",
     variant: VariantOpt = [],  # noqa: B006
     option: OptionOpt = [],  # noqa: B006
-    budget: Annotated[Optional[int], typer.Option(help="Positions the search may store (default 50000); "
-                                                  "past it the best turn found so far is shown.")] = None,
+    budget: Annotated[
+        Optional[int],
+        typer.Option(
+            help="Positions the search may store (default 50000); past it the best turn found so far is shown."
+        ),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print {laid, moves, rows, hand} as JSON.")] = False,
-    players: Annotated[Optional[int], typer.Option(
-        "--players", "-p", help="Seats at the table (default: the rules' minimum for the variant); character "
-        "powers that depend on it (one card per opponent) are proposed only as legal for that count.")] = None,
+    players: Annotated[
+        Optional[int],
+        typer.Option(
+            "--players",
+            "-p",
+            help="Seats at the table (default: the rules' minimum for the variant); character "
+            "powers that depend on it (one card per opponent) are proposed only as legal for that count.",
+        ),
+    ] = None,
 ) -> None:
     """Find the best turn for a board and a hand: the most hand cards laid, then the best board left.
 
@@ -62,8 +94,16 @@ def solve(
         board = parse_board(rows, g.n_rows, g)
         held = parse_hand(hand, "--hand", g)
         gone = parse_hand(discard, "--discard", g)
-        sol = solve_board(g, board, held, discard=gone, pile_size=pile, budget=budget or DEFAULT_BUDGET,
-                          character=character, players=seats)
+        sol = solve_board(
+            g,
+            board,
+            held,
+            discard=gone,
+            pile_size=pile,
+            budget=budget or DEFAULT_BUDGET,
+            character=character,
+            players=seats,
+        )
     except BoardError as e:
         fail(str(e))
     if json_out:

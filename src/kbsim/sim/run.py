@@ -34,8 +34,17 @@ from kbsim.sim.runner import (
     run_chunks,
 )
 
-__all__ = ["OpenRun", "OutputError", "RunFailed", "RunInterrupted", "make_backend", "open_run", "play_run",
-           "progress_bar", "rules_metadata"]
+__all__ = [
+    "OpenRun",
+    "OutputError",
+    "RunFailed",
+    "RunInterrupted",
+    "make_backend",
+    "open_run",
+    "play_run",
+    "progress_bar",
+    "rules_metadata",
+]
 
 
 class RunInterrupted(Exception):
@@ -68,8 +77,13 @@ def rules_metadata(loaded: Any, game: Any) -> dict[str, Any]:
     from kbsim.rules.loader import load_rules
 
     defaults = load_rules(str(loaded.source)).options  # the rule file's own option values (no variant applied)
-    meta: dict[str, Any] = {"rules": {"defaults": dict(defaults), "variants": list(loaded.variants),
-                                      "provisional": getattr(loaded.model, "provisional", None)}}
+    meta: dict[str, Any] = {
+        "rules": {
+            "defaults": dict(defaults),
+            "variants": list(loaded.variants),
+            "provisional": getattr(loaded.model, "provisional", None),
+        }
+    }
     names = display_names(game)
     if names:
         meta["names"] = names
@@ -113,9 +127,17 @@ class OpenRun:
         return (c for c in iter_chunks(self.spec.games, self.chunk_size) if (c.start, c.stop) not in self._done)
 
 
-def open_run(spec: RunSpec, out: Path, *, version: str, chunk_size: int | None = None, workers: int | None = None,
-             resume: bool = False, extra_params: dict[str, Any] | None = None,
-             meta: dict[str, Any] | None = None) -> OpenRun:
+def open_run(
+    spec: RunSpec,
+    out: Path,
+    *,
+    version: str,
+    chunk_size: int | None = None,
+    workers: int | None = None,
+    resume: bool = False,
+    extra_params: dict[str, Any] | None = None,
+    meta: dict[str, Any] | None = None,
+) -> OpenRun:
     """Open the output of a run and find what is left to play.
 
     Args:
@@ -143,8 +165,7 @@ def open_run(spec: RunSpec, out: Path, *, version: str, chunk_size: int | None =
     done = output.done_chunks()
     done_games = sum(b - a for a, b in done)
     pending = 0 if output.complete else spec.games - done_games
-    return OpenRun(spec=spec, output=output, chunk_size=size, done_games=done_games, pending_games=pending,
-                   _done=done)
+    return OpenRun(spec=spec, output=output, chunk_size=size, done_games=done_games, pending_games=pending, _done=done)
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:  # SIGTERM: the same clean stop as Ctrl-C
@@ -221,7 +242,14 @@ def progress_bar(console: Any, total: int | None, completed: int = 0) -> Iterato
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    with Progress(TextColumn("[bold]playing"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
-                  TimeRemainingColumn(), console=console, transient=True) as bar:
+    with Progress(
+        TextColumn("[bold]playing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("games"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
         task = bar.add_task("games", total=total, completed=completed)
         yield _Bar(bar, task)

@@ -66,9 +66,17 @@ class RunSpec:
 
     def parameters(self) -> dict:
         """The run's parameters as JSON-able data (for the records file's metadata)."""
-        p = {"game": self.game.game, "variant": self.game.variant, "options": self.game.options,
-             "players": self.players, "bots": list(self.bots), "games": self.games, "seed": self.seed,
-             "rules_hash": self.rules_hash, "run_id": self.run_id}
+        p = {
+            "game": self.game.game,
+            "variant": self.game.variant,
+            "options": self.game.options,
+            "players": self.players,
+            "bots": list(self.bots),
+            "games": self.games,
+            "seed": self.seed,
+            "rules_hash": self.rules_hash,
+            "run_id": self.run_id,
+        }
         if len(self.lineups) > 1:
             p["rotations"] = len(self.lineups)
         return p
@@ -76,9 +84,16 @@ class RunSpec:
     @property
     def run_id(self) -> str:
         """A short hash of the parameters that determine the records: equal runs get equal ids."""
-        d = {"game": self.game.game, "variant": self.game.variant, "options": self.game.options,
-             "players": self.players, "bots": list(self.bots), "games": self.games, "seed": self.seed,
-             "rules_hash": self.rules_hash}
+        d = {
+            "game": self.game.game,
+            "variant": self.game.variant,
+            "options": self.game.options,
+            "players": self.players,
+            "bots": list(self.bots),
+            "games": self.games,
+            "seed": self.seed,
+            "rules_hash": self.rules_hash,
+        }
         if len(self.lineups) > 1:
             d["rotations"] = len(self.lineups)
         return hashlib.blake2b(json.dumps(d, sort_keys=True).encode(), digest_size=6).hexdigest()
@@ -153,8 +168,7 @@ def worker_pool(workers: int) -> ProcessPoolExecutor:
         ctx.set_forkserver_preload(["kbsim.sim.runner"])
     else:
         ctx = get_context(method)
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent,
-                               initargs=(os.getpid(),))
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent, initargs=(os.getpid(),))
 
 
 def default_chunk_size(games: int, workers: int) -> int:
@@ -186,8 +200,9 @@ def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
         cols["end_reason"].append(r.end_reason)
         cols["turns"].append(r.turns)
         cols["passes"].append(r.passes)
-        cols["character_plays"].append([{"seat": seat, "character": key, "plays": k}
-                                        for (seat, key), k in sorted(r.character_plays.items())])
+        cols["character_plays"].append(
+            [{"seat": seat, "character": key, "plays": k} for (seat, key), k in sorted(r.character_plays.items())]
+        )
         cols["hands"].append(r.hands)
         cols["scores"].append(r.scores)
         for name, value in family_of(g).record_values(r).items():  # the family's own columns
@@ -284,8 +299,9 @@ class DaskBackend(Backend):
             if self.scheduler:
                 client = Client(self.scheduler, timeout="20s")
             else:
-                cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                cluster = LocalCluster(
+                    n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=None
+                )
                 client = Client(cluster)
         except OSError as e:
             raise BackendError(f"cannot reach the Dask scheduler {self.scheduler}: {e}") from None
@@ -316,15 +332,17 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def run_chunks(spec: RunSpec, backend: Backend, chunks: Iterable[range],
-               on_chunk: Callable[[range, dict[str, list]], None]) -> None:
+def run_chunks(
+    spec: RunSpec, backend: Backend, chunks: Iterable[range], on_chunk: Callable[[range, dict[str, list]], None]
+) -> None:
     """Play ``chunks`` on ``backend``, calling ``on_chunk(chunk, columns)`` as each finishes."""
     for chunk, cols in backend.map_chunks(spec, chunks):
         on_chunk(chunk, cols)
 
 
-def run_games(spec: RunSpec, backend: Backend, chunk_size: int | None = None,
-              progress: Callable[[int], None] | None = None) -> dict[str, list]:
+def run_games(
+    spec: RunSpec, backend: Backend, chunk_size: int | None = None, progress: Callable[[int], None] | None = None
+) -> dict[str, list]:
     """Play all games of ``spec`` and return their records in memory (columns, sorted by game index).
 
     For large runs use :class:`kbsim.sim.output.RunOutput` with :func:`run_chunks`,
@@ -353,6 +371,20 @@ def run_games(spec: RunSpec, backend: Backend, chunk_size: int | None = None,
     return out
 
 
-__all__ = ["BACKENDS", "Backend", "BackendError", "DaskBackend", "ProcessesBackend", "RunSpec",
-           "default_chunk_size", "default_workers", "iter_chunks", "plan_chunks", "start_method", "worker_pool",
-           "play_chunk", "run_chunks", "run_games"]
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "BackendError",
+    "DaskBackend",
+    "ProcessesBackend",
+    "RunSpec",
+    "default_chunk_size",
+    "default_workers",
+    "iter_chunks",
+    "plan_chunks",
+    "start_method",
+    "worker_pool",
+    "play_chunk",
+    "run_chunks",
+    "run_games",
+]

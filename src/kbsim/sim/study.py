@@ -146,8 +146,9 @@ class Sweep(_Strict):
 class Study(_Strict):
     """A study file: which arms x player counts [x sweep values] to play, how many games, which seed."""
 
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100,
-                      description="Identifier (used in file names).")
+    name: str = Field(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100, description="Identifier (used in file names)."
+    )
     title: str | None = Field(None, description="Heading of the report (default: the name).")
     question: str = Field("", description="The question the study answers, shown at the top of the report.")
     game: str = Field("kingsbridge", description="Shipped game name or path to a rule file.")
@@ -194,12 +195,11 @@ def _format_errors(source: Path | str, err: ValidationError) -> list[str]:
         loc = ".".join(str(x) for x in e["loc"])
         msg = e["msg"]
         if msg.startswith("Value error, "):
-            msg = msg[len("Value error, "):]
+            msg = msg[len("Value error, ") :]
         if e["type"] == "extra_forbidden":
             msg = "unknown field (not part of the study format; check the spelling)"
         got = e.get("input")
-        shown = "" if e["type"] in ("missing", "extra_forbidden") or not loc else \
-            f" (got {_preview(got)})"
+        shown = "" if e["type"] in ("missing", "extra_forbidden") or not loc else f" (got {_preview(got)})"
         lines.append(f"{source}: {loc}: {msg}{shown}" if loc else f"{source}: {msg}")
     return lines
 
@@ -482,32 +482,51 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
             g = compile_rules(loaded)
             for p in study.players:
                 if not g.min_players <= p <= g.max_players:
-                    raise StudyError(f"{source}: players: {p} is not allowed; {g.game} is played by "
-                                     f"{g.min_players} to {g.max_players} players")
+                    raise StudyError(
+                        f"{source}: players: {p} is not allowed; {g.game} is played by "
+                        f"{g.min_players} to {g.max_players} players"
+                    )
             key = f"{i:02d}-{slug(arm.name, 32)}"
             if study.sweep is not None:
                 key += f"-{j:02d}-{slug(study.sweep.option, 16)}={slug(json.dumps(value), 16)}"
             by_arm_value[(arm.name, json.dumps(value, sort_keys=True))] = key
-            cond = Condition(key=key, label=_condition_label(arm, study, value), arm=arm.name, summary=arm.summary,
-                             variants=tuple(arm.variants), options=opts, changed=dict(loaded.changed),
-                             effective=dict(loaded.options),
-                             bots=arm.bots if isinstance(arm.bots, str) else ",".join(arm.bots),
-                             sweep_value=value)
+            cond = Condition(
+                key=key,
+                label=_condition_label(arm, study, value),
+                arm=arm.name,
+                summary=arm.summary,
+                variants=tuple(arm.variants),
+                options=opts,
+                changed=dict(loaded.changed),
+                effective=dict(loaded.options),
+                bots=arm.bots if isinstance(arm.bots, str) else ",".join(arm.bots),
+                sweep_value=value,
+            )
             conditions.append(cond)
             digest = rules_digest(loaded)
             meta = rules_metadata(loaded, g)
             for p in study.players:
                 for r, lineup in enumerate(rotations(lineups[p], study.rotate_seats)):
-                    spec = RunSpec(game=g, players=p, bots=lineup, games=n_games, seed=study.seed,
-                                   rules_hash=loaded.rules_hash)
+                    spec = RunSpec(
+                        game=g, players=p, bots=lineup, games=n_games, seed=study.seed, rules_hash=loaded.rules_hash
+                    )
                     params = spec.parameters() | {"chunk_size": chunk_size_for(n_games), "rules_digest": digest}
                     h = hashlib.blake2b(json.dumps(params, sort_keys=True).encode(), digest_size=5).hexdigest()
                     path = records_dir / f"{key}-{p}p-r{r}-{h}.parquet"
-                    runs.append(CellRun(condition=cond, players=p, rotation=r, spec=spec, params=params, path=path,
-                                        meta=meta))
+                    runs.append(
+                        CellRun(condition=cond, players=p, rotation=r, spec=spec, params=params, path=path, meta=meta)
+                    )
     comparisons = _comparisons(study, values, by_arm_value)
-    return StudyPlan(study=study, source=source, conditions=conditions, runs=runs, records_dir=records_dir,
-                     games=n_games, comparisons=comparisons, rules_source=str(rule_file))
+    return StudyPlan(
+        study=study,
+        source=source,
+        conditions=conditions,
+        runs=runs,
+        records_dir=records_dir,
+        games=n_games,
+        comparisons=comparisons,
+        rules_source=str(rule_file),
+    )
 
 
 # ------------------------------------------------------------------ running
@@ -530,8 +549,12 @@ class RunStats:
     paths: list[Path] = field(default_factory=list)
 
 
-def run_study(plan: StudyPlan, workers: int | None = None, backend: str = "processes",
-              progress: Callable[[int, int], None] | None = None) -> RunStats:
+def run_study(
+    plan: StudyPlan,
+    workers: int | None = None,
+    backend: str = "processes",
+    progress: Callable[[int, int], None] | None = None,
+) -> RunStats:
     """Play the runs whose records are missing; reuse finished files; complete interrupted ones.
 
     Args:
@@ -561,12 +584,21 @@ def run_study(plan: StudyPlan, workers: int | None = None, backend: str = "proce
     opened = []
     for run in plan.runs:
         try:
-            opened.append(open_run(run.spec, run.path, version=__version__, chunk_size=run.params["chunk_size"],
-                                   resume=True, extra_params={"rules_digest": run.params["rules_digest"]},
-                                   meta=run.meta))
+            opened.append(
+                open_run(
+                    run.spec,
+                    run.path,
+                    version=__version__,
+                    chunk_size=run.params["chunk_size"],
+                    resume=True,
+                    extra_params={"rules_digest": run.params["rules_digest"]},
+                    meta=run.meta,
+                )
+            )
         except OutputError as e:
-            raise StudyError(f"{plan.source}: records of arm {run.condition.arm!r}, {run.players} players: {e}") \
-                from None
+            raise StudyError(
+                f"{plan.source}: records of arm {run.condition.arm!r}, {run.players} players: {e}"
+            ) from None
         if opened[-1].output.complete:
             stats.reused += 1
             opened.pop()
@@ -588,6 +620,22 @@ def run_study(plan: StudyPlan, workers: int | None = None, backend: str = "proce
     return stats
 
 
-__all__ = ["Arm", "CellRun", "RunStats", "Study", "StudyError", "StudyPlan", "Sweep", "available_studies",
-           "chunk_size_for", "find_study", "load_study", "plan_study", "rotations", "rules_digest", "run_study",
-           "slug", "study_from_dict"]
+__all__ = [
+    "Arm",
+    "CellRun",
+    "RunStats",
+    "Study",
+    "StudyError",
+    "StudyPlan",
+    "Sweep",
+    "available_studies",
+    "chunk_size_for",
+    "find_study",
+    "load_study",
+    "plan_study",
+    "rotations",
+    "rules_digest",
+    "run_study",
+    "slug",
+    "study_from_dict",
+]

@@ -371,7 +371,7 @@ def test_rule_file_fields_page_covers_every_family(html_dir: Path) -> None:
 
 
 def test_studies_page_documents_the_study_format(html_dir: Path) -> None:
-    from kbsim.analysis.study import Arm, Study, Sweep
+    from kbsim.sim.study import Arm, Study, Sweep
 
     text = _page_text(html_dir / "guide" / "studies.html")
     for model in (Study, Arm, Sweep):

@@ -7,7 +7,10 @@ import polars as pl
 import pytest
 
 from kbsim.analysis import metrics as M
-from kbsim.analysis.report import Condition, ReportInput, compute, text_summary
+from kbsim.analysis.arms import compute
+from kbsim.analysis.reading import ReportInput
+from kbsim.analysis.tables import text_summary
+from kbsim.sim.conditions import Condition
 
 
 def _page(df: pl.DataFrame, arms: list[str]) -> dict:
@@ -160,7 +163,7 @@ def test_solo_summary_has_a_histogram_not_a_pair_per_score():
 
 
 def test_characters_page_ranks_with_display_names_and_small_figures(tmp_path):
-    from kbsim.analysis.report import build_figures
+    from kbsim.analysis.figures import build_figures
 
     rng = np.random.default_rng(9)
     keys = [f"c{i}" for i in range(10)]
@@ -211,7 +214,7 @@ def test_unused_arm_is_warned_at_the_top():
 def test_bots_figure_lists_every_bot_in_its_legend():
     import json
 
-    from kbsim.analysis.report import build_figures
+    from kbsim.analysis.figures import build_figures
 
     rows = []
     for arm, lineup in (("gr", ["greedy", "random"]), ("gp", ["greedy", "planner"])):

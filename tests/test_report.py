@@ -16,10 +16,13 @@ import pytest
 
 import kbsim.records
 from conftest import REPO, run_cli
+from kbsim.analysis.arms import compute
 from kbsim.analysis.characters import character_lift, character_plays, has_character_data
 from kbsim.analysis.metrics import paired, unpaired_rate
-from kbsim.analysis.report import Condition, ReportError, ReportInput, compare_input, compute, write_report
-from kbsim.analysis.study import (
+from kbsim.analysis.reading import ReportError, ReportInput, compare_input
+from kbsim.analysis.report import write_report
+from kbsim.sim.conditions import Condition
+from kbsim.sim.study import (
     StudyError,
     available_studies,
     load_study,
@@ -180,7 +183,8 @@ def test_plan_rotates_mixed_lineups_on_the_same_deals(tmp_path):
 
 
 def test_sweep_study_in_process(tmp_path):
-    from kbsim.analysis.study import report_input, run_study
+    from kbsim.analysis.reading import study_input
+    from kbsim.sim.study import run_study
 
     st = study_from_dict({"name": "sw", "players": [2], "games": 30, "seed": 4, "arms": [{"name": "base"}],
                           "sweep": {"option": "hand_size", "values": [5, 6], "baseline": 6}}, tmp_path / "sw.toml")
@@ -189,7 +193,7 @@ def test_sweep_study_in_process(tmp_path):
     stats = run_study(plan, workers=1, progress=lambda done, total: seen.append((done, total)))
     assert stats.games_played == 60 and seen[0] == (0, 60) and seen[-1] == (60, 60)
     assert run_study(plan, workers=1).reused == 2
-    res = write_report(report_input(plan), tmp_path / "sw.html")
+    res = write_report(study_input(plan), tmp_path / "sw.html")
     page = res.path.read_text(encoding="utf-8")
     assert "Sweep of hand_size" in page and 'id="fig-1-sweep"' in page and 'id="fig-0-deltas"' in page
     assert [c.label for c in plan.conditions] == ["hand_size=5", "hand_size=6"]

@@ -597,7 +597,7 @@ def test_option_confused_with_out_is_refused(tmp_path):
 
 
 def test_study_by_name_from_any_directory(tmp_path):
-    from kbsim.analysis.study import load_study
+    from kbsim.sim.study import load_study
 
     old = os.getcwd()
     os.chdir(tmp_path)

@@ -1,20 +1,86 @@
-"""Records for analysts: ``kbsim.records.load(path)`` returns a polars DataFrame.
+"""Reading records: the one reader used by analysts, the CLI and the analysis (:mod:`kbsim.analysis`).
 
-The columns are documented in :mod:`kbsim.sim.records` (one row per game: seed,
-players, bots per seat, winners, end reason, turns, per-seat counts...); the
-run's parameters and the kbsim version are in each file's metadata
+``kbsim.records.load(path)`` returns a polars DataFrame. The columns are
+documented in :mod:`kbsim.sim.records` (one row per game: seed, players, bots
+per seat, winners, end reason, turns, per-seat counts...); the run's parameters,
+the kbsim version and what a report needs about the rules (option defaults,
+variants, provisional data, display names) are in each file's metadata
 (:func:`read_metadata`). ``load(...).to_pandas()`` gives a pandas DataFrame
 (needs pandas installed).
+
+This module depends on pyarrow and polars only (never on the engine), so the
+analysis can read records without loading rules or playing games.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
-from kbsim.sim.records import COLUMNS, SCHEMA, read_metadata
+__all__ = ["column_names", "iter_batches", "load", "read_columns", "read_metadata"]
 
-__all__ = ["COLUMNS", "SCHEMA", "load", "read_metadata"]
+
+def read_metadata(path: str | Path) -> dict[str, Any]:
+    """The ``kbsim.*`` metadata of a records file, decoded (keys without the prefix).
+
+    Args:
+        path: a Parquet file written by kbsim.
+
+    Returns:
+        ``{"version": ..., "run": {...}, "records_schema": N, "names": {...}, "rules": {...}}`` (the keys
+        present in the file; ``rules`` holds ``defaults``, ``variants`` and ``provisional``).
+
+    Raises:
+        OSError: the file cannot be read; pyarrow's error when it is not Parquet.
+    """
+    import pyarrow.parquet as pq
+
+    meta = pq.read_schema(path).metadata or {}
+    return {k.decode()[6:]: json.loads(v) for k, v in meta.items() if k.startswith(b"kbsim.")}
+
+
+def column_names(path: str | Path) -> list[str]:
+    """The column names of a Parquet file.
+
+    Raises:
+        OSError: the file cannot be read; pyarrow's error when it is not Parquet.
+    """
+    import pyarrow.parquet as pq
+
+    return pq.read_schema(path).names
+
+
+def read_columns(path: str | Path, columns: Sequence[str]):
+    """Read some columns of one records file as a polars DataFrame.
+
+    Args:
+        path: a Parquet records file.
+        columns: the columns to read (each must exist).
+
+    Returns:
+        ``polars.DataFrame``.
+    """
+    import polars as pl
+
+    return pl.read_parquet(path, columns=list(columns))
+
+
+def iter_batches(path: str | Path, columns: Sequence[str]) -> Iterator[dict[str, list]]:
+    """Yield a records file row group by row group as ``{column: list}`` (flat memory for any run size).
+
+    Args:
+        path: a Parquet records file.
+        columns: wanted columns; those the file lacks are left out.
+    """
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(path)
+    have = set(pf.schema_arrow.names)
+    cols = [c for c in columns if c in have]
+    for i in range(pf.num_row_groups):
+        yield pf.read_row_group(i, columns=cols).to_pydict()
 
 
 def load(path: str | Path | Sequence[str | Path]):

@@ -50,26 +50,39 @@ def has_character_data(df: pl.DataFrame) -> bool:
 
 
 def _games(df: pl.DataFrame) -> pl.DataFrame:
-    """Games of the conditions with character plays, with a game id ``gid`` and the sole winner ``sole``
-    (null when no one or several seats won)."""
+    """Games of the conditions with character plays, with a game id ``gid`` and the sole winner ``sole``.
+
+    ``sole`` is null when no one or several seats won.
+    """
     games = df.filter(pl.col(COLUMN).is_not_null())
-    active = (games.group_by("condition").agg(played=(pl.col(COLUMN).list.len() > 0).any())
-              .filter(pl.col("played"))["condition"].to_list())
-    return (games.filter(pl.col("condition").is_in(active))
-            .with_row_index("gid")
-            .with_columns(sole=pl.when(pl.col("winners").list.len() == 1)
-                          .then(pl.col("winners").list.first().cast(pl.Int16)).otherwise(None)))
+    active = (
+        games.group_by("condition")
+        .agg(played=(pl.col(COLUMN).list.len() > 0).any())
+        .filter(pl.col("played"))["condition"]
+        .to_list()
+    )
+    return (
+        games.filter(pl.col("condition").is_in(active))
+        .with_row_index("gid")
+        .with_columns(
+            sole=pl.when(pl.col("winners").list.len() == 1)
+            .then(pl.col("winners").list.first().cast(pl.Int16))
+            .otherwise(None)
+        )
+    )
 
 
 def _plays(games: pl.DataFrame) -> pl.DataFrame:
     """One row per (game, seat, character) with plays > 0."""
-    return (games.select("gid", "condition", "players", "sole", COLUMN)
-            .explode(COLUMN)
-            .drop_nulls(COLUMN)
-            .unnest(COLUMN)
-            .filter(pl.col("plays") > 0)
-            .group_by("gid", "condition", "players", "sole", "seat", "character")
-            .agg(pl.col("plays").sum()))
+    return (
+        games.select("gid", "condition", "players", "sole", COLUMN)
+        .explode(COLUMN)
+        .drop_nulls(COLUMN)
+        .unnest(COLUMN)
+        .filter(pl.col("plays") > 0)
+        .group_by("gid", "condition", "players", "sole", "seat", "character")
+        .agg(pl.col("plays").sum())
+    )
 
 
 def character_plays(df: pl.DataFrame) -> pl.DataFrame:
@@ -87,10 +100,13 @@ def character_plays(df: pl.DataFrame) -> pl.DataFrame:
     """
     games = _games(df)
     n = games.group_by("condition", "players").agg(games=pl.len())
-    per_game = (_plays(games).group_by("condition", "players", "character", "gid").agg(pl.col("plays").sum())
-                .group_by("condition", "players", "character")
-                .agg(plays=pl.col("plays").sum(), sq=(pl.col("plays").cast(pl.Float64) ** 2).sum(),
-                     games_played=pl.len()))
+    per_game = (
+        _plays(games)
+        .group_by("condition", "players", "character", "gid")
+        .agg(pl.col("plays").sum())
+        .group_by("condition", "players", "character")
+        .agg(plays=pl.col("plays").sum(), sq=(pl.col("plays").cast(pl.Float64) ** 2).sum(), games_played=pl.len())
+    )
     out = per_game.join(n, on=["condition", "players"]).sort("condition", "players", "character")
     rows = []
     for r in out.iter_rows(named=True):
@@ -99,14 +115,39 @@ def character_plays(df: pl.DataFrame) -> pl.DataFrame:
         var = (r["sq"] - g * mean * mean) / (g - 1) if g > 1 else float("nan")
         half = Z95 * math.sqrt(max(var, 0.0) / g) if g > 1 else float("nan")
         lo, hi = wilson(r["games_played"], g)
-        rows.append({"condition": r["condition"], "players": r["players"], "character": r["character"], "games": g,
-                     "plays": r["plays"], "per_game": mean, "per_game_low": mean - half, "per_game_high": mean + half,
-                     "games_played": r["games_played"], "share": r["games_played"] / g, "share_low": lo,
-                     "share_high": hi})
-    return pl.DataFrame(rows, schema={
-        "condition": pl.String, "players": pl.Int64, "character": pl.String, "games": pl.Int64, "plays": pl.Int64,
-        "per_game": pl.Float64, "per_game_low": pl.Float64, "per_game_high": pl.Float64,
-        "games_played": pl.Int64, "share": pl.Float64, "share_low": pl.Float64, "share_high": pl.Float64})
+        rows.append(
+            {
+                "condition": r["condition"],
+                "players": r["players"],
+                "character": r["character"],
+                "games": g,
+                "plays": r["plays"],
+                "per_game": mean,
+                "per_game_low": mean - half,
+                "per_game_high": mean + half,
+                "games_played": r["games_played"],
+                "share": r["games_played"] / g,
+                "share_low": lo,
+                "share_high": hi,
+            }
+        )
+    return pl.DataFrame(
+        rows,
+        schema={
+            "condition": pl.String,
+            "players": pl.Int64,
+            "character": pl.String,
+            "games": pl.Int64,
+            "plays": pl.Int64,
+            "per_game": pl.Float64,
+            "per_game_low": pl.Float64,
+            "per_game_high": pl.Float64,
+            "games_played": pl.Int64,
+            "share": pl.Float64,
+            "share_low": pl.Float64,
+            "share_high": pl.Float64,
+        },
+    )
 
 
 def character_lift(df: pl.DataFrame) -> pl.DataFrame:
@@ -124,26 +165,54 @@ def character_lift(df: pl.DataFrame) -> pl.DataFrame:
         ``p_adj`` (Holm-adjusted over every lift of the table). Sorted by condition, players, character.
     """
     games = _games(df)
-    totals = (games.group_by("condition", "players")
-              .agg(seat_games=(pl.col("players").cast(pl.Int64)).sum(), wins=pl.col("sole").is_not_null().sum()))
-    played = (_plays(games).group_by("condition", "players", "character")
-              .agg(n_played=pl.len(), wins_played=(pl.col("sole") == pl.col("seat")).sum()))
+    totals = games.group_by("condition", "players").agg(
+        seat_games=(pl.col("players").cast(pl.Int64)).sum(), wins=pl.col("sole").is_not_null().sum()
+    )
+    played = (
+        _plays(games)
+        .group_by("condition", "players", "character")
+        .agg(n_played=pl.len(), wins_played=(pl.col("sole") == pl.col("seat")).sum())
+    )
     out = played.join(totals, on=["condition", "players"]).sort("condition", "players", "character")
     rows, deltas = [], []
     for r in out.iter_rows(named=True):
         n1, x1 = r["n_played"], r["wins_played"]
         n2, x2 = r["seat_games"] - n1, r["wins"] - x1
         deltas.append(unpaired_rate(x1, n1, x2, n2))
-        rows.append({"condition": r["condition"], "players": r["players"], "character": r["character"],
-                     "n_played": n1, "wins_played": x1, "n_not": n2, "wins_not": x2,
-                     "rate_played": x1 / n1 if n1 else float("nan"), "rate_not": x2 / n2 if n2 else float("nan")})
+        rows.append(
+            {
+                "condition": r["condition"],
+                "players": r["players"],
+                "character": r["character"],
+                "n_played": n1,
+                "wins_played": x1,
+                "n_not": n2,
+                "wins_not": x2,
+                "rate_played": x1 / n1 if n1 else float("nan"),
+                "rate_not": x2 / n2 if n2 else float("nan"),
+            }
+        )
     for row, d in zip(rows, adjust(deltas), strict=True):
         row.update(lift=d.mean, low=d.low, high=d.high, p=d.p, p_adj=d.p_adj)
-    return pl.DataFrame(rows, schema={
-        "condition": pl.String, "players": pl.Int64, "character": pl.String, "n_played": pl.Int64,
-        "wins_played": pl.Int64, "n_not": pl.Int64, "wins_not": pl.Int64, "rate_played": pl.Float64,
-        "rate_not": pl.Float64, "lift": pl.Float64, "low": pl.Float64, "high": pl.Float64, "p": pl.Float64,
-        "p_adj": pl.Float64})
+    return pl.DataFrame(
+        rows,
+        schema={
+            "condition": pl.String,
+            "players": pl.Int64,
+            "character": pl.String,
+            "n_played": pl.Int64,
+            "wins_played": pl.Int64,
+            "n_not": pl.Int64,
+            "wins_not": pl.Int64,
+            "rate_played": pl.Float64,
+            "rate_not": pl.Float64,
+            "lift": pl.Float64,
+            "low": pl.Float64,
+            "high": pl.Float64,
+            "p": pl.Float64,
+            "p_adj": pl.Float64,
+        },
+    )
 
 
 __all__ = ["COLUMN", "character_lift", "character_plays", "has_character_data"]

@@ -83,7 +83,7 @@ def fmt_pct(x: float | None, digits: int = 1) -> str:
     if _isnan(x):
         return "–"
     v = 100 * x
-    if v != 0 and abs(v) < 10 ** -digits * 5:
+    if v != 0 and abs(v) < 10**-digits * 5:
         return f"{v:.2g}%"
     return f"{v:.{digits}f}%"
 
@@ -174,10 +174,16 @@ def seat_balance(wins: Sequence[int], games: int) -> dict:
         verdict["first_text"] = gap_words(verdict["first"], fair)
     else:
         verdict["largest"] = verdict["first"] = {"seat": 0, "gap": NAN, "low": NAN, "high": NAN}
-        verdict["text"] = verdict["first_text"] = ("one seat: no seat balance" if p < 2
-                                                   else "no game was won alone")
-    return {"players": p, "fair": fair, "decided": decided, "games": int(games), "shares": shares,
-            "test": seat_test(wins), "verdict": verdict}
+        verdict["text"] = verdict["first_text"] = "one seat: no seat balance" if p < 2 else "no game was won alone"
+    return {
+        "players": p,
+        "fair": fair,
+        "decided": decided,
+        "games": int(games),
+        "shares": shares,
+        "test": seat_test(wins),
+        "verdict": verdict,
+    }
 
 
 def gap_words(g: dict, fair: float) -> str:
@@ -208,8 +214,10 @@ def rank_verdicts(cells: list[dict]) -> list[dict]:
     out = []
     for p in sorted({c["players"] for c in cells}):
         group = [c for c in cells if c["players"] == p]
-        key = [(math.inf if _isnan(c["verdict"]["largest"]["gap"]) else abs(c["verdict"]["largest"]["gap"]), i)
-               for i, c in enumerate(group)]
+        key = [
+            (math.inf if _isnan(c["verdict"]["largest"]["gap"]) else abs(c["verdict"]["largest"]["gap"]), i)
+            for i, c in enumerate(group)
+        ]
         for r, (dist, i) in enumerate(sorted(key), start=1):
             out.append(group[i] | {"rank": None if math.isinf(dist) else r})
     return out
@@ -274,14 +282,29 @@ class Delta:
 
     def as_dict(self) -> dict:
         """JSON-able form (nan becomes None)."""
+
         def clean(v):
             return None if _isnan(v) else v
 
-        return {"mean": clean(self.mean), "low": clean(self.low), "high": clean(self.high), "sd": clean(self.sd),
-                "n": self.n, "p": clean(self.p), "p_adjusted": clean(self.p_adj), "adjustment": ADJUSTMENT_NAME,
-                "test": self.test, "paired": self.paired, "discordant": self.discordant, "n_a": self.n_a,
-                "n_b": self.n_b, "resolved": self.resolved, "resolved_raw": self.resolved_raw,
-                "deals_needed_80": self.deals_needed, "deals_needed_note": self.deals_needed_reason or None}
+        return {
+            "mean": clean(self.mean),
+            "low": clean(self.low),
+            "high": clean(self.high),
+            "sd": clean(self.sd),
+            "n": self.n,
+            "p": clean(self.p),
+            "p_adjusted": clean(self.p_adj),
+            "adjustment": ADJUSTMENT_NAME,
+            "test": self.test,
+            "paired": self.paired,
+            "discordant": self.discordant,
+            "n_a": self.n_a,
+            "n_b": self.n_b,
+            "resolved": self.resolved,
+            "resolved_raw": self.resolved_raw,
+            "deals_needed_80": self.deals_needed,
+            "deals_needed_note": self.deals_needed_reason or None,
+        }
 
 
 def _se(d: Delta) -> float:
@@ -372,8 +395,18 @@ def unpaired_rate(x_b: int, n_b: int, x_a: int, n_a: int) -> Delta:
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
             p = float(test_proportions_2indep(x_b, n_b, x_a, n_a, method="score", compare="diff").pvalue)
-    return Delta(diff, float(lo), float(hi), NAN, min(n_a, n_b), p=p, test="Newcombe interval, score test",
-                 paired=False, n_a=n_a, n_b=n_b)
+    return Delta(
+        diff,
+        float(lo),
+        float(hi),
+        NAN,
+        min(n_a, n_b),
+        p=p,
+        test="Newcombe interval, score test",
+        paired=False,
+        n_a=n_a,
+        n_b=n_b,
+    )
 
 
 def unpaired_mean(b: Sequence[float] | np.ndarray, a: Sequence[float] | np.ndarray) -> Delta:
@@ -385,12 +418,32 @@ def unpaired_mean(b: Sequence[float] | np.ndarray, a: Sequence[float] | np.ndarr
         return Delta(NAN, NAN, NAN, NAN, 0, test="none", paired=False, n_a=int(xa.size), n_b=int(xb.size))
     diff = float(xb.mean() - xa.mean())
     if xa.var() == 0 and xb.var() == 0:
-        return Delta(diff, diff, diff, NAN, int(min(xa.size, xb.size)), p=1.0 if diff == 0 else 0.0,
-                     test="Welch t", paired=False, n_a=int(xa.size), n_b=int(xb.size))
+        return Delta(
+            diff,
+            diff,
+            diff,
+            NAN,
+            int(min(xa.size, xb.size)),
+            p=1.0 if diff == 0 else 0.0,
+            test="Welch t",
+            paired=False,
+            n_a=int(xa.size),
+            n_b=int(xb.size),
+        )
     res = stats.ttest_ind(xb, xa, equal_var=False)
     ci = res.confidence_interval(1 - ALPHA)
-    return Delta(diff, float(ci.low), float(ci.high), NAN, int(min(xa.size, xb.size)), p=float(res.pvalue),
-                 test="Welch t", paired=False, n_a=int(xa.size), n_b=int(xb.size))
+    return Delta(
+        diff,
+        float(ci.low),
+        float(ci.high),
+        NAN,
+        int(min(xa.size, xb.size)),
+        p=float(res.pvalue),
+        test="Welch t",
+        paired=False,
+        n_a=int(xa.size),
+        n_b=int(xb.size),
+    )
 
 
 def adjust(deltas: Sequence[Delta]) -> list[Delta]:
@@ -421,6 +474,26 @@ def fmt_p(p: float | None) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}" if p < 0.995 else "p = 1"
 
 
-__all__ = ["ADJUSTMENT", "ADJUSTMENT_NAME", "ALPHA", "Delta", "EXACT_BELOW", "POWER", "adjust", "deals_needed",
-           "deals_needed_reason", "fmt_p", "fmt_pct", "fmt_rate", "gap_words", "paired", "rank_verdicts", "rate",
-           "seat_balance", "seat_test", "unpaired_mean", "unpaired_rate", "wilson"]
+__all__ = [
+    "ADJUSTMENT",
+    "ADJUSTMENT_NAME",
+    "ALPHA",
+    "Delta",
+    "EXACT_BELOW",
+    "POWER",
+    "adjust",
+    "deals_needed",
+    "deals_needed_reason",
+    "fmt_p",
+    "fmt_pct",
+    "fmt_rate",
+    "gap_words",
+    "paired",
+    "rank_verdicts",
+    "rate",
+    "seat_balance",
+    "seat_test",
+    "unpaired_mean",
+    "unpaired_rate",
+    "wilson",
+]

@@ -21,7 +21,23 @@ def wilson_interval(k: int, n: int) -> tuple[float, float]:
     """95% Wilson interval (see :func:`kbsim.analysis.metrics.wilson`)."""
     return M.wilson(k, n)
 
+
 END_REASONS = ("won", "stalemate", "turn_limit", "all_out")
+#: The record columns :meth:`Summary.add` reads (those a file lacks are skipped).
+SUMMARY_COLUMNS = (
+    "game_index",
+    "players",
+    "bots",
+    "winners",
+    "end_reason",
+    "turns",
+    "score",
+    "hands",
+    "penalties",
+    "blocked_hands",
+    "scores",
+    "character_plays",
+)
 
 
 class Summary:
@@ -66,6 +82,10 @@ class Summary:
                     self.shared[s] += 1
         self.reasons.update(cols["end_reason"])
         self.turns.update(cols["turns"])
+        self._add_counts(cols)
+
+    def _add_counts(self, cols: dict[str, list]) -> None:
+        """Add the optional per-game counts of a chunk: score, hands, penalties, points, character plays."""
         self.scores.update(v for v in cols.get("score", ()) if v is not None)
         self.hands += sum(h for h in (cols.get("hands", ()) or ()) if h is not None)
         for row in cols.get("penalties", ()) or ():
@@ -90,8 +110,16 @@ class Summary:
         out = []
         for bot in sorted(self.bot_seats):
             seats = self.bot_seats[bot] / n if n else 0
-            out.append(_json_clean({"bot": bot, "seats": round(seats, 3), "fair": seats / self.players,
-                                    **M.rate(self.bot_wins[bot], n)}))
+            out.append(
+                _json_clean(
+                    {
+                        "bot": bot,
+                        "seats": round(seats, 3),
+                        "fair": seats / self.players,
+                        **M.rate(self.bot_wins[bot], n),
+                    }
+                )
+            )
         return out
 
     def _order_statistic(self, k: int) -> int:
@@ -114,16 +142,26 @@ class Summary:
         return a + (b - a) * (pos - lo)
 
     def result(self, seconds: float | None = None) -> dict:
-        """The summary: ``games``, ``players``, ``seats`` (per seat ``wins``, ``win_rate``,
+        """The summary of the records added so far, as a JSON-able dict.
+
+        Keys: ``games``, ``players``, ``seats`` (per seat ``wins``, ``win_rate``,
         ``win_ci95`` [low, high], ``shared_wins``), ``shared_win_games``, ``end_reasons``
         (per reason ``count``, ``rate``, ``ci95``), ``turns`` (``mean``, ``median``, ``p95``)
-        and ``games_per_second`` (when ``seconds`` is given)."""
+        and ``games_per_second`` (when ``seconds`` is given).
+        """
         n = self.games
         seats = []
         for s in range(self.players):
             lo, hi = wilson_interval(self.sole[s], n)
-            seats.append({"seat": s, "wins": self.sole[s], "win_rate": self.sole[s] / n if n else 0.0,
-                          "win_ci95": [lo, hi], "shared_wins": self.shared[s]})
+            seats.append(
+                {
+                    "seat": s,
+                    "wins": self.sole[s],
+                    "win_rate": self.sole[s] / n if n else 0.0,
+                    "win_ci95": [lo, hi],
+                    "shared_wins": self.shared[s],
+                }
+            )
         reasons = {}
         for reason in END_REASONS:
             k = self.reasons.get(reason, 0)
@@ -136,14 +174,26 @@ class Summary:
         if scored:
             won = sum(c for v, c in self.scores.items() if v >= self.win_at)
             expert = sum(c for v, c in self.scores.items() if v >= self.expert_at)
-            score = {"games": scored, "mean": sum(v * c for v, c in self.scores.items()) / scored,
-                     "min": min(self.scores), "max": max(self.scores),
-                     "distribution": {str(v): self.scores[v] for v in sorted(self.scores)},
-                     "histogram": _histogram(self.scores),
-                     "won": {"count": won, "rate": won / scored, "ci95": list(wilson_interval(won, scored)),
-                             "threshold": self.win_at},
-                     "expert": {"count": expert, "rate": expert / scored,
-                                "ci95": list(wilson_interval(expert, scored)), "threshold": self.expert_at}}
+            score = {
+                "games": scored,
+                "mean": sum(v * c for v, c in self.scores.items()) / scored,
+                "min": min(self.scores),
+                "max": max(self.scores),
+                "distribution": {str(v): self.scores[v] for v in sorted(self.scores)},
+                "histogram": _histogram(self.scores),
+                "won": {
+                    "count": won,
+                    "rate": won / scored,
+                    "ci95": list(wilson_interval(won, scored)),
+                    "threshold": self.win_at,
+                },
+                "expert": {
+                    "count": expert,
+                    "rate": expert / scored,
+                    "ci95": list(wilson_interval(expert, scored)),
+                    "threshold": self.expert_at,
+                },
+            }
         balance = M.seat_balance([self.sole[s] for s in range(self.players)], n) if self.players else None
         return {
             "games": n,
@@ -152,8 +202,11 @@ class Summary:
             "seat_balance": _json_clean(balance),
             "shared_win_games": self.shared_games,
             "end_reasons": reasons,
-            "turns": {"mean": total_turns / n if n else float("nan"), "median": self._percentile(50),
-                      "p95": self._percentile(95)},
+            "turns": {
+                "mean": total_turns / n if n else float("nan"),
+                "median": self._percentile(50),
+                "p95": self._percentile(95),
+            },
             "games_per_second": (n / seconds) if seconds else None,
             "score": score,
             "hands_per_game": self.hands / n if n and self.hands else None,
@@ -161,13 +214,22 @@ class Summary:
             "bot_shares": self._bot_shares(n) if len(self.bot_seats) > 1 and not team else None,
             "starts": "seat 0 plays first" if not team else None,
             "fair_share": (1 / self.players) if self.players and not team else None,
-            "penalties": ({"per_seat_per_game": [self.penalties[s] / self.penalty_games for s in range(self.players)],
-                           "blocked_hands": _json_clean(M.rate(self.blocked, self.hands)) if self.hands else None}
-                          if self.penalty_games else None),
-            "points": ({"per_seat_per_game": [self.points[s] / self.points_games for s in range(self.players)]}
-                       if self.points_games else None),
-            "character_plays": ({c: self.char_plays[c] / self.char_games for c in sorted(self.char_plays)}
-                                if self.char_plays else None),
+            "penalties": (
+                {
+                    "per_seat_per_game": [self.penalties[s] / self.penalty_games for s in range(self.players)],
+                    "blocked_hands": _json_clean(M.rate(self.blocked, self.hands)) if self.hands else None,
+                }
+                if self.penalty_games
+                else None
+            ),
+            "points": (
+                {"per_seat_per_game": [self.points[s] / self.points_games for s in range(self.players)]}
+                if self.points_games
+                else None
+            ),
+            "character_plays": (
+                {c: self.char_plays[c] / self.char_games for c in sorted(self.char_plays)} if self.char_plays else None
+            ),
         }
 
 

@@ -1,0 +1,1 @@
+"""Simulation: run many seeded games in chunks, write records, run studies."""

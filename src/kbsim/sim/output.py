@@ -25,7 +25,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from kbsim.sim.records import SCHEMA, publish, read_metadata, records_metadata, to_table, write_parquet
+from kbsim.records import read_metadata
+from kbsim.sim.records import SCHEMA, publish, records_metadata, to_table, write_parquet
 
 MERGE_ROWS = 20_000
 """Games per row group of a finished records file (chunks are gathered up to this size when merged)."""
@@ -48,6 +49,8 @@ class RunOutput:
             file carry them, and a resume only continues a run with equal ones.
         version: kbsim version, stored in the metadata.
         resume: continue an interrupted run with the same parameters.
+        names: display names of keys the records hold (``{"characters": {key: name}}``).
+        extra: more metadata (JSON-able), e.g. ``rules`` (see :func:`kbsim.sim.run.rules_metadata`).
 
     Raises:
         OutputError: the folder of ``path`` does not exist; ``path`` is a folder; a
@@ -55,13 +58,21 @@ class RunOutput:
             staging folder or the existing output belongs to a run with other parameters.
     """
 
-    def __init__(self, path: Path, params: dict[str, Any], version: str, resume: bool = False,
-                 names: dict[str, dict[str, str]] | None = None):
+    def __init__(
+        self,
+        path: Path,
+        params: dict[str, Any],
+        version: str,
+        resume: bool = False,
+        names: dict[str, dict[str, str]] | None = None,
+        extra: dict[str, Any] | None = None,
+    ):
         self.path = Path(path)
         self.params = params
         self.meta = {"version": version, "run": params}
         if names:  # display names (e.g. {"characters": {"den": "Sheriff Den"}}) for reports; not a run parameter
             self.meta["names"] = names
+        self.meta |= dict(extra or {})  # e.g. "rules": option defaults, variants, provisional data (for reports)
         self.parts = self.path.with_name(self.path.name + ".parts")
         if not self.path.parent.is_dir():
             raise OutputError(f"--out {self.path}: folder {self.path.parent} does not exist")
@@ -71,8 +82,10 @@ class RunOutput:
         self._lock_fd: int | None = None
         if self.parts.exists():
             if not resume:
-                raise OutputError(f"{self.parts} holds an unfinished run; add --resume to complete it "
-                                  f"(same arguments), or delete that folder to start again")
+                raise OutputError(
+                    f"{self.parts} holds an unfinished run; add --resume to complete it "
+                    f"(same arguments), or delete that folder to start again"
+                )
             self._lock()
             self._check_same_run(self._read_manifest(), f"{self.parts}/run.json")
             self._clean_temporaries()
@@ -88,8 +101,10 @@ class RunOutput:
             try:
                 self.parts.mkdir()
             except FileExistsError:
-                raise OutputError(f"{self.parts}: another kbsim run started writing {self.path} at the same "
-                                  f"time; wait for it to finish") from None
+                raise OutputError(
+                    f"{self.parts}: another kbsim run started writing {self.path} at the same "
+                    f"time; wait for it to finish"
+                ) from None
             self._lock()
             self._clean_temporaries()
             self._write_manifest()
@@ -101,14 +116,16 @@ class RunOutput:
         try:
             fd = os.open(self.parts / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         except FileNotFoundError:
-            raise OutputError(f"{self.path}: another kbsim run finished this output meanwhile; run the command "
-                              f"again") from None
+            raise OutputError(
+                f"{self.path}: another kbsim run finished this output meanwhile; run the command again"
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise OutputError(f"{self.path}: another kbsim run is writing this output now; wait for it to "
-                              f"finish") from None
+            raise OutputError(
+                f"{self.path}: another kbsim run is writing this output now; wait for it to finish"
+            ) from None
         self._lock_fd = fd
 
     def _unlock(self) -> None:
@@ -177,10 +194,14 @@ class RunOutput:
         if json.dumps(other, sort_keys=True) != json.dumps(mine, sort_keys=True):
             diff = sorted(k for k in set(mine) | set(other) if mine.get(k) != other.get(k))
             if "rules_hash" in diff:
-                raise OutputError(f"{where}: the rules changed since that run was started (rule file, variant or "
-                                  f"options edited); refusing to mix records of two rule sets; use another --out")
-            raise OutputError(f"{where}: belongs to a run with other parameters ({', '.join(diff)} differ); "
-                              f"refusing to mix records; use another --out")
+                raise OutputError(
+                    f"{where}: the rules changed since that run was started (rule file, variant or "
+                    f"options edited); refusing to mix records of two rule sets; use another --out"
+                )
+            raise OutputError(
+                f"{where}: belongs to a run with other parameters ({', '.join(diff)} differ); "
+                f"refusing to mix records; use another --out"
+            )
 
     def done_chunks(self) -> set[tuple[int, int]]:
         """(start, stop) of the chunks already written."""
@@ -210,7 +231,8 @@ class RunOutput:
             return
         first = min(self.parts.glob("chunk-*.parquet"), default=None)  # the columns of the game's family
         schema = (pq.read_schema(first).remove_metadata() if first else SCHEMA).with_metadata(
-            records_metadata(self.meta))
+            records_metadata(self.meta)
+        )
         fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
         os.close(fd)
         try:

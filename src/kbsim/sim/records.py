@@ -132,8 +132,10 @@ def empty_columns(family: str = "rows") -> dict[str, list]:
 
 
 def records_metadata(metadata: dict[str, Any] | None = None) -> dict[str, str]:
-    """The Parquet key-value metadata of a records file: ``metadata`` JSON-encoded under ``kbsim.*``, and
-    ``kbsim.records_schema``."""
+    """The Parquet key-value metadata of a records file.
+
+    ``metadata`` is JSON-encoded under ``kbsim.*``, with ``kbsim.records_schema`` added.
+    """
     meta = {"records_schema": RECORDS_SCHEMA_VERSION} | dict(metadata or {})
     return {f"kbsim.{k}": json.dumps(v, sort_keys=True) for k, v in meta.items()}
 
@@ -176,23 +178,3 @@ def write_parquet(table: pa.Table, path: Path) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def read_metadata(path: Path) -> dict[str, Any]:
-    """The ``kbsim.*`` metadata of a records file, decoded (keys without the prefix)."""
-    meta = pq.read_schema(path).metadata or {}
-    return {k.decode()[6:]: json.loads(v) for k, v in meta.items() if k.startswith(b"kbsim.")}
-
-
-def load(path: str | Path):
-    """Load a records file as a polars DataFrame (``.to_pandas()`` works on it).
-
-    Args:
-        path: a Parquet file written by ``kbsim run``.
-
-    Returns:
-        ``polars.DataFrame`` with the columns documented in this module.
-    """
-    import polars as pl
-
-    return pl.read_parquet(path)

@@ -67,9 +67,17 @@ class RunSpec:
 
     def parameters(self) -> dict:
         """The run's parameters as JSON-able data (for the records file's metadata)."""
-        p = {"game": self.game.game, "variant": self.game.variant, "options": self.game.options,
-             "players": self.players, "bots": list(self.bots), "games": self.games, "seed": self.seed,
-             "rules_hash": self.rules_hash, "run_id": self.run_id}
+        p = {
+            "game": self.game.game,
+            "variant": self.game.variant,
+            "options": self.game.options,
+            "players": self.players,
+            "bots": list(self.bots),
+            "games": self.games,
+            "seed": self.seed,
+            "rules_hash": self.rules_hash,
+            "run_id": self.run_id,
+        }
         if len(self.lineups) > 1:
             p["rotations"] = len(self.lineups)
         return p
@@ -77,9 +85,16 @@ class RunSpec:
     @property
     def run_id(self) -> str:
         """A short hash of the parameters that determine the records: equal runs get equal ids."""
-        d = {"game": self.game.game, "variant": self.game.variant, "options": self.game.options,
-             "players": self.players, "bots": list(self.bots), "games": self.games, "seed": self.seed,
-             "rules_hash": self.rules_hash}
+        d = {
+            "game": self.game.game,
+            "variant": self.game.variant,
+            "options": self.game.options,
+            "players": self.players,
+            "bots": list(self.bots),
+            "games": self.games,
+            "seed": self.seed,
+            "rules_hash": self.rules_hash,
+        }
         if len(self.lineups) > 1:
             d["rotations"] = len(self.lineups)
         return hashlib.blake2b(json.dumps(d, sort_keys=True).encode(), digest_size=6).hexdigest()
@@ -154,8 +169,7 @@ def worker_pool(workers: int) -> ProcessPoolExecutor:
         ctx.set_forkserver_preload(["kbsim.sim.runner"])
     else:
         ctx = get_context(method)
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent,
-                               initargs=(os.getpid(),))
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent, initargs=(os.getpid(),))
 
 
 def default_chunk_size(games: int, workers: int) -> int:
@@ -187,8 +201,9 @@ def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
         cols["end_reason"].append(r.end_reason)
         cols["turns"].append(r.turns)
         cols["passes"].append(r.passes)
-        cols["character_plays"].append([{"seat": seat, "character": key, "plays": k}
-                                        for (seat, key), k in sorted(r.character_plays.items())])
+        cols["character_plays"].append(
+            [{"seat": seat, "character": key, "plays": k} for (seat, key), k in sorted(r.character_plays.items())]
+        )
         cols["hands"].append(r.hands)
         cols["scores"].append(r.scores)
         for name, value in family_of(g).record_values(r).items():  # the family's own columns
@@ -214,18 +229,23 @@ class Backend:
     name: str = field(default="serial", init=False)
 
     def map_chunks(self, spec: RunSpec, chunks: Iterable[range]) -> Iterator[tuple[range, dict[str, list]]]:
+        """Play ``chunks``, yielding ``(chunk, columns)`` as each finishes (in any order)."""
         for chunk in chunks:
             yield chunk, play_chunk(spec, chunk)
 
 
 @dataclass
 class ProcessesBackend(Backend):
-    """Chunks played by a pool of ``workers`` local processes (:func:`worker_pool`: never forked from a threaded
-    parent, and they exit when the parent dies); a single chunk or worker plays in this process."""
+    """Chunks played by a pool of ``workers`` local processes.
+
+    The pool is :func:`worker_pool` (never forked from a threaded parent; workers exit when the parent dies);
+    a single chunk or worker plays in this process.
+    """
 
     name: str = field(default="processes", init=False)
 
     def map_chunks(self, spec: RunSpec, chunks: Iterable[range]) -> Iterator[tuple[range, dict[str, list]]]:
+        """Play ``chunks``, yielding ``(chunk, columns)`` as each finishes (in any order)."""
         pending = iter(chunks)
         first = list(itertools.islice(pending, 2))
         if self.workers <= 1 or len(first) <= 1:
@@ -266,6 +286,11 @@ class DaskBackend(Backend):
     name: str = field(default="dask", init=False)
 
     def map_chunks(self, spec: RunSpec, chunks: list[range]) -> Iterator[tuple[range, dict[str, list]]]:
+        """Play ``chunks`` on the cluster, yielding ``(chunk, columns)`` as each finishes.
+
+        Raises:
+            BackendError: dask is not installed, or the scheduler cannot be reached.
+        """
         try:
             from dask.distributed import Client, LocalCluster
             from dask.distributed import as_completed as dask_completed
@@ -276,8 +301,9 @@ class DaskBackend(Backend):
             if self.scheduler:
                 client = Client(self.scheduler, timeout="20s")
             else:
-                cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                cluster = LocalCluster(
+                    n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=None
+                )
                 client = Client(cluster)
         except OSError as e:
             raise BackendError(f"cannot reach the Dask scheduler {self.scheduler}: {e}") from None
@@ -308,15 +334,17 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def run_chunks(spec: RunSpec, backend: Backend, chunks: Iterable[range],
-               on_chunk: Callable[[range, dict[str, list]], None]) -> None:
+def run_chunks(
+    spec: RunSpec, backend: Backend, chunks: Iterable[range], on_chunk: Callable[[range, dict[str, list]], None]
+) -> None:
     """Play ``chunks`` on ``backend``, calling ``on_chunk(chunk, columns)`` as each finishes."""
     for chunk, cols in backend.map_chunks(spec, chunks):
         on_chunk(chunk, cols)
 
 
-def run_games(spec: RunSpec, backend: Backend, chunk_size: int | None = None,
-              progress: Callable[[int], None] | None = None) -> dict[str, list]:
+def run_games(
+    spec: RunSpec, backend: Backend, chunk_size: int | None = None, progress: Callable[[int], None] | None = None
+) -> dict[str, list]:
     """Play all games of ``spec`` and return their records in memory (columns, sorted by game index).
 
     For large runs use :class:`kbsim.sim.output.RunOutput` with :func:`run_chunks`,
@@ -345,6 +373,20 @@ def run_games(spec: RunSpec, backend: Backend, chunk_size: int | None = None,
     return out
 
 
-__all__ = ["BACKENDS", "Backend", "BackendError", "DaskBackend", "ProcessesBackend", "RunSpec",
-           "default_chunk_size", "default_workers", "iter_chunks", "plan_chunks", "start_method", "worker_pool",
-           "play_chunk", "run_chunks", "run_games"]
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "BackendError",
+    "DaskBackend",
+    "ProcessesBackend",
+    "RunSpec",
+    "default_chunk_size",
+    "default_workers",
+    "iter_chunks",
+    "plan_chunks",
+    "start_method",
+    "worker_pool",
+    "play_chunk",
+    "run_chunks",
+    "run_games",
+]

@@ -30,14 +30,17 @@ def check_count(flag: str, value: int | None, lo: int, hi: int, what: str) -> No
 
 
 def check_games(value: int | None, flag: str = "--games") -> None:
+    """Refuse a number of games outside 1..:data:`MAX_GAMES` (None passes)."""
     check_count(flag, value, 1, MAX_GAMES, "a number of games")
 
 
 def check_workers(value: int | None) -> None:
+    """Refuse a worker count outside 1..:data:`MAX_WORKERS` (None passes)."""
     check_count("--workers", value, 1, MAX_WORKERS, "a number of worker processes")
 
 
 def check_seed(value: int | None, flag: str = "--seed") -> None:
+    """Refuse a seed outside 0..``MAX_SEED`` (None passes)."""
     from kbsim.sim.seeding import MAX_SEED
 
     check_count(flag, value, 0, MAX_SEED, "an integer")
@@ -58,8 +61,11 @@ def check_scheduler(address: str | None) -> None:
 
 
 def safe_name(text: str, limit: int = 60) -> str:
-    """``text`` made safe as one file-name component: letters, digits, ``.``, ``_``, ``+``, ``-`` only; no
-    leading dot, at most ``limit`` characters (so a variant named ``a/../../x`` stays inside its folder)."""
+    """Make ``text`` safe as one file-name component.
+
+    Letters, digits, ``.``, ``_``, ``+``, ``-`` only; no leading dot, at most ``limit`` characters (so a
+    variant named ``a/../../x`` stays inside its folder).
+    """
     s = re.sub(r"[^A-Za-z0-9._+-]+", "-", text).strip("-.")
     return (s[:limit] or "x").rstrip("-.") or "x"
 
@@ -74,7 +80,7 @@ def esc(text: object) -> str:
 def is_kbsim_records(path: Path) -> bool:
     """Whether ``path`` is a Parquet file written by ``kbsim run`` (it carries kbsim's run metadata)."""
     try:
-        from kbsim.sim.records import read_metadata
+        from kbsim.records import read_metadata
 
         return "run" in read_metadata(path)
     except Exception:
@@ -91,12 +97,15 @@ def is_kbsim_report(path: Path) -> bool:
     return b'<meta name="generator" content="kbsim' in head
 
 
-_KINDS = {"records": (".parquet", is_kbsim_records, "a kbsim records file"),
-          "report": (".html", is_kbsim_report, "a kbsim report page")}
+_KINDS = {
+    "records": (".parquet", is_kbsim_records, "a kbsim records file"),
+    "report": (".html", is_kbsim_report, "a kbsim report page"),
+}
 
 
-def check_out(path: Path, kind: str, force: bool, flag: str = "--out", explicit: bool = True,
-              protected: tuple[Path, ...] = ()) -> None:
+def check_out(
+    path: Path, kind: str, force: bool, flag: str = "--out", explicit: bool = True, protected: tuple[Path, ...] = ()
+) -> None:
     """Refuse an output path that would replace something it should not.
 
     Args:
@@ -134,15 +143,17 @@ def check_out(path: Path, kind: str, force: bool, flag: str = "--out", explicit:
 
 
 def check_comparable(files: list[Path]) -> None:
-    """Refuse records that cannot be compared: different games, or the same run parameters played under
-    different rules (a rule file edited between the runs).
+    """Refuse records that cannot be compared.
+
+    Different games, or the same run parameters played under different rules (a rule file edited between
+    the runs), cannot be compared.
 
     Files that are not kbsim records are left to the reader (it names the problem).
 
     Raises:
         ArgError: naming both files and the reason.
     """
-    from kbsim.sim.records import read_metadata
+    from kbsim.records import read_metadata
 
     seen: list[tuple[Path, dict]] = []
     for f in files:
@@ -154,10 +165,14 @@ def check_comparable(files: list[Path]) -> None:
             continue
         for other, orun in seen:
             if run.get("game") != orun.get("game"):
-                raise ArgError(f"{f}: records of {run.get('game')!s}, but {other} holds records of "
-                               f"{orun.get('game')!s}; records of different games cannot be compared")
+                raise ArgError(
+                    f"{f}: records of {run.get('game')!s}, but {other} holds records of "
+                    f"{orun.get('game')!s}; records of different games cannot be compared"
+                )
             same_run = all(run.get(k) == orun.get(k) for k in ("variant", "options", "players", "bots", "seed"))
             if same_run and run.get("rules_hash") != orun.get("rules_hash"):
-                raise ArgError(f"{f}: the same run parameters as {other} but played under different rules "
-                               f"(the rule file changed between the runs); they cannot be compared as one arm")
+                raise ArgError(
+                    f"{f}: the same run parameters as {other} but played under different rules "
+                    f"(the rule file changed between the runs); they cannot be compared as one arm"
+                )
         seen.append((Path(f), run))

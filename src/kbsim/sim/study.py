@@ -62,7 +62,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from kbsim.analysis.report import Condition, ReportInput, SweepInfo
+from kbsim.sim.conditions import Condition
 from kbsim.sim.seeding import MAX_SEED
 from kbsim.strict_io import preview as _preview
 
@@ -146,8 +146,9 @@ class Sweep(_Strict):
 class Study(_Strict):
     """A study file: which arms x player counts [x sweep values] to play, how many games, which seed."""
 
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100,
-                      description="Identifier (used in file names).")
+    name: str = Field(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100, description="Identifier (used in file names)."
+    )
     title: str | None = Field(None, description="Heading of the report (default: the name).")
     question: str = Field("", description="The question the study answers, shown at the top of the report.")
     game: str = Field("kingsbridge", description="Shipped game name or path to a rule file.")
@@ -194,12 +195,11 @@ def _format_errors(source: Path | str, err: ValidationError) -> list[str]:
         loc = ".".join(str(x) for x in e["loc"])
         msg = e["msg"]
         if msg.startswith("Value error, "):
-            msg = msg[len("Value error, "):]
+            msg = msg[len("Value error, ") :]
         if e["type"] == "extra_forbidden":
             msg = "unknown field (not part of the study format; check the spelling)"
         got = e.get("input")
-        shown = "" if e["type"] in ("missing", "extra_forbidden") or not loc else \
-            f" (got {_preview(got)})"
+        shown = "" if e["type"] in ("missing", "extra_forbidden") or not loc else f" (got {_preview(got)})"
         lines.append(f"{source}: {loc}: {msg}{shown}" if loc else f"{source}: {msg}")
     return lines
 
@@ -366,6 +366,7 @@ class CellRun:
         spec: what :mod:`kbsim.sim.runner` plays.
         params: the parameters stored in the records file (and compared on reuse).
         path: the records file.
+        meta: metadata written besides the parameters (:func:`kbsim.sim.run.rules_metadata`).
     """
 
     condition: Condition
@@ -374,6 +375,7 @@ class CellRun:
     spec: Any
     params: dict
     path: Path
+    meta: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -397,6 +399,38 @@ def _condition_label(arm: Arm, study: Study, value: Any) -> str:
     return v if len(study.arms) == 1 else f"{arm.name} · {v}"
 
 
+def _comparisons(study: Study, values: list, by_arm_value: dict[tuple[str, str], str]) -> list[tuple[str, str]]:
+    """The (B, A) condition-key pairs to compare.
+
+    Each arm against the baseline arm at every sweep value, then each sweep value against the baseline value
+    within every arm.
+    """
+    base = study.base_arm.name
+    comparisons: list[tuple[str, str]] = []
+    for value in values:
+        vk = json.dumps(value, sort_keys=True)
+        for arm in study.arms:
+            if arm.name != base:
+                comparisons.append((by_arm_value[(arm.name, vk)], by_arm_value[(base, vk)]))
+    if study.sweep is not None:
+        bk = json.dumps(study.sweep.base_value, sort_keys=True)
+        for arm in study.arms:
+            for value in values:
+                vk = json.dumps(value, sort_keys=True)
+                if vk != bk:
+                    comparisons.append((by_arm_value[(arm.name, vk)], by_arm_value[(arm.name, bk)]))
+    return comparisons
+
+
+def _check_bots(where: str, lineups: dict[int, tuple[str, ...]]) -> None:
+    """Refuse a bot name that is not a known bot (``where`` names the study file and the arm)."""
+    from kbsim.bots import BOTS
+
+    for name in sorted({b for lu in lineups.values() for b in lu}):
+        if name not in BOTS:
+            raise StudyError(f"{where}.bots: unknown bot {name!r}; expected one of: {', '.join(sorted(BOTS))}")
+
+
 def plan_study(study: Study, records_dir: Path | None = None, games: int | None = None) -> StudyPlan:
     """Check a study against its rules and bots and list its runs.
 
@@ -413,9 +447,9 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
         StudyError: unknown game, variant, option, option value or bot, or a player count the game does not
             allow; each message names the study file, the arm and the unknown name.
     """
-    from kbsim.bots import BOTS
     from kbsim.engine.compiled import compile_rules
     from kbsim.rules.loader import RulesError, find_rule_file, load_rules
+    from kbsim.sim.run import rules_metadata
     from kbsim.sim.runner import RunSpec
 
     source = study.source or Path(f"{study.name}.toml")
@@ -435,9 +469,7 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
     for i, arm in enumerate(study.arms):
         where = f"{source}: arm {arm.name!r} (arms.{i})"
         lineups = {p: arm.lineup(p) for p in study.players}
-        for name in sorted({b for lu in lineups.values() for b in lu}):
-            if name not in BOTS:
-                raise StudyError(f"{where}.bots: unknown bot {name!r}; expected one of: {', '.join(sorted(BOTS))}")
+        _check_bots(where, lineups)
         for j, value in enumerate(values):
             opts = dict(arm.options)
             if study.sweep is not None:
@@ -450,43 +482,51 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
             g = compile_rules(loaded)
             for p in study.players:
                 if not g.min_players <= p <= g.max_players:
-                    raise StudyError(f"{source}: players: {p} is not allowed; {g.game} is played by "
-                                     f"{g.min_players} to {g.max_players} players")
+                    raise StudyError(
+                        f"{source}: players: {p} is not allowed; {g.game} is played by "
+                        f"{g.min_players} to {g.max_players} players"
+                    )
             key = f"{i:02d}-{slug(arm.name, 32)}"
             if study.sweep is not None:
                 key += f"-{j:02d}-{slug(study.sweep.option, 16)}={slug(json.dumps(value), 16)}"
             by_arm_value[(arm.name, json.dumps(value, sort_keys=True))] = key
-            cond = Condition(key=key, label=_condition_label(arm, study, value), arm=arm.name, summary=arm.summary,
-                             variants=tuple(arm.variants), options=opts, changed=dict(loaded.changed),
-                             effective=dict(loaded.options),
-                             bots=arm.bots if isinstance(arm.bots, str) else ",".join(arm.bots),
-                             sweep_value=value)
+            cond = Condition(
+                key=key,
+                label=_condition_label(arm, study, value),
+                arm=arm.name,
+                summary=arm.summary,
+                variants=tuple(arm.variants),
+                options=opts,
+                changed=dict(loaded.changed),
+                effective=dict(loaded.options),
+                bots=arm.bots if isinstance(arm.bots, str) else ",".join(arm.bots),
+                sweep_value=value,
+            )
             conditions.append(cond)
             digest = rules_digest(loaded)
+            meta = rules_metadata(loaded, g)
             for p in study.players:
                 for r, lineup in enumerate(rotations(lineups[p], study.rotate_seats)):
-                    spec = RunSpec(game=g, players=p, bots=lineup, games=n_games, seed=study.seed,
-                                   rules_hash=loaded.rules_hash)
+                    spec = RunSpec(
+                        game=g, players=p, bots=lineup, games=n_games, seed=study.seed, rules_hash=loaded.rules_hash
+                    )
                     params = spec.parameters() | {"chunk_size": chunk_size_for(n_games), "rules_digest": digest}
                     h = hashlib.blake2b(json.dumps(params, sort_keys=True).encode(), digest_size=5).hexdigest()
                     path = records_dir / f"{key}-{p}p-r{r}-{h}.parquet"
-                    runs.append(CellRun(condition=cond, players=p, rotation=r, spec=spec, params=params, path=path))
-    base = study.base_arm.name
-    comparisons: list[tuple[str, str]] = []
-    for value in values:
-        vk = json.dumps(value, sort_keys=True)
-        for arm in study.arms:
-            if arm.name != base:
-                comparisons.append((by_arm_value[(arm.name, vk)], by_arm_value[(base, vk)]))
-    if study.sweep is not None:
-        bk = json.dumps(study.sweep.base_value, sort_keys=True)
-        for arm in study.arms:
-            for value in values:
-                vk = json.dumps(value, sort_keys=True)
-                if vk != bk:
-                    comparisons.append((by_arm_value[(arm.name, vk)], by_arm_value[(arm.name, bk)]))
-    return StudyPlan(study=study, source=source, conditions=conditions, runs=runs, records_dir=records_dir,
-                     games=n_games, comparisons=comparisons, rules_source=str(rule_file))
+                    runs.append(
+                        CellRun(condition=cond, players=p, rotation=r, spec=spec, params=params, path=path, meta=meta)
+                    )
+    comparisons = _comparisons(study, values, by_arm_value)
+    return StudyPlan(
+        study=study,
+        source=source,
+        conditions=conditions,
+        runs=runs,
+        records_dir=records_dir,
+        games=n_games,
+        comparisons=comparisons,
+        rules_source=str(rule_file),
+    )
 
 
 # ------------------------------------------------------------------ running
@@ -509,8 +549,12 @@ class RunStats:
     paths: list[Path] = field(default_factory=list)
 
 
-def run_study(plan: StudyPlan, workers: int | None = None, backend: str = "processes",
-              progress: Callable[[int, int], None] | None = None) -> RunStats:
+def run_study(
+    plan: StudyPlan,
+    workers: int | None = None,
+    backend: str = "processes",
+    progress: Callable[[int, int], None] | None = None,
+) -> RunStats:
     """Play the runs whose records are missing; reuse finished files; complete interrupted ones.
 
     Args:
@@ -527,111 +571,71 @@ def run_study(plan: StudyPlan, workers: int | None = None, backend: str = "proce
         StudyError: the records folder cannot be created, or a records file there belongs to other parameters.
     """
     from kbsim import __version__
-    from kbsim.sim.output import OutputError, RunOutput
-    from kbsim.sim.runner import Backend, ProcessesBackend, default_workers, display_names, plan_chunks, run_chunks
+    from kbsim.sim.run import OutputError, make_backend, open_run, play_run
+    from kbsim.sim.runner import default_workers
 
     try:
         plan.records_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise StudyError(f"--records {plan.records_dir}: cannot create the folder: {e.strerror}") from None
     n_workers = workers or default_workers()
-    be = Backend() if backend == "serial" or n_workers <= 1 else ProcessesBackend(workers=n_workers)
+    be = make_backend("serial" if backend == "serial" or n_workers <= 1 else "processes", n_workers)
     stats = RunStats(runs=len(plan.runs), paths=[r.path for r in plan.runs])
-    todo = []
+    opened = []
     for run in plan.runs:
         try:
-            output = RunOutput(run.path, run.params, __version__, resume=True, names=display_names(run.spec.game))
+            opened.append(
+                open_run(
+                    run.spec,
+                    run.path,
+                    version=__version__,
+                    chunk_size=run.params["chunk_size"],
+                    resume=True,
+                    extra_params={"rules_digest": run.params["rules_digest"]},
+                    meta=run.meta,
+                )
+            )
         except OutputError as e:
-            raise StudyError(f"{plan.source}: records of arm {run.condition.arm!r}, {run.players} players: {e}") \
-                from None
-        if output.complete:
+            raise StudyError(
+                f"{plan.source}: records of arm {run.condition.arm!r}, {run.players} players: {e}"
+            ) from None
+        if opened[-1].output.complete:
             stats.reused += 1
-            continue
-        done = output.done_chunks()
-        chunks = [c for c in plan_chunks(run.spec.games, run.params["chunk_size"]) if (c.start, c.stop) not in done]
-        todo.append((run, output, chunks))
-    total = sum(len(c) for _, _, chunks in todo for c in chunks)
+            opened.pop()
+    total = sum(r.pending_games for r in opened)
     played = 0
     if progress is not None:
         progress(0, total)
-    for run, output, chunks in todo:
-        def on_chunk(chunk: range, cols: dict[str, list], output=output) -> None:
-            nonlocal played
-            output.write_chunk(chunk, cols)
-            played += len(chunk)
-            if progress is not None:
-                progress(played, total)
 
-        if chunks:
-            run_chunks(run.spec, be, chunks, on_chunk)
-        output.finalize()
+    def advance(n: int) -> None:
+        nonlocal played
+        played += n
+        if progress is not None:
+            progress(played, total)
+
+    for r in opened:
+        play_run(r, be, advance)
         stats.played += 1
     stats.games_played = played
     return stats
 
 
-# ------------------------------------------------------------------ records -> report input
-def load_plan_records(plan: StudyPlan):
-    """The records of every run of ``plan`` as one polars DataFrame with a ``condition`` column (condition key).
-
-    Raises:
-        StudyError: a run's records file is missing (run :func:`run_study` first).
-    """
-    from kbsim.analysis.report import read_records
-
-    missing = [r.path for r in plan.runs if not r.path.is_file()]
-    if missing:
-        raise StudyError(f"{plan.source}: records missing (e.g. {missing[0]}); run the study first")
-    return read_records([(r.path, r.condition.key) for r in plan.runs])
-
-
-def report_input(plan: StudyPlan) -> ReportInput:
-    """Everything the report page needs for a study whose runs are finished.
-
-    Raises:
-        StudyError: records are missing.
-    """
-    from kbsim.sim.records import read_metadata
-
-    st = plan.study
-    records = load_plan_records(plan)
-    metas = [read_metadata(r.path) for r in plan.runs]
-    versions = sorted({str(m.get("version", "?")) for m in metas})
-    names: dict[str, dict[str, str]] = {}
-    for m in metas:
-        for kind, table in (m.get("names") or {}).items():
-            names.setdefault(kind, {}).update(table)
-    lineups = sorted({",".join(a.bots) if isinstance(a.bots, list) else a.bots for a in st.arms})
-    params = [
-        ("study file", str(plan.source)),
-        ("game (rule file)", f"{st.game} ({plan.rules_source})"),
-        ("player counts", ", ".join(str(p) for p in st.players)),
-        ("deals per cell", f"{plan.games:,}" + ("" if plan.games == st.games else f" (study file: {st.games:,})")),
-        ("run seed", str(st.seed)),
-        ("bots", "; ".join(lineups)),
-        ("seat rotation", "each mixed lineup played in every seat rotation on the same deals"
-         if st.rotate_seats else "off"),
-        ("baseline arm", st.base_arm.name),
-    ]
-    if st.sweep:
-        params.append(("sweep", f"{st.sweep.option} over {', '.join(json.dumps(v) for v in st.sweep.values)} "
-                                f"(baseline {json.dumps(st.sweep.base_value)})"))
-    params.append(("records", str(plan.records_dir)))
-    from kbsim.rules.loader import load_rules
-
-    provisional = getattr(load_rules(plan.rules_source).model, "provisional", None) if plan.rules_source else None
-    if provisional:  # the rules' data (e.g. a card list) is not the published one: say so on the page
-        params.insert(2, ("provisional data", provisional))
-    sweep = None
-    if st.sweep:
-        keys = {(c.arm, json.dumps(c.sweep_value, sort_keys=True)): c.key for c in plan.conditions}
-        sweep = SweepInfo(option=st.sweep.option, values=list(st.sweep.values), baseline=st.sweep.base_value,
-                          arms=[a.name for a in st.arms], keys=keys)
-    return ReportInput(title=st.title or st.name, name=st.name, question=st.question, source=str(plan.source),
-                       parameters=params, conditions=plan.conditions, comparisons=plan.comparisons, sweep=sweep,
-                       records=records, versions=versions, names=names)
-
-
-__all__ = ["Arm", "CellRun", "RunStats", "Study", "StudyError", "StudyPlan", "Sweep", "available_studies",
-           "chunk_size_for", "find_study", "load_plan_records", "load_study", "plan_study", "report_input",
-           "rotations", "rules_digest", "run_study", "slug", "study_from_dict"]
+__all__ = [
+    "Arm",
+    "CellRun",
+    "RunStats",
+    "Study",
+    "StudyError",
+    "StudyPlan",
+    "Sweep",
+    "available_studies",
+    "chunk_size_for",
+    "find_study",
+    "load_study",
+    "plan_study",
+    "rotations",
+    "rules_digest",
+    "run_study",
+    "slug",
+    "study_from_dict",
+]

@@ -1,0 +1,341 @@
+"""The statistics of a report page, per arm and player count, and the paired differences between arms.
+
+Computed from a :class:`~kbsim.analysis.reading.ReportInput` with the formulas of
+:mod:`kbsim.analysis.metrics` (the one statistics module, also used by the
+terminal summary of ``kbsim run``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from kbsim.analysis.metrics import (
+    ADJUSTMENT_NAME,
+    Z95,
+    Delta,
+    adjust,
+    paired,
+    rank_verdicts,
+    rate,
+    seat_balance,
+    unpaired_mean,
+    unpaired_rate,
+)
+from kbsim.analysis.reading import ReportError, ReportInput
+
+# (column, label, unit): per-game outcomes compared deal by deal; the 0/1 ones are BINARY
+BINARY = frozenset({"seat0", "stalemate", "turn_limit", "shared"})
+METRICS = [
+    ("seat0", "first-player sole-win rate", "pp"),
+    ("turns", "turns per game", "turns"),
+    ("stalemate", "stalemate rate", "pp"),
+    ("turn_limit", "turn-limit rate", "pp"),
+    ("shared", "shared-win rate", "pp"),
+]
+FIGURE_METRICS = ("seat0", "turns", "stalemate")
+
+
+def _prepare(df: pl.DataFrame) -> pl.DataFrame:
+    nwin = pl.col("winners").list.len()
+    sole = pl.when(nwin == 1).then(pl.col("winners").list.first().cast(pl.Int16)).otherwise(None)
+    return df.with_columns(
+        players=pl.col("players").cast(pl.Int64),
+        nwin=nwin,
+        sole=sole,
+        lineup=pl.col("bots").list.join(","),
+    ).with_columns(
+        seat0=(pl.col("sole") == 0).fill_null(False).cast(pl.Float64),
+        shared=(pl.col("nwin") > 1).cast(pl.Float64),
+        stalemate=(pl.col("end_reason") == "stalemate").cast(pl.Float64),
+        turn_limit=(pl.col("end_reason") == "turn_limit").cast(pl.Float64),
+        won=(pl.col("end_reason") == "won").cast(pl.Float64),
+        turns=pl.col("turns").cast(pl.Float64),
+    )
+
+
+# ------------------------------------------------------------------ statistics
+_rate = rate
+
+
+def compute(inp: ReportInput) -> dict:
+    """All statistics of the page.
+
+    Args:
+        inp: the report input.
+
+    Returns:
+        A dict with ``groups`` (per condition key and player count: ``n`` games, ``deals``,
+        ``seats`` (per seat a rate dict), ``shared``, ``no_winner``, ``won``, ``stalemate``,
+        ``turn_limit`` (rate dicts: ``k, n, rate, low, high``), ``turns`` (mean, low, high, sd,
+        p5, q1, median, q3, p95)), ``hist`` (turn histograms), ``deltas`` (one dict per
+        comparison, player count and metric), ``bots`` (bot shares in mixed lineups),
+        ``characters`` (None, or plays and lift tables as lists of dicts), ``players`` and ``games``.
+
+    Raises:
+        ReportError: no records, or records of a condition the input does not declare.
+    """
+    df = _prepare(inp.records)
+    if df.height == 0:
+        raise ReportError("no records to report")
+    known = {c.key for c in inp.conditions}
+    unknown = set(df["condition"].unique().to_list()) - known
+    if unknown:
+        raise ReportError(f"records of undeclared conditions: {', '.join(sorted(unknown))}")
+    players = sorted(df["players"].unique().to_list())
+    agg = df.group_by("condition", "players").agg(
+        n=pl.len(),
+        deals=pl.col("seed").n_unique(),
+        shared=pl.col("shared").sum(),
+        no_winner=(pl.col("nwin") == 0).sum(),
+        won=pl.col("won").sum(),
+        stalemate=pl.col("stalemate").sum(),
+        turn_limit=pl.col("turn_limit").sum(),
+        t_mean=pl.col("turns").mean(),
+        t_sd=pl.col("turns").std(),
+        p5=pl.col("turns").quantile(0.05, "linear"),
+        q1=pl.col("turns").quantile(0.25, "linear"),
+        median=pl.col("turns").median(),
+        q3=pl.col("turns").quantile(0.75, "linear"),
+        p95=pl.col("turns").quantile(0.95, "linear"),
+        t_max=pl.col("turns").max(),
+    )
+    seat_wins = {
+        (r["condition"], r["players"], r["sole"]): r["len"]
+        for r in df.filter(pl.col("sole").is_not_null())
+        .group_by("condition", "players", "sole")
+        .len()
+        .iter_rows(named=True)
+    }
+    groups: dict[tuple[str, int], dict] = {}
+    for r in agg.iter_rows(named=True):
+        n, p = r["n"], r["players"]
+        sd = r["t_sd"] if r["t_sd"] is not None else float("nan")
+        half = Z95 * sd / math.sqrt(n) if n > 1 and not math.isnan(sd) else float("nan")
+        groups[(r["condition"], p)] = {
+            "n": n,
+            "deals": r["deals"],
+            "seats": [_rate(seat_wins.get((r["condition"], p, s), 0), n) for s in range(p)],
+            "balance": seat_balance([seat_wins.get((r["condition"], p, s), 0) for s in range(p)], n),
+            "shared": _rate(r["shared"], n),
+            "no_winner": _rate(r["no_winner"], n),
+            "won": _rate(r["won"], n),
+            "stalemate": _rate(r["stalemate"], n),
+            "turn_limit": _rate(r["turn_limit"], n),
+            "turns": {
+                "mean": r["t_mean"],
+                "low": r["t_mean"] - half,
+                "high": r["t_mean"] + half,
+                "sd": sd,
+                "p5": r["p5"],
+                "q1": r["q1"],
+                "median": r["median"],
+                "q3": r["q3"],
+                "p95": r["p95"],
+                "max": r["t_max"],
+            },
+        }
+    order = {c.key: i for i, c in enumerate(inp.conditions)}
+    cells = [
+        {"condition": k, "arm": k, "players": p, "verdict": g["balance"]["verdict"], "test": g["balance"]["test"]}
+        for (k, p), g in sorted(groups.items(), key=lambda kv: (kv[0][1], order.get(kv[0][0], 0)))
+    ]
+    deltas = _deltas(df, inp.comparisons)
+    unused_rules = _unused_rules(inp, df)
+    return {
+        "unused": sorted(
+            set(_unused_arms(deltas)) | set(unused_rules),
+            key=lambda k: next((i for i, c in enumerate(inp.conditions) if c.key == k), 0),
+        ),
+        "unused_rules": unused_rules,
+        "players": players,
+        "games": df.height,
+        "groups": groups,
+        "hist": _histograms(df, players),
+        "deltas": deltas,
+        "bots": _bot_shares(df),
+        "characters": _characters(inp),
+        "verdicts": rank_verdicts(cells),
+        "adjustment": _adjustment_counts(deltas),
+    }
+
+
+def _unused_arms(deltas: list[dict]) -> list[str]:
+    """Condition keys B whose every paired difference with their baseline is 0 on every deal.
+
+    All metrics, all player counts: the bots never made a move that the arm's rules change, so the arm
+    measured nothing.
+    """
+    by_b: dict[str, list[Delta]] = {}
+    for d in deltas:
+        by_b.setdefault(d["b"], []).append(d["delta"])
+    return [b for b, ds in by_b.items() if ds and all(x.identical for x in ds)]
+
+
+def _rule_uses(df: pl.DataFrame, key: str) -> dict[str, int]:
+    """Rule-usage counter -> total uses over the records of condition ``key`` (column ``rule_usage``)."""
+    if "rule_usage" not in df.columns:
+        return {}
+    rows = df.filter(pl.col("condition") == key).select(pl.col("rule_usage").explode()).drop_nulls()
+    if rows.height == 0:
+        return {}
+    u = rows.unnest("rule_usage").group_by("rule").agg(pl.col("uses").sum())
+    return dict(zip(u["rule"].to_list(), u["uses"].to_list(), strict=True))
+
+
+def _unused_rules(inp: ReportInput, df: pl.DataFrame) -> dict[str, list[str]]:
+    """Condition key B -> the rules that tell B from its baseline A and that no game of B used.
+
+    A rule tells B from A when B's records list its usage counter (the rules of B enable it, see the
+    records' ``rule_usage`` column) and A's do not. Measured, not inferred: records without the
+    ``rule_usage`` column give nothing here (the "identical on every deal" inference still applies).
+    """
+    out: dict[str, list[str]] = {}
+    base_of = {b: a for b, a in inp.comparisons}
+    for c in inp.conditions:
+        a = base_of.get(c.key)
+        if a is None or a == c.key:
+            continue
+        mine, theirs = _rule_uses(df, c.key), _rule_uses(df, a)
+        never = sorted(k for k, v in mine.items() if k not in theirs and not v)
+        if never:
+            out[c.key] = never
+    return out
+
+
+def _adjustment_counts(deltas: list[dict]) -> dict:
+    """How many differences the page tests, and how many are resolved before and after Holm's adjustment."""
+    tested = [d["delta"] for d in deltas if not math.isnan(d["delta"].p)]
+    return {
+        "method": ADJUSTMENT_NAME,
+        "comparisons": len(tested),
+        "resolved_raw": sum(d.resolved_raw for d in tested),
+        "resolved": sum(d.resolved for d in tested),
+        "unpaired": sum(not d.paired for d in tested),
+    }
+
+
+def _histograms(df: pl.DataFrame, players: list[int]) -> dict:
+    """Per player count: bin edges and per condition the share of games per bin (last bin: overflow)."""
+    out = {}
+    for p in players:
+        sub = df.filter(pl.col("players") == p)
+        lo = int(sub["turns"].min())
+        top = int(math.ceil(sub["turns"].quantile(0.995, "linear")))
+        width = max(1, math.ceil((top - lo + 1) / 50))
+        nbins = (top - lo) // width + 1
+        binned = sub.with_columns(bin=((pl.col("turns").clip(lo, lo + nbins * width - 1) - lo) // width).cast(pl.Int64))
+        counts = binned.group_by("condition", "bin").len()
+        tot = sub.group_by("condition").len()
+        per: dict[str, list[float]] = {}
+        ntot = {r["condition"]: r["len"] for r in tot.iter_rows(named=True)}
+        for r in counts.iter_rows(named=True):
+            per.setdefault(r["condition"], [0.0] * nbins)[r["bin"]] = r["len"] / ntot[r["condition"]]
+        overflow = bool(sub["turns"].max() > lo + nbins * width - 1)
+        out[p] = {"edges": [lo + i * width for i in range(nbins)], "width": width, "share": per, "overflow": overflow}
+    return out
+
+
+def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]]) -> list[dict]:
+    """Differences B - A per comparison, player count and metric, Holm-adjusted over all of them.
+
+    Paired on common deals (``seed``, the unit; an arm's outcome on a deal is the mean over its seat
+    rotations); when two arms share no deal at a player count, they are compared as independent samples
+    (Newcombe for rates, Welch for turns) and the row says so.
+    """
+    if not comparisons:
+        return []
+    cols = [m for m, _, _ in METRICS]
+    per_deal = df.group_by("condition", "players", "seed").agg([pl.col(c).mean() for c in cols])
+    out = []
+    for b, a in comparisons:
+        B = per_deal.filter(pl.col("condition") == b).drop("condition")
+        A = per_deal.filter(pl.col("condition") == a).drop("condition")
+        j = B.join(A, on=["players", "seed"], suffix="_a")
+        for p in sorted(set(B["players"].to_list()) | set(A["players"].to_list())):
+            jp = j.filter(pl.col("players") == p)
+            for c, label, unit in METRICS:
+                if jp.height:
+                    d = paired((jp[c] - jp[f"{c}_a"]).to_numpy(), binary=c in BINARY)
+                else:
+                    gb = df.filter((pl.col("condition") == b) & (pl.col("players") == p))[c].to_numpy()
+                    ga = df.filter((pl.col("condition") == a) & (pl.col("players") == p))[c].to_numpy()
+                    if c in BINARY:
+                        d = unpaired_rate(int(gb.sum()), gb.size, int(ga.sum()), ga.size)
+                    else:
+                        d = unpaired_mean(gb, ga)
+                out.append({"b": b, "a": a, "players": p, "metric": c, "label": label, "unit": unit, "delta": d})
+    adjusted = adjust([d["delta"] for d in out])
+    for d, q in zip(out, adjusted, strict=True):
+        d["delta"] = q
+    return out
+
+
+def _bot_shares(df: pl.DataFrame) -> list[dict]:
+    """For conditions with a mixed lineup: each bot's share of games won alone, against its fair share."""
+    mixed = sorted(
+        {
+            r["condition"]
+            for r in df.select("condition", "lineup").unique().iter_rows(named=True)
+            if len(set(r["lineup"].split(","))) > 1
+        }
+    )
+    if not mixed:
+        return []
+    sub = df.filter(pl.col("condition").is_in(mixed)).with_columns(
+        winner_bot=pl.when(pl.col("sole").is_not_null())
+        .then(pl.col("bots").list.get(pl.col("sole").cast(pl.Int64), null_on_oob=True))
+        .otherwise(None)
+    )
+    out = []
+    for (cond, p), g in sorted(sub.group_by("condition", "players"), key=lambda kv: (kv[0][0], kv[0][1])):
+        n = g.height
+        lineup = g["bots"][0].to_list()
+        wins = {r["winner_bot"]: r["len"] for r in g.group_by("winner_bot").len().iter_rows(named=True)}
+        for bot in sorted(set(lineup)):
+            out.append(
+                {
+                    "condition": cond,
+                    "players": p,
+                    "bot": bot,
+                    "seats": lineup.count(bot),
+                    "fair": lineup.count(bot) / p,
+                    **_rate(wins.get(bot, 0), n),
+                }
+            )
+    return out
+
+
+def _characters(inp: ReportInput) -> dict | None:
+    """Character tables with display names, and a ranking for the first arm (in page order) with plays.
+
+    Returns None without character data; else ``plays`` and ``lift`` (lists of dicts with ``name``),
+    ``base`` (the ranked arm's condition key) and ``ranking``: per player count, the ranked arm's characters
+    sorted by lift (largest first), each with plays per game, lift, interval, raw and Holm-adjusted p.
+    """
+    from kbsim.analysis.characters import character_lift, character_plays, has_character_data
+
+    records = inp.records
+    if not has_character_data(records):
+        return None
+    names = (inp.names or {}).get("characters", {})
+    plays = character_plays(records).to_dicts()
+    lift = character_lift(records).to_dicts()
+    for r in plays + lift:
+        r["name"] = names.get(r["character"], r["character"])
+    have = {r["condition"] for r in lift}
+    base = next((c.key for c in inp.conditions if c.key in have), None)
+    per_game = {(r["players"], r["character"]): r for r in plays if r["condition"] == base}
+    ranking = []
+    for r in sorted((r for r in lift if r["condition"] == base), key=lambda r: (r["players"], -r["lift"])):
+        pg = per_game.get((r["players"], r["character"]), {})
+        ranking.append(
+            r
+            | {
+                "per_game": pg.get("per_game", float("nan")),
+                "per_game_low": pg.get("per_game_low"),
+                "per_game_high": pg.get("per_game_high"),
+            }
+        )
+    return {"plays": plays, "lift": lift, "base": base, "ranking": ranking}

@@ -1,0 +1,381 @@
+"""Reading records for a report: the report's input (:class:`ReportInput`), from a study plan or records files.
+
+Records are read with :mod:`kbsim.records` (the one reader); what a page says
+about the rules (option defaults, variants, provisional data, display names)
+comes from the records' metadata, never from the rule files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from kbsim.records import column_names, read_columns, read_metadata
+from kbsim.sim.conditions import Condition, SweepInfo
+
+NEEDED_COLUMNS = ["game_index", "seed", "players", "bots", "winners", "end_reason", "turns"]
+OPTIONAL_COLUMNS = ["character_plays", "rule_usage"]
+
+
+class ReportError(Exception):
+    """Records that cannot be reported: missing file, not kbsim records, missing columns, nothing to show."""
+
+
+@dataclass
+class ReportInput:
+    """Everything a report page shows.
+
+    Attributes:
+        title: page heading.
+        name: short name (used for the default file name).
+        question: the question the study answers (may be empty).
+        source: study file or records files the page was built from.
+        parameters: (label, value) rows of the parameters table.
+        conditions: the arms, in display order; the first comparison's base is the baseline.
+        comparisons: (condition key B, condition key A) pairs; deltas are B - A on common deals.
+        sweep: the sweep, if any.
+        records: polars DataFrame of records (:data:`NEEDED_COLUMNS`, optional
+            :data:`OPTIONAL_COLUMNS`) plus ``condition`` (a condition key).
+        versions: kbsim versions that wrote the records.
+        names: display names of keys held by the records, from their metadata
+            (``{"characters": {"den": "Sheriff Den"}}``); a key without a name is shown as is.
+    """
+
+    title: str
+    name: str
+    question: str
+    source: str
+    parameters: list[tuple[str, str]]
+    conditions: list[Condition]
+    comparisons: list[tuple[str, str]]
+    sweep: SweepInfo | None
+    records: pl.DataFrame
+    versions: list[str] = field(default_factory=list)
+    names: dict = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------ records
+def read_records(items: Sequence[tuple[Path, str]]) -> pl.DataFrame:
+    """Read records files, tagging each with a condition key.
+
+    Args:
+        items: (Parquet path, condition key) pairs.
+
+    Returns:
+        One DataFrame: :data:`NEEDED_COLUMNS`, any :data:`OPTIONAL_COLUMNS` present, and ``condition``.
+
+    Raises:
+        ReportError: a file is unreadable or lacks a needed column.
+    """
+    frames = []
+    for path, key in items:
+        try:
+            names = column_names(path)
+        except Exception as e:  # missing file, not Parquet
+            raise ReportError(f"{path}: cannot read records: {e}") from None
+        missing = [c for c in NEEDED_COLUMNS if c not in names]
+        if missing:
+            raise ReportError(f"{path}: not kbsim records (missing columns: {', '.join(missing)})")
+        cols = NEEDED_COLUMNS + [c for c in OPTIONAL_COLUMNS if c in names]
+        frames.append(read_columns(path, cols).with_columns(condition=pl.lit(key)))
+    if not frames:
+        raise ReportError("no records to report")
+    return pl.concat(frames, how="diagonal_relaxed")
+
+
+def _plain(v: Any) -> str:
+    """An option value as written in a study or on the command line (strings without quotes)."""
+    return v if isinstance(v, str) else json.dumps(v, sort_keys=True)
+
+
+# ------------------------------------------------------------------ compare existing records
+def _rules_of(order: list[tuple], file_rows: list[tuple[Path, dict]], df: pl.DataFrame) -> tuple[dict, list]:
+    """Option defaults per game and the provisional notes, from the records' metadata (``rules``).
+
+    Files written before the metadata carried ``rules`` give no defaults (the first arm's options are the
+    baseline then) and no provisional note.
+    """
+    defaults: dict[str, dict] = {}
+    provisional: dict[str, str] = {}
+    games = df.select("file", "game").unique()
+    game_of = {f: g for f, g in games.iter_rows()}
+    for i, (_, meta) in enumerate(file_rows):
+        rules = meta.get("rules") if isinstance(meta.get("rules"), dict) else {}
+        game = game_of.get(i)
+        if game is None:
+            continue
+        if isinstance(rules.get("defaults"), dict):
+            defaults.setdefault(game, rules["defaults"])
+        if rules.get("provisional"):
+            provisional.setdefault(game, rules["provisional"])
+    wanted = [s[0] for s in order]
+    return defaults, [(g, provisional[g]) for g in dict.fromkeys(wanted) if g in provisional]
+
+
+def _lineup_unit(bots: Sequence[str]) -> tuple[str, ...]:
+    """The shortest bot sequence whose cycle gives some rotation of ``bots`` (the same arm at any player count)."""
+    b = tuple(bots)
+    best = b
+    for r in range(len(b)):
+        rot = b[r:] + b[:r]
+        for k in range(1, len(rot) + 1):
+            unit = rot[:k]
+            if all(rot[s] == unit[s % k] for s in range(len(rot))):
+                if (len(unit), unit) < (len(best), best):
+                    best = unit
+                break
+    return best
+
+
+def _arm_labels(order: list[tuple], opts: dict[tuple, dict]) -> dict[tuple, str]:
+    """A label per arm signature: the variant, plus the options that differ and the bots if they differ.
+
+    Arms still equal (e.g. two games with a variant of the same name) are numbered.
+    """
+    # labels: the variant; within arms of one variant add the options that differ, and the bots if they differ
+    labels = {}
+    by_variant: dict[str, list] = {}
+    for s in order:
+        by_variant.setdefault(s[1], []).append(s)
+    for variant, members in by_variant.items():
+        keys = sorted({k for s in members for k in opts[s]})
+        diff = [k for k in keys if len({json.dumps(opts[s].get(k), sort_keys=True) for s in members}) > 1]
+        bots_differ = len({s[3] for s in members}) > 1
+        for s in members:
+            label = variant
+            if diff:
+                label += " (" + ", ".join(f"{k}={_plain(opts[s].get(k))}" for k in diff) + ")"
+            if bots_differ:
+                label += " · " + ",".join(s[3])
+            labels[s] = label
+    seen: dict[str, int] = {}
+    for s in order:  # still equal (e.g. two games of the same variant name): number them
+        if labels[s] in seen:
+            seen[labels[s]] += 1
+            labels[s] = f"{labels[s]} #{seen[labels[s]]}"
+        else:
+            seen[labels[s]] = 1
+    return labels
+
+
+def compare_input(paths: Sequence[Path]) -> ReportInput:
+    """Build a report input from existing records files (``kbsim run`` outputs, study cells...).
+
+    Files with the same game, variant, options and bot lineup (up to seat rotation) form one arm; the arm of
+    the first file is the baseline; the others are compared with it on the deals they share (same game seed).
+
+    Args:
+        paths: Parquet records files.
+
+    Returns:
+        :class:`ReportInput`.
+
+    Raises:
+        ReportError: a missing or unreadable file, or a file that is not kbsim records.
+    """
+    frames = []
+    file_rows = []
+    for i, p in enumerate(paths):
+        p = Path(p)
+        if not p.is_file():
+            raise ReportError(f"{p}: no such records file")
+        try:
+            names = column_names(p)
+        except Exception as e:
+            raise ReportError(f"{p}: not a Parquet file ({type(e).__name__})") from None
+        need = NEEDED_COLUMNS + ["game", "variant", "options"]
+        missing = [c for c in need if c not in names]
+        if missing:
+            raise ReportError(f"{p}: not kbsim records (missing columns: {', '.join(missing)})")
+        cols = need + [c for c in OPTIONAL_COLUMNS if c in names]
+        df = read_columns(p, cols).with_columns(file=pl.lit(i))
+        if df.height == 0:
+            raise ReportError(f"{p}: holds no records")
+        frames.append(df)
+        try:
+            meta = read_metadata(p)
+        except Exception:
+            meta = {}
+        file_rows.append((p, meta))
+    df = pl.concat(frames, how="diagonal_relaxed")
+    combos = df.select("file", "game", "variant", "options", "bots").unique(maintain_order=True)
+    sig_of: dict[tuple, tuple] = {}
+    arms: dict[tuple, dict] = {}
+    for r in combos.iter_rows(named=True):
+        sig = (r["game"], r["variant"], r["options"], _lineup_unit(r["bots"]))
+        sig_of[(r["file"], r["game"], r["variant"], r["options"], tuple(r["bots"]))] = sig
+        arms.setdefault(sig, {"first_file": r["file"], "files": set()})["files"].add(r["file"])
+    order = sorted(arms, key=lambda s: arms[s]["first_file"])
+    opts = {s: json.loads(s[2]) for s in order}
+    labels = _arm_labels(order, opts)
+    key_of = {s: f"{i:02d}-arm" for i, s in enumerate(order)}
+    mapping = pl.DataFrame(
+        [
+            {
+                "file": k[0],
+                "game": k[1],
+                "variant": k[2],
+                "options": k[3],
+                "bots_key": ",".join(k[4]),
+                "condition": key_of[s],
+            }
+            for k, s in sig_of.items()
+        ],
+        schema={
+            "file": pl.Int32,
+            "game": pl.String,
+            "variant": pl.String,
+            "options": pl.String,
+            "bots_key": pl.String,
+            "condition": pl.String,
+        },
+    )
+    df = (
+        df.with_columns(file=pl.col("file").cast(pl.Int32), bots_key=pl.col("bots").list.join(","))
+        .join(mapping, on=["file", "game", "variant", "options", "bots_key"], how="left")
+        .unique(subset=["condition", "players", "seed", "bots_key"], keep="first", maintain_order=True)
+    )
+    defaults, provisional = _rules_of(order, file_rows, df)
+    conditions = []
+    for s in order:
+        base = defaults.get(s[0], opts[order[0]])
+        changed = {k: v for k, v in opts[s].items() if base.get(k) != v}
+        conditions.append(
+            Condition(
+                key=key_of[s],
+                label=labels[s],
+                arm=labels[s],
+                variants=tuple(v for v in s[1].split("+") if v and v != "base"),
+                options=changed,
+                changed=changed,
+                effective=opts[s],
+                bots=",".join(s[3]),
+            )
+        )
+    comparisons = [(c.key, conditions[0].key) for c in conditions[1:]]
+    params = [
+        ("records files", f"{len(file_rows)}"),
+        ("baseline arm", conditions[0].label),
+        ("pairing", "games of two arms are paired when they have the same game seed (same run seed and index)"),
+    ]
+    params += [(f"provisional data ({g})", note) for g, note in provisional]
+    for i, (p, meta) in enumerate(file_rows):
+        run = meta.get("run", {}) if isinstance(meta.get("run"), dict) else {}
+        what = ", ".join(f"{k} {run[k]}" for k in ("variant", "players", "bots", "games", "seed") if k in run)
+        params.append((f"file {i + 1}", f"{p}" + (f" ({what})" if what else "")))
+    versions = sorted({str(m.get("version", "?")) for _, m in file_rows})
+    names: dict[str, dict[str, str]] = {}
+    for _, m in file_rows:
+        for kind, table in (m.get("names") or {}).items():
+            names.setdefault(kind, {}).update(table)
+    name = "compare-" + "-".join(Path(p).stem for p, _ in file_rows)[:60]
+    return ReportInput(
+        title="Comparison of records",
+        name=name,
+        question="",
+        source=", ".join(str(p) for p, _ in file_rows),
+        parameters=params,
+        conditions=conditions,
+        comparisons=comparisons,
+        sweep=None,
+        records=df.drop("file", "game", "variant", "options", "bots_key"),
+        versions=versions,
+        names=names,
+    )
+
+
+__all__ = [
+    "NEEDED_COLUMNS",
+    "OPTIONAL_COLUMNS",
+    "ReportError",
+    "ReportInput",
+    "compare_input",
+    "read_records",
+    "study_input",
+]
+
+
+def study_input(plan: Any) -> ReportInput:
+    """Everything the report page needs for a study whose runs are finished.
+
+    Args:
+        plan: a :class:`kbsim.sim.study.StudyPlan` (its study, conditions, comparisons, runs and records folder).
+
+    Returns:
+        :class:`ReportInput`; the provisional note and display names come from the records' metadata.
+
+    Raises:
+        ReportError: a run's records file is missing or unreadable.
+    """
+    st = plan.study
+    missing = [r.path for r in plan.runs if not r.path.is_file()]
+    if missing:
+        raise ReportError(f"{plan.source}: records missing (e.g. {missing[0]}); run the study first")
+    records = read_records([(r.path, r.condition.key) for r in plan.runs])
+    metas = [read_metadata(r.path) for r in plan.runs]
+    versions = sorted({str(m.get("version", "?")) for m in metas})
+    names: dict[str, dict[str, str]] = {}
+    for m in metas:
+        for kind, table in (m.get("names") or {}).items():
+            names.setdefault(kind, {}).update(table)
+    lineups = sorted({",".join(a.bots) if isinstance(a.bots, list) else a.bots for a in st.arms})
+    params = [
+        ("study file", str(plan.source)),
+        ("game (rule file)", f"{st.game} ({plan.rules_source})"),
+        ("player counts", ", ".join(str(p) for p in st.players)),
+        ("deals per cell", f"{plan.games:,}" + ("" if plan.games == st.games else f" (study file: {st.games:,})")),
+        ("run seed", str(st.seed)),
+        ("bots", "; ".join(lineups)),
+        (
+            "seat rotation",
+            "each mixed lineup played in every seat rotation on the same deals" if st.rotate_seats else "off",
+        ),
+        ("baseline arm", st.base_arm.name),
+    ]
+    if st.sweep:
+        params.append(
+            (
+                "sweep",
+                f"{st.sweep.option} over {', '.join(json.dumps(v) for v in st.sweep.values)} "
+                f"(baseline {json.dumps(st.sweep.base_value)})",
+            )
+        )
+    params.append(("records", str(plan.records_dir)))
+    provisional = next(
+        (
+            m["rules"]["provisional"]
+            for m in metas
+            if isinstance(m.get("rules"), dict) and m["rules"].get("provisional")
+        ),
+        None,
+    )
+    if provisional:  # the rules' data (e.g. a card list) is not the published one: say so on the page
+        params.insert(2, ("provisional data", provisional))
+    sweep = None
+    if st.sweep:
+        keys = {(c.arm, json.dumps(c.sweep_value, sort_keys=True)): c.key for c in plan.conditions}
+        sweep = SweepInfo(
+            option=st.sweep.option,
+            values=list(st.sweep.values),
+            baseline=st.sweep.base_value,
+            arms=[a.name for a in st.arms],
+            keys=keys,
+        )
+    return ReportInput(
+        title=st.title or st.name,
+        name=st.name,
+        question=st.question,
+        source=str(plan.source),
+        parameters=params,
+        conditions=plan.conditions,
+        comparisons=plan.comparisons,
+        sweep=sweep,
+        records=records,
+        versions=versions,
+        names=names,
+    )

@@ -1,0 +1,276 @@
+"""Tables and text of the report page, from the statistics of :func:`kbsim.analysis.arms.compute`."""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+from kbsim.analysis import metrics as M
+from kbsim.analysis.arms import METRICS
+from kbsim.analysis.metrics import Delta
+from kbsim.analysis.reading import ReportInput
+
+# ------------------------------------------------------------------ formatting helpers
+_pct = M.fmt_pct
+
+
+def _num(x: float | None, digits: int = 1) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:,.{digits}f}"
+
+
+def _signed(x: float, unit: str) -> str:
+    if x is None or math.isnan(x):
+        return "–"
+    return f"{100 * x:+.2f} pp" if unit == "pp" else f"{x:+.2f}"
+
+
+def _delta_text(d: dict, short: bool = False) -> tuple[str, str, str]:
+    """(value, interval, status) texts of one delta row; ``short`` for table cells.
+
+    The status gives the test, the raw and the Holm-adjusted p-value, whether the difference is resolved after
+    adjustment, and the deals a new study needs at 80% power (or why that number is left out).
+    """
+    pd: Delta = d["delta"]
+    unit = d["unit"]
+    if pd.n == 0:
+        return "–", "–", "no games to compare" if short else "no games of one arm at this player count"
+    if pd.n < 2:
+        return _signed(pd.mean, unit), "–", f"not resolved: only {pd.n} common deal"
+    if pd.identical:
+        return (
+            _signed(pd.mean, unit),
+            "[0, 0]",
+            "identical on every deal"
+            if short
+            else "not resolved: identical on every deal (the bots may never use what differs)",
+        )
+    interval = f"[{_signed(pd.low, unit)}, {_signed(pd.high, unit)}]"
+    kind = "" if pd.paired else "independent samples · "
+    ps = f"{M.fmt_p(pd.p)} raw, {M.fmt_p(pd.p_adj).replace('p ', 'p(adj) ')} {M.ADJUSTMENT_NAME}"
+    if pd.discordant is not None and pd.test.startswith("exact"):
+        ps += f"; exact sign test, {pd.discordant} differing deals"
+    if pd.resolved:
+        return _signed(pd.mean, unit), interval, f"{kind}resolved ({ps})"
+    status = f"{kind}not resolved ({ps})"
+    if pd.resolved_raw:
+        status = f"{kind}not resolved after adjustment ({ps})"
+    need = pd.deals_needed
+    if need is not None:
+        status += (
+            f" · ≈{need:,} deals for 80% power"
+            if short
+            else f"; a new paired study of about {need:,} deals would resolve an effect this large 80% of the time"
+        )
+    elif pd.deals_needed_reason and not short:
+        status += f"; no deal count: {pd.deals_needed_reason}"
+    elif pd.deals_needed_reason.startswith("effect within"):
+        status += " · effect indistinguishable from 0"
+    return _signed(pd.mean, unit), interval, status
+
+
+def _esc(text: Any) -> str:
+    """Escape user text for plotly labels (plotly shows entities as the characters they stand for)."""
+    return html.escape(str(text), quote=True)
+
+
+# ------------------------------------------------------------------ tables and text
+def _cells(inp: ReportInput, st: dict):
+    """(condition, player count, statistics) of every cell that has records, in page order."""
+    for c in inp.conditions:
+        for p in st["players"]:
+            g = st["groups"].get((c.key, p))
+            if g is not None:
+                yield c, p, g
+
+
+def _tables(inp: ReportInput, st: dict) -> dict:
+    labels = {c.key: c.label for c in inp.conditions}
+    summary = []
+    for c, p, g in _cells(inp, st):
+        s0 = g["seats"][0]
+        summary.append(
+            {
+                "arm": c.label,
+                "players": p,
+                "unused": ", ".join(st.get("unused_rules", {}).get(c.key, [])),
+                "games": f"{g['n']:,}",
+                "deals": f"{g['deals']:,}",
+                "seat0": f"{_pct(s0['rate'])} [{_pct(s0['low'])}, {_pct(s0['high'])}]",
+                "fair": _pct(1 / p),
+                "seats": " / ".join(_pct(r["rate"], 1) for r in g["seats"]),
+                "shared": f"{_pct(g['shared']['rate'], 2)} ({g['shared']['k']:,})",
+                "stalemate": f"{_pct(g['stalemate']['rate'], 2)} [{_pct(g['stalemate']['low'], 2)}, "
+                f"{_pct(g['stalemate']['high'], 2)}]",
+                "turn_limit": f"{_pct(g['turn_limit']['rate'], 2)} ({g['turn_limit']['k']:,})",
+                "turns": f"{_num(g['turns']['mean'])} [{_num(g['turns']['low'])}, {_num(g['turns']['high'])}]",
+                "turns_q": f"{_num(g['turns']['median'], 0)} / {_num(g['turns']['p95'], 0)}",
+                "seat_test": _seat_test_text(g["balance"]["test"]),
+            }
+        )
+    verdicts = [
+        {
+            "arm": labels[v["condition"]],
+            "players": v["players"],
+            "rank": v["rank"] or "–",
+            "gap": _gap_text(v["verdict"]["largest"]),
+            "first": _gap_text(v["verdict"]["first"]),
+            "text": v["verdict"]["text"],
+            "test": _seat_test_text(v["test"]),
+            "decided": f"{v['verdict']['decided']:,}",
+        }
+        for v in st["verdicts"]
+    ]
+    deltas: dict[tuple, dict] = {}
+    for d in st["deltas"]:
+        v, interval, status = _delta_text(d, short=True)
+        row = deltas.setdefault(
+            (d["b"], d["a"], d["players"]),
+            {"b": labels[d["b"]], "a": labels[d["a"]], "players": d["players"], "n": f"{d['delta'].n:,}", "cells": {}},
+        )
+        row["cells"][d["metric"]] = {
+            "value": v,
+            "interval": interval,
+            "status": status,
+            "resolved": d["delta"].resolved,
+        }
+    bots = [
+        {
+            "arm": labels[b["condition"]],
+            "players": b["players"],
+            "bot": b["bot"],
+            "seats": b["seats"],
+            "rate": f"{_pct(b['rate'])} [{_pct(b['low'])}, {_pct(b['high'])}]",
+            "fair": _pct(b["fair"]),
+            "n": f"{b['n']:,}",
+        }
+        for b in st["bots"]
+    ]
+    chars = None
+    if st["characters"]:
+        ch = st["characters"]
+        chars = {
+            "base": labels.get(ch["base"], ch["base"]),
+            "ranking": [
+                {
+                    "players": r["players"],
+                    "rank": i + 1 - min(j for j, x in enumerate(ch["ranking"]) if x["players"] == r["players"]),
+                    "character": r["name"],
+                    "per_game": _num(r["per_game"], 2),
+                    "lift": f"{100 * r['lift']:+.1f} pp [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]",
+                    "n": f"{r['n_played']:,} / {r['n_not']:,}",
+                    "p": M.fmt_p(r["p"]),
+                    "p_adj": M.fmt_p(r["p_adj"]),
+                    "resolved": r["p_adj"] < 0.05,
+                }
+                for i, r in enumerate(ch["ranking"])
+            ],
+            "plays": [
+                {
+                    "arm": labels.get(r["condition"], r["condition"]),
+                    "players": r["players"],
+                    "character": r["name"],
+                    "per_game": f"{r['per_game']:.2f} [{r['per_game_low']:.2f}, {r['per_game_high']:.2f}]",
+                    "share": f"{_pct(r['share'])} [{_pct(r['share_low'])}, {_pct(r['share_high'])}]",
+                    "games": f"{r['games']:,}",
+                }
+                for r in st["characters"]["plays"]
+            ],
+            "lift": [
+                {
+                    "arm": labels.get(r["condition"], r["condition"]),
+                    "players": r["players"],
+                    "character": r["name"],
+                    "p_adj": M.fmt_p(r["p_adj"]),
+                    "played": f"{_pct(r['rate_played'])} (n {r['n_played']:,})",
+                    "not_played": f"{_pct(r['rate_not'])} (n {r['n_not']:,})",
+                    "lift": f"{100 * r['lift']:+.1f} pp [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]",
+                    "resolved": r["p_adj"] < 0.05,
+                }
+                for r in st["characters"]["lift"]
+            ],
+        }
+    return {
+        "unused": [_unused_text(inp, k, st) for k in st.get("unused", [])],
+        "summary": summary,
+        "verdicts": verdicts,
+        "deltas": list(deltas.values()),
+        "metrics": [(m, label) for m, label, _ in METRICS],
+        "bots": bots,
+        "characters": chars,
+    }
+
+
+def _unused_text(inp: ReportInput, key: str, st: dict | None = None) -> str:
+    c = next(x for x in inp.conditions if x.key == key)
+    rules = (st or {}).get("unused_rules", {}).get(key)
+    if rules:
+        return (
+            f"arm {c.label!r}: its rule(s) {', '.join(rules)} made no move legal in any of its games "
+            f"(rule usage counted in the records): its bots ({c.bots}) never used what tells this arm from "
+            f"its baseline, so it measured nothing. Fix: give the arm (or the study) a bot that uses the "
+            f'rule, e.g. bots = "planner".'
+        )
+    return (
+        f"arm {c.label!r} played exactly like its baseline on every deal at every player count: its bots "
+        f"({c.bots}) never made a move its rules change, so it measured nothing. Fix: give the arm (or the "
+        f'study) a bot that uses the rule, e.g. bots = "planner".'
+    )
+
+
+def _gap_text(g: dict) -> str:
+    if math.isnan(g["gap"]):
+        return "–"
+    return f"seat {g['seat']}: {100 * g['gap']:+.1f} pp [{100 * g['low']:+.1f}, {100 * g['high']:+.1f}]"
+
+
+def _seat_test_text(t: dict) -> str:
+    if t["test"] == "none":
+        return "–"
+    return f"{t['test']}: {M.fmt_p(t['p'])} (n {t['n']:,})"
+
+
+def text_summary(inp: ReportInput, st: dict) -> list[str]:
+    """A short plain-text summary of the page (for the terminal).
+
+    Returns:
+        Lines: one per arm and player count, then the resolved and unresolved first-player and turn deltas.
+    """
+    labels = {c.key: c.label for c in inp.conditions}
+    lines = [f"WARNING: {_unused_text(inp, k, st)}" for k in st.get("unused", [])]
+    for c, p, g in _cells(inp, st):
+        s0 = g["seats"][0]
+        lines.append(
+            f"{c.label}, {p} players: {g['n']:,} games; seat 0 wins alone {_pct(s0['rate'])} "
+            f"[{_pct(s0['low'])}, {_pct(s0['high'])}] (fair {_pct(1 / p)}); shared wins "
+            f"{_pct(g['shared']['rate'], 2)}; stalemate {_pct(g['stalemate']['rate'], 2)}; turn limit "
+            f"{_pct(g['turn_limit']['rate'], 2)}; turns mean {_num(g['turns']['mean'])}, median "
+            f"{_num(g['turns']['median'], 0)}"
+        )
+    if st.get("verdicts"):
+        lines.append(
+            "distance from fair (largest gap between a seat's share of the games won alone and 1/P; "
+            "rank 1 = closest to fair at that player count):"
+        )
+        for v in st["verdicts"]:
+            lines.append(
+                f"  {v['players']} players, #{v['rank'] or '–'} {labels[v['condition']]}: "
+                f"{v['verdict']['text']}; seat equality {_seat_test_text(v['test'])}"
+            )
+    adj = st.get("adjustment")
+    if adj and adj["comparisons"]:
+        lines.append(
+            f"{adj['comparisons']} differences tested on this page: {adj['resolved']} resolved after "
+            f"{adj['method']}'s adjustment ({adj['resolved_raw']} before)"
+            + (f"; {adj['unpaired']} compared as independent samples (no common deals)" if adj["unpaired"] else "")
+        )
+    shown = [d for d in st["deltas"] if d["metric"] in ("seat0", "turns")]
+    if shown:
+        lines.append("differences B − A (paired on the same deals unless marked independent samples):")
+    for d in shown:
+        v, interval, status = _delta_text(d)
+        lines.append(
+            f"  {labels[d['b']]} − {labels[d['a']]}, {d['players']} players, {d['label']}: {v} {interval} "
+            f"(n {d['delta'].n:,}): {status}"
+        )
+    return lines

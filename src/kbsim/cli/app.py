@@ -1,0 +1,96 @@
+"""The ``kbsim`` command line (typer): the app, its commands (one module each), and the entry point :func:`main`.
+
+Each command parses, validates, calls the library and prints. Every user error
+is one line on stderr starting with ``kbsim: error:`` and exit code 2, never a
+traceback; a failed run leaves existing files untouched.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from kbsim import __version__
+from kbsim.cli import compare, replay, report, rules, run, solve
+from kbsim.cli.checks import ArgError
+from kbsim.cli.common import UserError, closed_pipe
+
+app = typer.Typer(
+    name="kbsim",
+    help="Simulate shared-tableau card games (Kingsbridge first) from rule files, and check those rule files.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+rules_app = typer.Typer(help="Check, show, test and describe rule files.", no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(rules_app, name="rules")
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"kbsim {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """kbsim: rules-driven simulation and reference toolkit for shared-tableau card games."""
+
+
+def main() -> None:
+    """Console-script entry point: run the app, turning every user error into one line and exit 2."""
+    try:
+        rc = app(standalone_mode=False)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handlers below
+        if isinstance(rc, int) and rc:
+            sys.exit(rc)
+    except (UserError, ArgError) as e:
+        print(f"kbsim: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except typer.Exit as e:
+        sys.exit(e.exit_code)
+    except typer.Abort:
+        print("kbsim: interrupted", file=sys.stderr)
+        sys.exit(130)
+    except BrokenPipeError:
+        closed_pipe()
+    except SystemExit:
+        # click turns a closed stdout (EPIPE) into exit 1 after wrapping stdout: a closed pipe is not a failure
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            closed_pipe()
+        raise
+    except Exception as e:  # click/typer usage errors (exit code 2), whichever click typer bundles
+        if getattr(e, "exit_code", None) == 2 and hasattr(e, "format_message"):
+            ctx = getattr(e, "ctx", None)
+            where = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+            print(f"kbsim: error: {e.format_message()}{where}", file=sys.stderr)
+            sys.exit(2)
+        if type(e).__name__ == "Abort":
+            print("kbsim: interrupted", file=sys.stderr)
+            sys.exit(130)
+        if type(e).__name__ == "Exit":
+            sys.exit(getattr(e, "exit_code", 0))
+        if isinstance(e.__context__, BrokenPipeError) or isinstance(e.__cause__, BrokenPipeError):
+            closed_pipe()
+        raise
+    except KeyboardInterrupt:
+        print("kbsim: interrupted; nothing was written", file=sys.stderr)
+        sys.exit(130)
+
+
+app.command()(run.run)
+app.command()(replay.replay)
+app.command()(report.report)
+app.command()(compare.compare)
+app.command()(solve.solve)
+rules_app.command("check")(rules.rules_check)
+rules_app.command("show")(rules.rules_show)
+rules_app.command("schema")(rules.rules_schema)
+rules_app.command("test")(rules.rules_test)

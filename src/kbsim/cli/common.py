@@ -1,0 +1,126 @@
+"""What every command shares: the consoles, user errors, loading rules from options, printing a report summary.
+
+Every user error is one line on stderr starting with ``kbsim: error:`` and
+exit code 2, never a traceback (:func:`fail`, :class:`kbsim.cli.checks.ArgError`).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from kbsim.strict_io import dumps_json
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+out.on_broken_pipe = lambda: closed_pipe()  # type: ignore[method-assign] # rich would exit 1
+
+
+class UserError(Exception):
+    """A problem with the user's input: printed as one line, exit code 2."""
+
+
+def fail(message: str) -> None:
+    """Stop the command with a user error: ``kbsim: error: MESSAGE`` on stderr, exit 2."""
+    raise UserError(message)
+
+
+def parse_options(pairs: list[str]) -> dict:
+    """Parse ``--option KEY=VALUE`` pairs into ``{key: value}`` (values typed like the rule files')."""
+    from kbsim.rules.loader import parse_option_value
+
+    opts = {}
+    for p in pairs:
+        if "=" not in p:
+            fail(f"--option {p!r}: expected KEY=VALUE, e.g. --option hand_size=7")
+        k, v = p.split("=", 1)
+        opts[k.strip()] = parse_option_value(v.strip())
+    return opts
+
+
+def load(game: str, variants: list[str], options: list[str]):
+    """Load and compile the rules of ``--game``/``--variant``/``--option``; a rules error is a user error.
+
+    Returns:
+        ``(LoadedRules, compiled game)``.
+    """
+    from kbsim.engine.compiled import compile_rules
+    from kbsim.rules.loader import RulesError, load_rules
+
+    try:
+        loaded = load_rules(game, variants, parse_options(options))
+    except RulesError as e:
+        fail(str(e).replace("\n", "; "))
+    return loaded, compile_rules(loaded)
+
+
+def check_players(game, players: int, loaded=None) -> None:
+    """Refuse a ``--players`` count the rules do not allow, naming variants that would allow it."""
+    if not game.min_players <= players <= game.max_players:
+        hint = ""
+        if loaded is not None:
+            fits = [
+                name
+                for name, v in loaded.model.variants.items()
+                if isinstance(v.overlay.get("players"), dict)
+                and v.overlay["players"].get("min", 0) <= players <= v.overlay["players"].get("max", 99)
+            ]
+            if fits:
+                hint = f" (for {players} player(s) try --variant {' or '.join(fits)})"
+        fail(
+            f"--players {players}: {game.game} ({game.variant}) is played by {game.min_players} to "
+            f"{game.max_players} players{hint}"
+        )
+
+
+GameOpt = Annotated[str, typer.Option("--game", "-g", help="Shipped game name or path to a rule file.")]
+VariantOpt = Annotated[
+    list[str], typer.Option("--variant", "-v", help="Variant declared in the rule file (repeatable, applied in order).")
+]
+OptionOpt = Annotated[
+    list[str],
+    typer.Option(
+        "--option", metavar="KEY=VALUE", help="Set a named rule option, e.g. rebuild_segments=either (repeatable)."
+    ),
+]
+ForceOpt = Annotated[
+    bool, typer.Option("--force", help="Replace an existing output file (only one kbsim wrote, of the same kind).")
+]
+BotsOpt = Annotated[
+    str,
+    typer.Option(
+        "--bots",
+        "-b",
+        help="One bot for all seats (greedy) or one per seat "
+        "(greedy,random,greedy,greedy). Bots: random, greedy, planner "
+        "(market games: random, greedy).",
+    ),
+]
+
+
+def print_report(result, head: list[str], json_out: bool, extra: dict) -> None:
+    """Print a written report's summary: JSON (with ``extra``) or the page path, ``head`` lines and the text."""
+    if json_out:
+        print(dumps_json(result.as_json() | extra, indent=2, default=str))
+        return
+    print(
+        f"report: {result.path} ({result.size / 1e6:.1f} MB, {result.figures} figures, "
+        f"rendered in {result.seconds:.1f} s)"
+    )
+    for line in head + result.summary:
+        print(line)
+
+
+def closed_pipe() -> None:
+    """The reader of stdout went away (``kbsim ... | head``): stop quietly with exit 0."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush cannot fail again
+    except (OSError, ValueError):
+        pass
+    sys.exit(0)

@@ -1,0 +1,143 @@
+"""``kbsim rules check|show|schema|test``: check, show, test and describe rule files."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from kbsim.cli.checks import esc
+from kbsim.cli.common import (
+    OptionOpt,
+    VariantOpt,
+    err,
+    fail,
+    load,
+    out,
+)
+from kbsim.strict_io import dumps_json
+
+
+def rules_check(
+    files: Annotated[
+        Optional[list[str]], typer.Argument(help="Rule files or game names (default: every shipped rule file).")
+    ] = None,
+) -> None:
+    """Validate rule files; print every problem with its field path."""
+    from kbsim.rules.loader import RulesError, load_rules, shipped_games
+
+    targets = files or shipped_games()
+    bad = 0
+    for f in targets:
+        try:
+            loaded = load_rules(f)
+            for v in loaded.model.variants:
+                load_rules(f, [v])
+        except RulesError as e:
+            bad += 1
+            for line in e.lines:
+                err.print(f"kbsim: error: {line}", highlight=False, markup=False)
+            continue
+        out.print(
+            f"ok: {loaded.source} ({loaded.model.title}, {len(loaded.model.options)} options, "
+            f"{len(loaded.model.variants)} variants, {len(loaded.model.examples)} examples)",
+            highlight=False,
+            markup=False,
+        )
+    if bad:
+        raise typer.Exit(2)
+
+
+def rules_show(
+    game: Annotated[str, typer.Argument(help="Game name or rule file.")] = "kingsbridge",
+    variant: VariantOpt = [],  # noqa: B006
+    option: OptionOpt = [],  # noqa: B006
+    json_out: Annotated[bool, typer.Option("--json", help="Print the validated rules as JSON.")] = False,
+) -> None:
+    """Print a readable summary of a game's rules, options and variants."""
+    loaded, g = load(game, variant, option)
+    m = loaded.model
+    if json_out:
+        print(m.model_dump_json(indent=2, by_alias=True))
+        return
+    out.print(
+        f"[bold]{esc(m.title)}[/] ({esc(m.game)}), {m.players.min}-{m.players.max} players — {esc(loaded.source)}"
+    )
+    out.print(m.summary, highlight=False, markup=False)
+    sections = m.sections()
+    for title, text in sections:
+        out.print(f"\n[bold]{esc(title)}[/]\n{esc(text)}", highlight=False)
+    t = Table(title="Options (value in force; * = changed from the file's default)")
+    for c in ("option", "value", "confidence", "meaning"):
+        t.add_column(c)
+    for name, opt in m.options.items():
+        mark = "*" if name in loaded.changed else ""
+        t.add_row(esc(name), esc(f"{loaded.options[name]}{mark}"), esc(opt.confidence), esc(opt.summary))
+    out.print(t)
+    t = Table(title="Variants (--variant NAME)")
+    t.add_column("variant")
+    t.add_column("sets")
+    t.add_column("meaning")
+    for name, v in m.variants.items():
+        t.add_row(esc(name), esc(", ".join(f"{k}={val}" for k, val in v.options.items()) or "overlay"), esc(v.summary))
+    out.print(t)
+
+
+def rules_schema(
+    family: Annotated[
+        str,
+        typer.Option(help="Which rule files: rows (Kingsbridge, King's Corners), market (Continental Express) or all."),
+    ] = "all",
+) -> None:
+    """Print the JSON Schema of rule files (for editors and validators)."""
+    from pydantic.json_schema import models_json_schema
+
+    from kbsim.rules.families import RULE_MODELS
+
+    models = {name: [m] for name, m in RULE_MODELS.items()} | {"all": list(RULE_MODELS.values())}
+    if family not in models:
+        fail(f"--family {family!r}: expected one of: {', '.join(models)}")
+    if len(models[family]) == 1:
+        schema = models[family][0].model_json_schema(by_alias=True)
+    else:
+        refs, schema = models_json_schema(
+            [(m, "validation") for m in models[family]], by_alias=True, title="kbsim rule file"
+        )
+        schema["anyOf"] = [refs[(m, "validation")] for m in models[family]]
+    print(dumps_json(schema, indent=2))
+
+
+def rules_test(
+    files: Annotated[
+        Optional[list[str]],
+        typer.Argument(
+            help="Rule files / game names to run the examples of, or extra example files "
+            "(a YAML file with `rules:` and `examples:`). Default: every shipped rule file."
+        ),
+    ] = None,
+) -> None:
+    """Run the executable examples; print each failure; exit 1 if any fails."""
+    from kbsim.engine.examples import load_example_file, run_example, run_examples
+    from kbsim.rules.loader import RulesError, find_rule_file, read_document, shipped_games
+
+    targets = files or shipped_games()
+    results = []
+    for f in targets:
+        try:
+            p = find_rule_file(f)
+            doc = read_document(p)
+            if "examples" in doc and "game" not in doc:
+                exf = load_example_file(p)
+                base = find_rule_file(exf.rules)
+                results.extend(run_example(base, ex) for ex in exf.examples)
+            else:
+                results.extend(run_examples(p))
+        except RulesError as e:
+            fail(str(e).replace("\n", "; "))
+    failed = [r for r in results if not r.ok]
+    for r in failed:
+        err.print(f"FAIL {r.source} :: {r.name}: {r.message}", highlight=False, markup=False)
+    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    if failed:
+        raise typer.Exit(1)

@@ -1,0 +1,375 @@
+"""``kbsim run``: play many seeded games through :mod:`kbsim.sim.run`, print the summary."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from kbsim import __version__
+from kbsim.cli.checks import esc
+from kbsim.cli.common import (
+    BotsOpt,
+    ForceOpt,
+    GameOpt,
+    OptionOpt,
+    VariantOpt,
+    check_players,
+    err,
+    fail,
+    load,
+    out,
+)
+from kbsim.strict_io import dumps_json
+
+
+def run(
+    players: Annotated[int, typer.Option("--players", "-p", help="Seats per game (Kingsbridge: 2-5).")] = 4,
+    games: Annotated[int, typer.Option("--games", "-n", help="Number of games to play.")] = 1000,
+    game: GameOpt = "kingsbridge",
+    variant: VariantOpt = [],  # noqa: B006 - typer reads the default
+    option: OptionOpt = [],  # noqa: B006
+    seed: Annotated[Optional[int], typer.Option(help="Run seed (>= 0); without it one is picked and printed.")] = None,
+    bots: BotsOpt = "greedy",
+    workers: Annotated[Optional[int], typer.Option(help="Worker processes (default: all cores).")] = None,
+    backend: Annotated[str, typer.Option(help="Where games run: processes (default), serial, or dask.")] = "processes",
+    scheduler: Annotated[
+        Optional[str],
+        typer.Option(
+            help="Dask scheduler address (tcp://HOST:8786) for --backend dask; without it a LocalCluster starts."
+        ),
+    ] = None,
+    chunk_size: Annotated[
+        Optional[int], typer.Option(help="Games per chunk (default: about 8 chunks per worker, at most 500).")
+    ] = None,
+    out_path: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--out", "-o", help="Parquet file for the records (default: runs/GAME-VARIANT-Pp-seedS-nN-RUNID.parquet)."
+        ),
+    ] = None,
+    force: ForceOpt = False,
+    resume: Annotated[
+        bool,
+        typer.Option(help="Complete an interrupted run with the same arguments: only the missing chunks are played."),
+    ] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
+    check: Annotated[
+        bool, typer.Option(help="Check invariants (cards conserved, rows legal) after every move.")
+    ] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar (on a terminal).")] = True,
+    rotate: Annotated[
+        bool,
+        typer.Option(
+            help="With a mixed --bots lineup, play every seat rotation of each deal "
+            "(--games is then the number of deals; records hold deals x "
+            "rotations games). --no-rotate keeps the lineup in its seats, which "
+            "mixes seat effects with bot effects."
+        ),
+    ] = True,
+) -> None:
+    """Play many seeded games, write one record per game to Parquet, print a summary.
+
+    Finished chunks are saved as they arrive (OUT.parts/); an interrupted run is
+    completed with the same command plus --resume. Example: kbsim run --players 4 --games 10000
+    """
+    from kbsim.bots import UnknownBot, parse_bots
+    from kbsim.cli import checks as ck
+    from kbsim.sim.run import (
+        BackendError,
+        OutputError,
+        RunFailed,
+        RunInterrupted,
+        make_backend,
+        open_run,
+        play_run,
+        progress_bar,
+        rules_metadata,
+    )
+    from kbsim.sim.runner import BACKENDS, RunSpec, default_workers, seat_rotations
+    from kbsim.sim.seeding import new_run_seed
+
+    ck.check_games(games)
+    ck.check_seed(seed)
+    ck.check_workers(workers)
+    ck.check_count("--chunk-size", chunk_size, 1, 1_000_000, "a number of games per chunk")
+    if backend not in BACKENDS:
+        fail(f"--backend {backend!r}: expected one of: {', '.join(BACKENDS)}")
+    if scheduler and backend != "dask":
+        fail("--scheduler needs --backend dask")
+    ck.check_scheduler(scheduler)
+    loaded, g = load(game, variant, option)
+    check_players(g, players, loaded)
+    try:
+        bot_names = parse_bots(bots, players, g.family)
+    except UnknownBot as e:
+        fail(str(e))
+    chosen_seed = seed is None
+    if seed is None:
+        if resume:
+            fail("--resume needs the --seed of the interrupted run")
+        seed = new_run_seed()
+    n_rot = len(seat_rotations(bot_names)) if rotate else 1
+    deals = games
+    games = games * n_rot
+    spec = RunSpec(
+        game=g,
+        players=players,
+        bots=tuple(bot_names),
+        games=games,
+        seed=seed,
+        check=check,
+        rules_hash=loaded.rules_hash,
+        rotate=n_rot > 1,
+    )
+    out_path = _records_path(out_path, spec, deals, resume, force, loaded.source)
+    try:
+        run_ = open_run(
+            spec,
+            out_path,
+            version=__version__,
+            chunk_size=chunk_size,
+            workers=workers,
+            resume=resume,
+            meta=rules_metadata(loaded, g),
+        )
+    except OutputError as e:
+        fail(str(e))
+    except OSError as e:
+        fail(f"--out {out_path}: cannot write: {e.strerror}")
+    if chosen_seed:
+        err.print(f"kbsim: no --seed given; using --seed {seed}", highlight=False, markup=False)
+    # never more workers than chunks to play
+    n_workers = max(1, min(workers or default_workers(), -(-games // run_.chunk_size)))
+    be = make_backend(backend, n_workers, scheduler)
+    played_now = run_.pending_games
+    try:
+        if played_now and progress and err.is_terminal:
+            with progress_bar(err, games, run_.done_games) as bar:
+                seconds = play_run(run_, be, bar.advance)
+        else:
+            seconds = play_run(run_, be)
+    except RunInterrupted as e:
+        print(
+            f"kbsim: interrupted; {e.safe} of {e.games} games are safe in {e.parts}; "
+            f"run the same command with --resume to complete it",
+            file=sys.stderr,
+        )
+        sys.exit(130)
+    except BackendError as e:
+        fail(str(e))
+    except RunFailed as e:
+        print(
+            f"kbsim: error: the run failed ({e}); {e.safe} of {e.games} games are safe in "
+            f"{e.parts}; run the same command with --resume to complete it",
+            file=sys.stderr,
+        )
+        sys.exit(1)
+    result = _run_summary(out_path, g, seconds, played_now)
+    result.update(
+        {
+            "game": g.game,
+            "variant": g.variant,
+            "options": loaded.changed,
+            "bots": bot_names,
+            "seed": seed,
+            "out": str(out_path),
+            "workers": be.workers,
+            "backend": be.name,
+            "seconds": seconds,
+            "games_played_now": played_now,
+            "deals": deals,
+            "rotated": n_rot if n_rot > 1 else None,
+            "seat_rotation": (
+                "every rotation of each deal"
+                if n_rot > 1
+                else "off: seat and bot effects are mixed"
+                if len(set(bot_names)) > 1
+                else None
+            ),
+        }
+    )
+    if getattr(g, "provisional", None):  # rules whose data is not the published one (e.g. a card list)
+        result["provisional"] = g.provisional
+    if json_out:
+        print(dumps_json(result, indent=2))
+    else:
+        _print_summary(result)
+
+
+def _records_path(out_path: Path | None, spec, deals: int, resume: bool, force: bool, rule_file: Path) -> Path:
+    """The records file of a run: ``--out`` checked, or the default name in ``runs/`` (its folder created)."""
+    from kbsim.cli import checks as ck
+
+    explicit = out_path is not None
+    if out_path is None:
+        # the run id (a hash of every parameter that decides the records) keeps different runs apart;
+        # names from the rule file are made safe as a file name (a variant `a/../x` stays in runs/)
+        g = spec.game
+        out_path = Path("runs") / (
+            f"{ck.safe_name(g.game)}-{ck.safe_name(g.variant)}-{spec.players}p-"
+            f"seed{spec.seed}-n{deals}-{spec.run_id}.parquet"
+        )
+    if not (resume and out_path.is_file()):
+        ck.check_out(out_path, "records", force, explicit=explicit, protected=(rule_file,))
+    if not explicit:
+        try:
+            out_path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            fail(f"cannot create the folder {out_path.parent}: {e.strerror}")
+    return out_path
+
+
+def _run_summary(out_path: Path, g, seconds: float, played_now: int) -> dict:
+    """The terminal summary, computed from the records file row group by row group (flat memory)."""
+    from kbsim.analysis.summary import SUMMARY_COLUMNS, Summary
+    from kbsim.records import iter_batches
+
+    summary = Summary(*(g.score[3:5] if g.score else ()))
+    for batch in iter_batches(out_path, SUMMARY_COLUMNS):
+        summary.add(batch)
+    result = summary.result(seconds if played_now else None)
+    if played_now:  # the speed counts only the games played by this command (not those of a resumed run)
+        result["games_per_second"] = played_now / seconds if seconds > 0 else None
+    return result
+
+
+def _print_summary(s: dict) -> None:
+    from kbsim.analysis.metrics import fmt_pct, fmt_rate
+
+    opts = ", ".join(f"{k}={v}" for k, v in s["options"].items()) or "defaults"
+    out.print(
+        f"[bold]{esc(s['game'])}[/] variant {esc(s['variant'])} ({esc(opts)}), {s['players']} players, "
+        f"bots {esc(','.join(s['bots']))}, seed {s['seed']}"
+    )
+    r = s["end_reasons"]
+    if s.get("mode") != "team":
+        _print_seats(s)
+    for b in s.get("bot_shares") or ():
+        out.print(
+            f"bot {b['bot']} ({b['seats']} of {s['players']} seats, fair {fmt_pct(b['fair'])}): wins alone "
+            f"{fmt_rate(b)}",
+            highlight=False,
+            markup=False,
+        )
+    if s.get("rotated"):
+        out.print(
+            f"seats rotated: each of {s['deals']:,} deals played in {s['rotated']} seat rotations "
+            f"({s['games']:,} games; seat rates above average over the bots)",
+            highlight=False,
+            markup=False,
+        )
+    elif len(set(s["bots"])) > 1:
+        out.print(
+            "seats NOT rotated (--no-rotate): each bot kept its seat, so seat effects and bot effects are mixed",
+            highlight=False,
+            markup=False,
+        )
+
+    def rr(k: str) -> str:
+        x = r[k]
+        return fmt_rate(
+            {"k": x["count"], "n": s["games"], "rate": x["rate"], "low": x["ci95"][0], "high": x["ci95"][1]}
+        )
+
+    if s.get("mode") == "team":
+        out.print(
+            f"team result: all out {rr('all_out')}; stalemate {rr('stalemate')}; turn limit {rr('turn_limit')}",
+            highlight=False,
+            markup=False,
+        )
+    else:
+        out.print(
+            f"ended by a win {rr('won')}; stalemate {rr('stalemate')}; turn limit {rr('turn_limit')}; "
+            f"shared-win games {s['shared_win_games']}",
+            highlight=False,
+            markup=False,
+        )
+    if s.get("score"):
+        _print_score(s["score"])
+    if s.get("penalties"):
+        pen = s["penalties"]
+        out.print(
+            "penalty points per game by seat: "
+            + " / ".join(f"{v:.2f}" for v in pen["per_seat_per_game"])
+            + (f"; blocked hands {fmt_rate(pen['blocked_hands'])}" if pen.get("blocked_hands") else ""),
+            highlight=False,
+            markup=False,
+        )
+    if s.get("points"):
+        out.print(
+            "points per game by seat: " + " / ".join(f"{v:.2f}" for v in s["points"]["per_seat_per_game"]),
+            highlight=False,
+            markup=False,
+        )
+    if s.get("character_plays"):
+        plays = ", ".join(f"{c} {v:.2f}" for c, v in s["character_plays"].items())
+        out.print(f"plays per game by character: {plays}", highlight=False, markup=False)
+    tu = s["turns"]
+    if s.get("hands_per_game") and s["hands_per_game"] > 1:
+        out.print(f"hands per match: mean {s['hands_per_game']:.2f}", highlight=False, markup=False)
+    out.print(f"turns per game: mean {tu['mean']:.1f}, median {tu['median']:.0f}, 95th percentile {tu['p95']:.0f}")
+    speed = (
+        f"{s['games_per_second']:.3g} games/s on {s['workers']} worker(s) ({s['backend']}), {s['seconds']:.2f} s"
+        if s["games_per_second"]
+        else "nothing left to play"
+    )
+    out.print(f"{speed}; records: {s['out']}", highlight=False, markup=False)
+    if s.get("provisional"):
+        out.print(f"provisional data: {s['provisional']}", highlight=False, markup=False)
+
+
+def _print_seats(s: dict) -> None:
+    """The seat table of a race and the seat-equality test."""
+    from kbsim.analysis.metrics import fmt_p, fmt_pct
+
+    t = Table(title=f"{s['games']} games · {s['starts']} · fair share {fmt_pct(s['fair_share'])}")
+    for c in ("seat", "bot", "sole wins", "win rate [95%]", "shared wins"):
+        t.add_column(c, justify="right")
+    for seat in s["seats"]:
+        lo, hi = seat["win_ci95"]
+        t.add_row(
+            str(seat["seat"]),
+            "rotated" if s.get("rotated") else s["bots"][seat["seat"]],
+            str(seat["wins"]),
+            f"{fmt_pct(seat['win_rate'])} [{fmt_pct(lo)}, {fmt_pct(hi)}]",
+            str(seat["shared_wins"]),
+        )
+    out.print(t)
+    bal = s.get("seat_balance") or {}
+    test = bal.get("test") or {}
+    if test.get("p") is not None:
+        out.print(
+            f"seats equal? {test['test']} on {test['n']:,} games won alone: {fmt_p(test['p'])}; "
+            f"{bal['verdict']['text']}",
+            highlight=False,
+            markup=False,
+        )
+
+
+def _print_score(sc: dict) -> None:
+    """The team score of a solo/cooperative game: mean, thresholds, histogram."""
+    from kbsim.analysis.metrics import fmt_rate
+
+    def share(x: dict) -> str:
+        return fmt_rate(
+            {"k": x["count"], "n": sc["games"], "rate": x["rate"], "low": x["ci95"][0], "high": x["ci95"][1]}
+        )
+
+    out.print(
+        f"team score: mean {sc['mean']:.2f} (min {sc['min']}, max {sc['max']}); won (>= "
+        f"{sc['won']['threshold']}) {share(sc['won'])}; expert (>= {sc['expert']['threshold']}) "
+        f"{share(sc['expert'])}",
+        highlight=False,
+        markup=False,
+    )
+    top = max(b["count"] for b in sc["histogram"]) or 1
+    out.print("score histogram (games):", highlight=False, markup=False)
+    for b in sc["histogram"]:
+        label = f"{b['low']}" if b["low"] == b["high"] else f"{b['low']} to {b['high']}"
+        out.print(
+            f"  {label:>12} {'#' * round(30 * b['count'] / top):<30} {b['count']:,}", highlight=False, markup=False
+        )

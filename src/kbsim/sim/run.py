@@ -1,0 +1,255 @@
+"""The one run path: plan chunks, pick a backend, resume, lock, show progress, write the output.
+
+Used by ``kbsim run`` (one run) and by studies (:mod:`kbsim.sim.study`, one run per
+cell and seat rotation). A run is opened with :func:`open_run` (which takes the
+output's lock and finds the chunks already written), then played with
+:func:`play_run`; its records stay on disk (:class:`kbsim.sim.output.RunOutput`)
+and are read back with :mod:`kbsim.records`.
+
+The records file's metadata carries what an analysis needs about the rules
+(:func:`rules_metadata`), so reports never reload rule files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kbsim.sim.output import OutputError, RunOutput
+from kbsim.sim.runner import (
+    BACKENDS,
+    Backend,
+    BackendError,
+    DaskBackend,
+    RunSpec,
+    default_chunk_size,
+    default_workers,
+    display_names,
+    iter_chunks,
+    run_chunks,
+)
+
+__all__ = [
+    "OpenRun",
+    "OutputError",
+    "RunFailed",
+    "RunInterrupted",
+    "make_backend",
+    "open_run",
+    "play_run",
+    "progress_bar",
+    "rules_metadata",
+]
+
+
+class RunInterrupted(Exception):
+    """Ctrl-C or SIGTERM stopped a run; ``safe`` games of ``games`` are on disk in ``parts``."""
+
+    def __init__(self, safe: int, games: int, parts: Path):
+        self.safe, self.games, self.parts = safe, games, parts
+        super().__init__(f"{safe} of {games} games are safe in {parts}")
+
+
+class RunFailed(Exception):
+    """A run failed (a worker died, a disk filled up...); ``safe`` games of ``games`` are on disk in ``parts``."""
+
+    def __init__(self, cause: BaseException, safe: int, games: int, parts: Path):
+        self.cause, self.safe, self.games, self.parts = cause, safe, games, parts
+        super().__init__(f"{type(cause).__name__}: {cause}")
+
+
+def rules_metadata(loaded: Any, game: Any) -> dict[str, Any]:
+    """What a records file tells an analysis about its rules (stored in its metadata, not a run parameter).
+
+    Args:
+        loaded: the :class:`kbsim.rules.loader.LoadedRules` played.
+        game: the compiled rules (for the display names of character keys).
+
+    Returns:
+        ``{"names": {...}, "rules": {"defaults": {option: value}, "variants": [applied, in order],
+        "provisional": reason or None}}``; ``names`` is left out when the rules name nothing.
+    """
+    from kbsim.rules.loader import load_rules
+
+    defaults = load_rules(str(loaded.source)).options  # the rule file's own option values (no variant applied)
+    meta: dict[str, Any] = {
+        "rules": {
+            "defaults": dict(defaults),
+            "variants": list(loaded.variants),
+            "provisional": getattr(loaded.model, "provisional", None),
+        }
+    }
+    names = display_names(game)
+    if names:
+        meta["names"] = names
+    return meta
+
+
+def make_backend(name: str, workers: int, scheduler: str | None = None) -> Backend:
+    """The backend ``name`` (``serial``, ``processes`` or ``dask``) with ``workers`` workers.
+
+    Raises:
+        KeyError: unknown backend name.
+    """
+    if name == "dask":
+        return DaskBackend(workers=workers, scheduler=scheduler)
+    return BACKENDS[name](workers=workers if name != "serial" else 1)
+
+
+@dataclass
+class OpenRun:
+    """A run whose output is open (locked): what is left to play.
+
+    Attributes:
+        spec: what to play.
+        output: the records output (staging folder, chunks, final file).
+        chunk_size: games per chunk.
+        done_games: games already on disk (a resumed run).
+        pending_games: games this run still has to play.
+    """
+
+    spec: RunSpec
+    output: RunOutput
+    chunk_size: int
+    done_games: int = 0
+    pending_games: int = 0
+    _done: set = field(default_factory=set, repr=False)
+
+    def pending(self) -> Iterator[range]:
+        """The chunks still to play, made lazily (a huge run costs no memory before the first game)."""
+        if self.output.complete:
+            return iter(())
+        return (c for c in iter_chunks(self.spec.games, self.chunk_size) if (c.start, c.stop) not in self._done)
+
+
+def open_run(
+    spec: RunSpec,
+    out: Path,
+    *,
+    version: str,
+    chunk_size: int | None = None,
+    workers: int | None = None,
+    resume: bool = False,
+    extra_params: dict[str, Any] | None = None,
+    meta: dict[str, Any] | None = None,
+) -> OpenRun:
+    """Open the output of a run and find what is left to play.
+
+    Args:
+        spec: what to play.
+        out: the final Parquet file.
+        version: kbsim version stored in the metadata.
+        chunk_size: games per chunk (default: the interrupted run's on a resume, else
+            :func:`kbsim.sim.runner.default_chunk_size`).
+        workers: worker count the default chunk size is planned for (default: all cores).
+        resume: complete an interrupted run with the same parameters.
+        extra_params: parameters stored besides ``spec.parameters()`` and ``chunk_size`` (compared on resume).
+        meta: more metadata (see :func:`rules_metadata`); not compared on resume.
+
+    Raises:
+        OutputError: the output belongs to another run, is locked, or its folder is missing.
+        OSError: the output cannot be written.
+    """
+    stored = RunOutput.stored_parameters(out) if resume else None
+    if chunk_size is None and stored and "chunk_size" in stored:
+        chunk_size = stored["chunk_size"]  # a resume keeps the chunks of the interrupted run
+    size = chunk_size or default_chunk_size(spec.games, workers or default_workers())
+    params = spec.parameters() | {"chunk_size": size} | dict(extra_params or {})
+    meta = dict(meta or {})
+    output = RunOutput(out, params, version, resume=resume, names=meta.pop("names", None), extra=meta)
+    done = output.done_chunks()
+    done_games = sum(b - a for a, b in done)
+    pending = 0 if output.complete else spec.games - done_games
+    return OpenRun(spec=spec, output=output, chunk_size=size, done_games=done_games, pending_games=pending, _done=done)
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:  # SIGTERM: the same clean stop as Ctrl-C
+    raise KeyboardInterrupt
+
+
+def play_run(run: OpenRun, backend: Backend, on_games: Callable[[int], None] | None = None) -> float:
+    """Play the pending chunks of ``run`` on ``backend`` and write the final file.
+
+    Args:
+        run: from :func:`open_run`.
+        backend: from :func:`make_backend`.
+        on_games: called with the number of games of each chunk written.
+
+    Returns:
+        Seconds spent playing and writing.
+
+    Raises:
+        RunInterrupted: Ctrl-C or SIGTERM; finished chunks are kept for a resume.
+        BackendError: the backend cannot run (nothing was played; an empty staging folder is removed).
+        RunFailed: any other failure; finished chunks are kept for a resume.
+    """
+    output = run.output
+
+    def write(chunk: range, cols: dict[str, list]) -> None:
+        output.write_chunk(chunk, cols)
+        if on_games is not None:
+            on_games(len(chunk))
+
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    t0 = time.perf_counter()
+    try:
+        if run.pending_games:
+            run_chunks(run.spec, backend, run.pending(), write)
+        seconds = time.perf_counter() - t0
+        output.finalize()
+    except KeyboardInterrupt:
+        raise RunInterrupted(output.games_safe(), run.spec.games, output.parts) from None
+    except BackendError:
+        output.discard_if_empty()
+        raise
+    except Exception as e:  # a worker died, a disk filled up...
+        output.discard_if_empty()
+        raise RunFailed(e, output.games_safe(), run.spec.games, output.parts) from e
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return seconds
+
+
+@dataclass
+class _Bar:
+    bar: Any
+    task: Any
+
+    def advance(self, games: int) -> None:
+        """Count ``games`` more games as done."""
+        self.bar.advance(self.task, games)
+
+    def update(self, done: int, total: int) -> None:
+        """Show ``done`` of ``total`` games."""
+        self.bar.update(self.task, total=total, completed=done)
+
+
+@contextlib.contextmanager
+def progress_bar(console: Any, total: int | None, completed: int = 0) -> Iterator[_Bar]:
+    """Show a transient rich progress bar of games on ``console``.
+
+    Yields an object with ``advance(games)`` and ``update(done, total)``.
+
+    Args:
+        console: a :class:`rich.console.Console` (stderr).
+        total: games in all (None: unknown until the first ``update``).
+        completed: games already done.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(
+        TextColumn("[bold]playing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("games"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("games", total=total, completed=completed)
+        yield _Bar(bar, task)

@@ -9,13 +9,16 @@ from __future__ import annotations
 import pytest
 
 from kbsim import load_game, play_game
-from kbsim.analysis.report import compute, text_summary, write_report
-from kbsim.analysis.study import plan_study, report_input, run_study, study_from_dict
+from kbsim.analysis.arms import compute
+from kbsim.analysis.reading import study_input
+from kbsim.analysis.report import write_report
+from kbsim.analysis.tables import text_summary
 from kbsim.engine import usage
 from kbsim.engine.game import GameState
 from kbsim.engine.moves import END_TURN, Lay, Play, Rebuild
 from kbsim.engine.turn import Turn
 from kbsim.sim.records import SCHEMA
+from kbsim.sim.study import plan_study, run_study, study_from_dict
 
 
 def _turn(game, rows, hand, pile=(9, 9, 9)):
@@ -88,7 +91,7 @@ def test_report_warns_when_the_arms_rule_is_never_used(tmp_path):
                          tmp_path / "ru.toml")
     plan = plan_study(st)
     run_study(plan, workers=1)
-    inp = report_input(plan)
+    inp = study_input(plan)
     stats = compute(inp)
     either_key = plan.conditions[1].key
     assert stats["unused_rules"] == {either_key: [usage.SEGMENTS]}

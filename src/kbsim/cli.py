@@ -70,7 +70,7 @@ def _parse_options(pairs: list[str]) -> dict:
 
 
 def _load(game: str, variants: list[str], options: list[str]):
-    from kbsim.engine.compiled import compile_rules
+    from kbsim.engine.rows.compiled import compile_rules
     from kbsim.rules.loader import RulesError, load_rules
 
     try:
@@ -389,8 +389,8 @@ def replay(
     """Replay one game of a run (same seed, index, players, variant, bots) and print its move log."""
     from kbsim import cli_checks as ck
     from kbsim.bots import UnknownBot, make_bot, parse_bots
-    from kbsim.engine.game import play_game
-    from kbsim.engine.notation import format_cards, format_move
+    from kbsim.engine.rows.game import play_game
+    from kbsim.engine.rows.notation import format_cards, format_move
     from kbsim.sim.seeding import game_seed
 
     ck.check_count("--game-index", game_index, 0, ck.MAX_GAMES - 1, "a game index")
@@ -416,7 +416,7 @@ def replay(
                       f"{' | '.join(ln['market'])}", highlight=False, markup=False)
         out.print(f"end: {res.end_reason}, winners {list(res.winners)}, scores {res.scores}", markup=False)
         return
-    from kbsim.engine.game import replay_hands, state_hash
+    from kbsim.engine.rows.game import replay_hands, state_hash
 
     res = play_game(g, [make_bot(n, g.family) for n in names], gs, check=True, log=True)
 
@@ -549,7 +549,7 @@ def rules_test(files: Annotated[Optional[list[str]], typer.Argument(
         help="Rule files / game names to run the examples of, or extra example files "
              "(a YAML file with `rules:` and `examples:`). Default: every shipped rule file.")] = None) -> None:
     """Run the executable examples; print each failure; exit 1 if any fails."""
-    from kbsim.engine.examples import load_example_file, run_example, run_examples
+    from kbsim.engine.rows.examples import load_example_file, run_example, run_examples
     from kbsim.rules.loader import RulesError, find_rule_file, read_document, shipped_games
 
     targets = files or shipped_games()
@@ -702,9 +702,9 @@ def solve(
 
     Example: kbsim solve --rows "3|8|9|5|1|13" --hand "1 4 6 8 11 12"
     """
-    from kbsim.engine.notation import format_cards
-    from kbsim.solver import DEFAULT_BUDGET, BoardError, parse_board, parse_hand
-    from kbsim.solver import solve as solve_board
+    from kbsim.engine.rows.notation import format_cards
+    from kbsim.engine.rows.search import DEFAULT_BUDGET, BoardError, parse_board, parse_hand
+    from kbsim.engine.rows.search import solve as solve_board
 
     if pile < 0:
         fail(f"--pile {pile}: expected a number of cards >= 0")

@@ -28,7 +28,7 @@ the engine uses, so the documentation cannot drift from the code:
     A part of a shipped rule file as written, and one example with its drawing,
     for the authoring guide.
 ``kbsim-notation`` and ``kbsim-automodules PACKAGE`` (reStructuredText, in ``eval-rst``)
-    The example notation from :mod:`kbsim.engine.notation`, and ``automodule``
+    The example notation from :mod:`kbsim.engine.rows.notation`, and ``automodule``
     for every module of a package.
 
 Entries get stable anchors (``option-NAME``, ``variant-NAME``,
@@ -574,8 +574,8 @@ class RulesRenderer:
         Args:
             loaded: the rules to deal (a variant's); default the base rules of the page.
         """
-        from kbsim.engine.compiled import compile_rules
-        from kbsim.engine.game import deal
+        from kbsim.engine.rows.compiled import compile_rules
+        from kbsim.engine.rows.game import deal
 
         loaded = loaded or self.loaded
         m = loaded.model
@@ -915,12 +915,12 @@ class RulesRenderer:
         notation takes one (suited decks write ``10H``)."""
         import inspect
 
-        from kbsim.engine import notation
+        from kbsim.engine.rows import notation
 
         if "game" not in inspect.signature(notation.parse_cards).parameters:
             return notation.parse_cards, notation.format_cards
         if self._compiled is None:
-            from kbsim.engine.compiled import compile_rules
+            from kbsim.engine.rows.compiled import compile_rules
 
             self._compiled = compile_rules(self.loaded)
         g = self._compiled
@@ -928,7 +928,7 @@ class RulesRenderer:
 
     def board(self, rows: list[str]) -> nodes.container:
         """Rows drawn as on the table: a column per row card, each card as the notation writes it."""
-        from kbsim.engine.notation import NotationError
+        from kbsim.engine.rows.notation import NotationError
 
         parse, fmt = self._notation()
         red = {s.symbol for s in getattr(self.model.cards, "suits", None) or []
@@ -1009,7 +1009,7 @@ class RulesRenderer:
     def check_examples(self) -> None:
         """Run the examples the way ``kbsim rules test`` does; warn for each stated result the engine misses."""
         try:
-            from kbsim.engine.examples import run_examples
+            from kbsim.engine.rows.examples import run_examples
         except ImportError:  # pragma: no cover - an engine without the example runner
             return
         for result in run_examples(self.loaded.source):
@@ -1253,8 +1253,8 @@ class MarketRulesRenderer(RulesRenderer):
     # ---- setup
     def deal_table(self, loaded: Any = None) -> list[nodes.Node]:
         """The table after setup for every supported player count, laid out by the market engine."""
-        from kbsim.engine.compiled import compile_rules
         from kbsim.engine.market import GAP, new_state
+        from kbsim.engine.rows.compiled import compile_rules
 
         loaded = loaded or self.loaded
         m = loaded.model
@@ -1600,7 +1600,7 @@ class ExampleDirective(SphinxDirective):
 
 
 class NotationDirective(SphinxDirective):
-    """``kbsim-notation`` (in an ``eval-rst`` block): the example notation, from :mod:`kbsim.engine.notation`.
+    """``kbsim-notation`` (in an ``eval-rst`` block): the example notation, from :mod:`kbsim.engine.rows.notation`.
 
     The module docstring's blocks (a heading line, then indented text) become a bold
     lead-in and a paragraph, or a table when every line is ````FORM````, spaces, meaning.
@@ -1609,11 +1609,12 @@ class NotationDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         from docutils.statemachine import StringList
 
-        from kbsim.engine import notation
+        from kbsim.engine.rows import notation
 
         lines = notation_rst(notation.__doc__ or "")
         container = nodes.container()
-        self.state.nested_parse(StringList(lines, source="<kbsim.engine.notation>"), self.content_offset, container)
+        source = StringList(lines, source="<kbsim.engine.rows.notation>")
+        self.state.nested_parse(source, self.content_offset, container)
         return container.children
 
 

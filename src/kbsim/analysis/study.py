@@ -414,7 +414,7 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
             allow; each message names the study file, the arm and the unknown name.
     """
     from kbsim.bots import BOTS
-    from kbsim.engine.compiled import compile_rules
+    from kbsim.engine.rows.compiled import compile_rules
     from kbsim.rules.loader import RulesError, find_rule_file, load_rules
     from kbsim.sim.runner import RunSpec
 

@@ -244,7 +244,7 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
     Returns:
         The compiled game (immutable, picklable, cheap to share with workers).
     """
-    from kbsim.engine.powers import compile_character
+    from kbsim.engine.rows.powers import compile_character
 
     m = loaded.model
     vals = range(m.cards.values.min, m.cards.values.max + 1)

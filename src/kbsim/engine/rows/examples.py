@@ -1,7 +1,7 @@
 """Executing the ``examples`` of a rule file (``kbsim rules test``).
 
 An example sets up a board (rows, the player's hand and draw pile), applies
-its moves in the notation of :mod:`kbsim.engine.notation` with the example's
+its moves in the notation of :mod:`kbsim.engine.rows.notation` with the example's
 options, and compares the outcome with ``expect``: the first illegal move,
 or the rows, hand, draw pile, discard count, completed rows, cards laid and win.
 """
@@ -14,12 +14,12 @@ from pathlib import Path
 
 from pydantic import Field, ValidationError
 
-from kbsim.engine.compiled import compile_rules
 from kbsim.engine.families import family
-from kbsim.engine.moves import IllegalMove
-from kbsim.engine.notation import NotationError, format_cards, parse_cards, parse_move
-from kbsim.engine.state import GameState
-from kbsim.engine.turn import Turn
+from kbsim.engine.rows.compiled import compile_rules
+from kbsim.engine.rows.moves import IllegalMove
+from kbsim.engine.rows.notation import NotationError, format_cards, parse_cards, parse_move
+from kbsim.engine.rows.state import GameState
+from kbsim.engine.rows.turn import Turn
 from kbsim.rules.loader import LoadedRules, RulesError, format_validation, load_rules, read_document
 from kbsim.rules.schema import Example, Strict
 

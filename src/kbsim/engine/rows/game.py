@@ -16,11 +16,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
 
-from kbsim.engine.compiled import CompiledGame
 from kbsim.engine.families import family_of
-from kbsim.engine.moves import Move
-from kbsim.engine.state import GameState, deal
-from kbsim.engine.turn import DONE, Turn, can_progress
+from kbsim.engine.rows.compiled import CompiledGame
+from kbsim.engine.rows.moves import Move
+from kbsim.engine.rows.state import GameState, deal
+from kbsim.engine.rows.turn import DONE, Turn, can_progress
 
 WON, STALEMATE, TURN_LIMIT, ALL_OUT = "won", "stalemate", "turn_limit", "all_out"
 
@@ -157,7 +157,7 @@ def seat_can_lay(game: CompiledGame, state: GameState, seat: int) -> bool:
     The seat's hand and parked cards count, and its draw pile's cards where they can reach the
     hand (an exchange is allowed, or refills are still due). Every board reachable by legal
     rebuilds is searched with the same move generator that lists legal lays
-    (:meth:`~kbsim.engine.turn.Turn.lay_reachable`). Where the rule file's ``stalemate.powers``
+    (:meth:`~kbsim.engine.rows.turn.Turn.lay_reachable`). Where the rule file's ``stalemate.powers``
     is ``in_play``, every character still on a pile or the display is tried for this seat
     (character piles turn as characters are played, so each may reach every seat), each legal
     play followed by the same search. A search that reaches ``exact_search_limit`` counts as
@@ -283,7 +283,7 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
     Raises:
         ValueError: player count outside the rules' range.
         InvariantError: with ``check``, when an invariant breaks (an engine bug).
-        kbsim.engine.moves.IllegalMove: a bot tried an illegal move (a bot bug).
+        kbsim.engine.rows.moves.IllegalMove: a bot tried an illegal move (a bot bug).
     """
     n = len(bots)
     if not game.min_players <= n <= game.max_players:

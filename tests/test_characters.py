@@ -37,9 +37,10 @@ from conftest_characters import (
     write_yaml,
 )
 from kbsim.bots import make_bot
+from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.examples import load_example_file, run_example, run_examples
 from kbsim.engine.rows.game import ALL_OUT, STALEMATE, TURN_LIMIT, WON, check_invariants, play_game, team_score
-from kbsim.engine.rows.moves import FillGap, IllegalMove, Lay, LayParked, LayStart, Play, Rebuild, Swap
+from kbsim.engine.rows.moves import FillGap, Lay, LayParked, LayStart, Play, Rebuild, Swap
 from kbsim.engine.rows.notation import format_move, parse_move
 from kbsim.engine.rows.turn import DONE
 from kbsim.rules.loader import RulesError, load_rules

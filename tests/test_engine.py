@@ -12,8 +12,9 @@ from conftest import compiled, make_turn
 from kbsim.analysis.summary import summarize
 from kbsim.bots import make_bot
 from kbsim.bots.base import BaseBot
+from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.game import STALEMATE, TURN_LIMIT, WON, GameState, can_progress, deal, play_game
-from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, IllegalMove, Lay, Rebuild
+from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, Lay, Rebuild
 from kbsim.engine.rows.turn import DONE, LAYING, START, Turn
 
 

@@ -90,7 +90,7 @@ def test_kings_at_once_refuses_to_keep_a_playable_king():
     t = Turn(g, rows, p("KH 2D"), p("9S"), [])
     import pytest
 
-    from kbsim.engine.rows.moves import IllegalMove
+    from kbsim.engine.results import IllegalMove
 
     with pytest.raises(IllegalMove, match="must be laid"):
         t.end()

@@ -50,9 +50,9 @@ from kbsim.engine.market import (
     pattern_points,
     run_market_examples,
 )
+from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.compiled import compile_rules
 from kbsim.engine.rows.game import STALEMATE, TURN_LIMIT, WON, play_game
-from kbsim.engine.rows.moves import IllegalMove
 from kbsim.rules.loader import RulesError, load_rules
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,6 +11,7 @@ import pytest
 from conftest import compiled, make_turn, run_cli
 from conftest_characters import make_state, rules, turn_of
 from kbsim.bots import make_bot
+from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.compiled import compile_rules
 from kbsim.engine.rows.game import (
     STALEMATE,
@@ -28,7 +29,6 @@ from kbsim.engine.rows.moves import (
     EndTurn,
     Exchange,
     FillGap,
-    IllegalMove,
     Lay,
     LayParked,
     LayStart,

@@ -23,9 +23,10 @@ from dataclasses import replace
 import pytest
 
 from kbsim.bots import make_bot
+from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.compiled import compile_rules
 from kbsim.engine.rows.game import STALEMATE, play_game, replay_hands, seat_can_lay
-from kbsim.engine.rows.moves import Exchange, IllegalMove, Minus, Play
+from kbsim.engine.rows.moves import Exchange, Minus, Play
 from kbsim.engine.rows.notation import format_move, parse_move
 from kbsim.engine.rows.turn import progress_path
 from kbsim.rules.loader import load_rules

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from kbsim.engine.expect import ExampleResult, illegal_problems
 from kbsim.engine.market.compiled import GAP, WAGON, MarketGame, compile_market
 from kbsim.engine.market.game import MarketPlay, final_points, winners_of
 from kbsim.engine.market.moves import CLAIM, DONE, IllegalMove, Move
 from kbsim.engine.market.notation import MarketNotationError, parse_market_move
 from kbsim.engine.market.state import MarketState
 from kbsim.engine.market.turn import MarketTurn
-from kbsim.engine.rows.examples import ExampleResult, illegal_problems
 from kbsim.rules.loader import LoadedRules, RulesError, load_rules
 
 
@@ -186,7 +186,7 @@ def run_market_examples(loaded: LoadedRules, examples: list | None = None) -> li
         examples: :class:`~kbsim.rules.market_schema.MarketExample` objects to run instead of the file's own.
 
     Returns:
-        A list of :class:`kbsim.engine.rows.examples.ExampleResult`.
+        A list of :class:`kbsim.engine.expect.ExampleResult`.
     """
     src = str(loaded.source)
     out = []

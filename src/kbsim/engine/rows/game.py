@@ -17,16 +17,11 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from kbsim.engine.families import family_of
+from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, InvariantError, bot_seed
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import Move
 from kbsim.engine.rows.state import GameState, deal
 from kbsim.engine.rows.turn import DONE, Turn, can_progress
-
-WON, STALEMATE, TURN_LIMIT, ALL_OUT = "won", "stalemate", "turn_limit", "all_out"
-
-
-class InvariantError(AssertionError):
-    """A check enabled with ``--check`` failed: cards not conserved or a row breaks its constraint."""
 
 
 def check_invariants(game: CompiledGame, state: GameState, expected: Counter, characters: Counter) -> None:
@@ -124,11 +119,6 @@ def deal_hash_of(game, players: int, seed: int) -> str:
 def _counts_after(state: GameState, seat: int) -> tuple[int, ...]:
     n = state.players
     return tuple(state.held((seat + k) % n) for k in range(1, n))
-
-
-def bot_seed(seed: int, seat: int) -> int:
-    """The seed of the random stream of the bot in ``seat`` for the game with ``seed`` (not the deal's)."""
-    return (seed << 4) | (seat + 1)
 
 
 def team_score(game: CompiledGame, state: GameState) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
+from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.moves import (
     DONE,
     END_TURN,
@@ -17,7 +18,6 @@ from kbsim.engine.rows.moves import (
     START,
     Exchange,
     FillGap,
-    IllegalMove,
     Lay,
     LayParked,
     LayStart,

@@ -49,10 +49,6 @@ class EndTurn(NamedTuple):
     """End a lay-out turn: refill the hand and hand over to the next seat."""
 
 
-class IllegalMove(Exception):
-    """A move the rules do not allow in the current position; the message says why."""
-
-
 class LayStart(NamedTuple):
     """Lay hand card ``card`` before the first card of row ``row`` (only while a power allows it)."""
 

@@ -36,7 +36,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from itertools import combinations
 
-from kbsim.engine.rows.moves import IllegalMove
+from kbsim.engine.results import IllegalMove
 
 
 class Primitive(ABC):

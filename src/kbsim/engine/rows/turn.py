@@ -18,6 +18,7 @@ modifiers, gap filling, the joker swap, parked cards, extra rows.
 
 from __future__ import annotations
 
+from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows import movegen
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import (
@@ -29,7 +30,6 @@ from kbsim.engine.rows.moves import (
     EndTurn,
     Exchange,
     FillGap,
-    IllegalMove,
     Lay,
     LayParked,
     LayStart,

@@ -8,8 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.compiled import CompiledGame
-from kbsim.engine.rows.moves import IllegalMove, Move
+from kbsim.engine.rows.moves import Move
 from kbsim.engine.rows.turn import Turn
 
 DEFAULT_BUDGET = 50_000

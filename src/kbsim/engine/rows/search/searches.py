@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import pairwise
 
+from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.compiled import CompiledGame
-from kbsim.engine.rows.moves import FillGap, IllegalMove, Lay, LayParked, Move, Rebuild, Swap
+from kbsim.engine.rows.moves import FillGap, Lay, LayParked, Move, Rebuild, Swap
 from kbsim.engine.rows.search.frontier import (
     WEIGHTS,
     Plan,

@@ -6,8 +6,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.compiled import CompiledGame
-from kbsim.engine.rows.moves import IllegalMove, Lay, Play, Rebuild
+from kbsim.engine.rows.moves import Lay, Play, Rebuild
 from kbsim.engine.rows.notation import NotationError, format_cards, format_move, parse_cards
 from kbsim.engine.rows.search.frontier import (
     DEFAULT_BUDGET,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from kbsim.engine.families import family_of
@@ -211,8 +211,6 @@ def replay_hands(game: CompiledGame, players: int, result: GameResult):
     Raises:
         ValueError: the result carries no log.
     """
-    from dataclasses import replace
-
     if result.log is None:
         raise ValueError("the game was played without log=True")
     deals = result.deals or [(0, game.first_seat % players, 0)]
@@ -326,8 +324,6 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
     """
     n = len(bots)
     if first_seat != game.first_seat % n:
-        from dataclasses import replace
-
         game = replace(game, first_seat=first_seat)
     state = deal(game, n, random.Random(seed))
     dealt = state_hash(state)

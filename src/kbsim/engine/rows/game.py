@@ -96,7 +96,8 @@ def _digest(parts) -> str:
 
 def state_hash(state: GameState) -> str:
     """16 hex digits identifying a deal: the row starts, every seat's hand and draw pile (in order)
-    and the characters' piles, display and deck. Equal deals give equal hashes."""
+    and the characters' piles, display and deck. Equal deals give equal hashes.
+    """
     return _digest((state.rows, state.hands, state.piles, state.char_piles, state.display, state.char_deck))
 
 
@@ -132,7 +133,8 @@ def team_score(game: CompiledGame, state: GameState) -> int:
 
 def _probe_turn(game: CompiledGame, state: GameState, seat: int, pile_cards: bool) -> Turn:
     """A fresh turn of ``seat`` on a copy of ``state``: parked cards usable; with ``pile_cards``, the draw
-    pile's cards join the hand (they reach it by exchanges or refills)."""
+    pile's cards join the hand (they reach it by exchanges or refills).
+    """
     st = state.copy()
     st.turn_no += 1
     hand = st.hands[seat]

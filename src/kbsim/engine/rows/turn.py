@@ -217,7 +217,8 @@ class Turn:
     def rebuild_refusal(self, src: int, count: int, dst: int, from_start: bool = False,
                         to_start: bool = False) -> str:
         """Why ``Rebuild(src, count, dst, from_start, to_start)`` is refused now: the rule it breaks and,
-        where a rule-file option would allow it, that option (empty string if it is legal)."""
+        where a rule-file option would allow it, that option (empty string if it is legal).
+        """
         if self.can_rebuild(src, count, dst, from_start, to_start):
             return ""
         g = self.g
@@ -577,7 +578,8 @@ class Turn:
 
     def _lay_drawn_musts(self) -> None:
         """Lay every must-lay card just drawn that can be laid, each on the first row that takes it
-        (rule file: ``must_lay_when_drawn``). Part of ending the turn, so not logged as moves."""
+        (rule file: ``must_lay_when_drawn``). Part of ending the turn, so not logged as moves.
+        """
         log, self.log = self.log, None
         try:
             while self.phase != DONE:
@@ -719,7 +721,8 @@ class Turn:
 
     def _light_copy(self) -> Turn:
         """A copy holding only what laying and rebuilding read (rows, this seat's hand and parked
-        cards, the joker, the turn's modifiers): cheap to clone during searches."""
+        cards, the joker, the turn's modifiers): cheap to clone during searches.
+        """
         st = self.state
         light = GameState(rows=[list(r) for r in self.rows], hands=[list(self.hand)], piles=[[]],
                           parked=[list(st.parked[self.seat])], joker=st.joker, turn_no=st.turn_no,

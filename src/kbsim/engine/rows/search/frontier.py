@@ -1,6 +1,7 @@
 """Keys and frontier of the turn search: the plan type, the board evaluation, the bounded position store.
 
-See :mod:`kbsim.engine.rows.search` for the objective and the budget."""
+See :mod:`kbsim.engine.rows.search` for the objective and the budget.
+"""
 
 from __future__ import annotations
 

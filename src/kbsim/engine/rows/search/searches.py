@@ -1,7 +1,8 @@
 """The turn searches: over whole turn clones, over the links of plain rows, over runs, and row by row.
 
 See :mod:`kbsim.engine.rows.search` for when each runs.
-Each returns a :class:`~kbsim.engine.rows.search.frontier.Plan`."""
+Each returns a :class:`~kbsim.engine.rows.search.frontier.Plan`.
+"""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ from kbsim.engine.rows.turn import DONE, Turn
 
 def _simple_rules(g: CompiledGame) -> bool:
     """True if the rules are those the fast engines model: plain card values, one opening rule for
-    every row card, rebuilds of any segment the options allow."""
+    every row card, rebuilds of any segment the options allow.
+    """
     return (not getattr(g, "value_shift", 0)
             and not getattr(g, "suit_codes", ()) and all(x is None for x in getattr(g, "row_open", ()))
             and not getattr(g, "rebuild_whole_only", False) and not getattr(g, "must_lay", ()))

@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 
 from kbsim.bots import make_bot
-from kbsim.engine.compiled import compile_rules
-from kbsim.engine.game import play_game
+from kbsim.engine.rows.compiled import compile_rules
+from kbsim.engine.rows.game import play_game
 from kbsim.rules import load_rules
 from kbsim.sim.seeding import game_seed
 

@@ -37,8 +37,8 @@ from kbsim import __version__
 from kbsim.analysis.metrics import wilson as wilson_interval
 from kbsim.bots import make_bot
 from kbsim.bots.planner import PlannerBot
-from kbsim.engine.compiled import compile_rules
-from kbsim.engine.game import play_game
+from kbsim.engine.rows.compiled import compile_rules
+from kbsim.engine.rows.game import play_game
 from kbsim.rules.loader import load_rules
 from kbsim.sim.seeding import game_seed
 

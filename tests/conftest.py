@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kbsim.engine.compiled import CompiledGame, compile_rules
-from kbsim.engine.turn import Turn
+from kbsim.engine.rows.compiled import CompiledGame, compile_rules
+from kbsim.engine.rows.turn import Turn
 from kbsim.rules.loader import load_rules
 
 REPO = Path(__file__).resolve().parents[1]

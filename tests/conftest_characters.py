@@ -15,10 +15,10 @@ from pathlib import Path
 
 import yaml
 
-from kbsim.engine.compiled import CompiledGame, compile_rules
-from kbsim.engine.notation import parse_cards
-from kbsim.engine.state import GameState
-from kbsim.engine.turn import Turn
+from kbsim.engine.rows.compiled import CompiledGame, compile_rules
+from kbsim.engine.rows.notation import parse_cards
+from kbsim.engine.rows.state import GameState
+from kbsim.engine.rows.turn import Turn
 from kbsim.rules.loader import load_rules
 
 REPO = Path(__file__).resolve().parents[1]

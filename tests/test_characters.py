@@ -37,11 +37,12 @@ from conftest_characters import (
     write_yaml,
 )
 from kbsim.bots import make_bot
-from kbsim.engine.examples import load_example_file, run_example, run_examples
-from kbsim.engine.game import ALL_OUT, STALEMATE, TURN_LIMIT, WON, check_invariants, play_game, team_score
-from kbsim.engine.moves import FillGap, IllegalMove, Lay, LayParked, LayStart, Play, Rebuild, Swap
-from kbsim.engine.notation import format_move, parse_move
-from kbsim.engine.turn import DONE
+from kbsim.engine.results import IllegalMove
+from kbsim.engine.rows.examples import load_example_file, run_example, run_examples
+from kbsim.engine.rows.game import ALL_OUT, STALEMATE, TURN_LIMIT, WON, check_invariants, play_game, team_score
+from kbsim.engine.rows.moves import FillGap, Lay, LayParked, LayStart, Play, Rebuild, Swap
+from kbsim.engine.rows.notation import format_move, parse_move
+from kbsim.engine.rows.turn import DONE
 from kbsim.rules.loader import RulesError, load_rules
 from kbsim.sim.records import to_table
 from kbsim.sim.runner import Backend, ProcessesBackend, RunSpec, run_games
@@ -138,7 +139,7 @@ def cached_loader(monkeypatch):
     (about 0.1 s each with the pure-Python YAML parser); the loaded rules are a
     pure function of those arguments, so caching changes nothing but the time.
     """
-    import kbsim.engine.examples as examples_mod
+    import kbsim.engine.rows.examples as examples_mod
 
     real = examples_mod.load_rules
     cache: dict = {}

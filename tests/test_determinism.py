@@ -7,7 +7,7 @@ import pytest
 
 from conftest import compiled, run_cli
 from kbsim.bots import make_bot
-from kbsim.engine.game import play_game
+from kbsim.engine.rows.game import play_game
 from kbsim.sim.records import COLUMNS
 from kbsim.sim.runner import Backend, ProcessesBackend, RunSpec, run_games
 from kbsim.sim.seeding import game_seed

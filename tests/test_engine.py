@@ -7,14 +7,15 @@ from collections import Counter
 
 import pytest
 
-import kbsim.engine.game as game_mod
+import kbsim.engine.rows.game as game_mod
 from conftest import compiled, make_turn
 from kbsim.analysis.summary import summarize
 from kbsim.bots import make_bot
 from kbsim.bots.base import BaseBot
-from kbsim.engine.game import STALEMATE, TURN_LIMIT, WON, GameState, can_progress, deal, play_game
-from kbsim.engine.moves import END_TURN, PASS, Exchange, IllegalMove, Lay, Rebuild
-from kbsim.engine.turn import DONE, LAYING, START, Turn
+from kbsim.engine.results import IllegalMove
+from kbsim.engine.rows.game import STALEMATE, TURN_LIMIT, WON, GameState, can_progress, deal, play_game
+from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, Lay, Rebuild
+from kbsim.engine.rows.turn import DONE, LAYING, START, Turn
 
 
 def all_cards(st: GameState) -> Counter:
@@ -506,7 +507,7 @@ class Exchanger(BaseBot):
 def test_stalemate_winners_are_all_seats_with_fewest_cards(game, players, winners, monkeypatch):
     # the idle-turn count is only the trigger; here the exact test is told the position is stuck,
     # to check the trigger's timing and the winners (the exact test has its own tests)
-    import kbsim.engine.game as game_mod
+    import kbsim.engine.rows.game as game_mod
 
     monkeypatch.setattr(game_mod, "stalemate_confirmed", lambda g, st: True)
     held = {2: [49, 49], 3: [33, 33, 32], 4: [25, 25, 24, 24], 5: [20, 20, 20, 19, 19]}[players]
@@ -531,7 +532,7 @@ def test_idle_trigger_without_a_real_stalemate_runs_to_the_turn_limit(game):
 
 
 def test_shared_win_is_never_a_single_seat_win(game, monkeypatch):
-    import kbsim.engine.game as game_mod
+    import kbsim.engine.rows.game as game_mod
 
     monkeypatch.setattr(game_mod, "stalemate_confirmed", lambda g, st: True)  # see the test above
     results = [play_game(game, [Exchanger(), Exchanger()], s) for s in range(3)]
@@ -545,7 +546,7 @@ def test_shared_win_is_never_a_single_seat_win(game, monkeypatch):
 
 
 def test_shared_win_kept_in_records(game, monkeypatch):
-    import kbsim.engine.game as game_mod
+    import kbsim.engine.rows.game as game_mod
     from kbsim import bots as bots_mod
     from kbsim.sim.records import to_table
     from kbsim.sim.runner import Backend, RunSpec, run_games

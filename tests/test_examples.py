@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from conftest import RULE_FILE, run_cli
-from kbsim.engine.examples import run_example, run_examples
+from kbsim.engine.rows.examples import run_example, run_examples
 from kbsim.rules.loader import load_rules, shipped_games
 from kbsim.rules.schema import Example
 

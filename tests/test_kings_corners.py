@@ -14,12 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbsim.bots import make_bot
-from kbsim.engine.compiled import compile_rules
-from kbsim.engine.examples import run_examples
-from kbsim.engine.game import STALEMATE, TURN_LIMIT, WON, play_game, play_hand
-from kbsim.engine.notation import format_cards, parse_cards
-from kbsim.engine.state import deal
-from kbsim.engine.turn import Turn
+from kbsim.engine.rows.compiled import compile_rules
+from kbsim.engine.rows.examples import run_examples
+from kbsim.engine.rows.game import STALEMATE, TURN_LIMIT, WON, play_game, play_hand
+from kbsim.engine.rows.notation import format_cards, parse_cards
+from kbsim.engine.rows.state import deal
+from kbsim.engine.rows.turn import Turn
 from kbsim.rules import load_rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ def test_kings_at_once_refuses_to_keep_a_playable_king():
     t = Turn(g, rows, p("KH 2D"), p("9S"), [])
     import pytest
 
-    from kbsim.engine.moves import IllegalMove
+    from kbsim.engine.results import IllegalMove
 
     with pytest.raises(IllegalMove, match="must be laid"):
         t.end()
@@ -122,8 +122,8 @@ def test_blocked_hand_scores_everyone():
         def play_turn(self, turn):
             turn.end()
 
-    import kbsim.engine.game as game_mod
-    from kbsim.engine.state import GameState
+    import kbsim.engine.rows.game as game_mod
+    from kbsim.engine.rows.state import GameState
 
     def blocked_deal(game, players, rng):
         stock = []

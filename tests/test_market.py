@@ -28,8 +28,6 @@ from hypothesis import strategies as st
 from conftest import run_cli
 from kbsim.bots import make_bot
 from kbsim.bots.market import contract_values
-from kbsim.engine.compiled import compile_rules
-from kbsim.engine.game import STALEMATE, TURN_LIMIT, WON, play_game
 from kbsim.engine.market import (
     CLAIM,
     DONE,
@@ -52,7 +50,9 @@ from kbsim.engine.market import (
     pattern_points,
     run_market_examples,
 )
-from kbsim.engine.moves import IllegalMove
+from kbsim.engine.results import IllegalMove
+from kbsim.engine.rows.compiled import compile_rules
+from kbsim.engine.rows.game import STALEMATE, TURN_LIMIT, WON, play_game
 from kbsim.rules.loader import RulesError, load_rules
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,10 +13,10 @@ import random
 import pytest
 
 from kbsim.bots import make_bot
-from kbsim.engine.compiled import compile_rules
-from kbsim.engine.game import play_game
-from kbsim.engine.moves import Lay, Rebuild
-from kbsim.engine.turn import DONE, Turn, progress_path, reachable_openings
+from kbsim.engine.rows.compiled import compile_rules
+from kbsim.engine.rows.game import play_game
+from kbsim.engine.rows.moves import Lay, Rebuild
+from kbsim.engine.rows.turn import DONE, Turn, progress_path, reachable_openings
 from kbsim.rules import load_rules
 from kbsim.sim.seeding import game_seed
 

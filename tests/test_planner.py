@@ -1,4 +1,4 @@
-"""The turn solver (:mod:`kbsim.solver`), the ``planner`` bot and ``kbsim solve``.
+"""The turn solver (:mod:`kbsim.engine.rows.search`), the ``planner`` bot and ``kbsim solve``.
 
 * the rulebook's puzzles (the worked example, the chained-rebuild completion);
 * on random small boards, the cards laid by every search engine equal a slow
@@ -17,16 +17,15 @@ import random
 import pytest
 
 from conftest import REPO, compiled, make_turn, run_cli
-from kbsim import solver
 from kbsim.bots import make_bot
 from kbsim.bots.planner import PlannerBot
-from kbsim.engine.compiled import compile_rules
-from kbsim.engine.game import play_game
-from kbsim.engine.notation import parse_cards
-from kbsim.engine.turn import DONE, HIDDEN, Turn
+from kbsim.engine.rows.compiled import compile_rules
+from kbsim.engine.rows.game import play_game
+from kbsim.engine.rows.notation import parse_cards
+from kbsim.engine.rows.search import BoardError, check_board, parse_board, plan_turn, search, searches, solve
+from kbsim.engine.rows.turn import DONE, HIDDEN, Turn
 from kbsim.rules.loader import RulesError, load_rules
 from kbsim.sim.seeding import game_seed
-from kbsim.solver import BoardError, check_board, parse_board, plan_turn, search, solve
 
 
 def _example(name: str):
@@ -148,14 +147,14 @@ def _engines(turn: Turn):
     """The plan of every engine that can model ``turn`` (unpruned, unbounded)."""
     sb = turn.sandbox
     out = [plan_turn(turn, budget=10**6),
-           solver._search_rows(sb(), turn.needed, 200, 10**6, False),
-           solver._search_clones(sb(), 10**6, False)]
+           searches._search_rows(sb(), turn.needed, 200, 10**6, False),
+           searches._search_clones(sb(), 10**6, False)]
     g = turn.g
     rows0 = tuple(tuple(r) for r in turn.rows)
     hand0 = tuple(sorted(turn.hand))
-    found = solver._search_runs(g, rows0, hand0, turn.needed, 200, 10**6, len(hand0) + 1)
+    found = searches._search_runs(g, rows0, hand0, turn.needed, 200, 10**6, len(hand0) + 1)
     cand, parents, moves, _, _ = found
-    out.append(solver.Plan(moves=(), laid=len(hand0) - len(cand[0][2]) if cand else 0, score=0.0, rows=(),
+    out.append(searches.Plan(moves=(), laid=len(hand0) - len(cand[0][2]) if cand else 0, score=0.0, rows=(),
                            hand=(), won=False, legal=bool(cand), nodes=0, exact=True, engine="runs"))
     return out
 
@@ -287,7 +286,7 @@ def test_cli_solve_text_and_json(tmp_path):
     assert data["laid"] == 3 and data["hand"] == [] and sorted(data["rows"]) == [[], [], [], [], [5], [5]]
     # the moves replay on the engine
     turn = make_turn(compiled(), [[1], [3, 4, 5, 6], [8, 9], [11, 12, 13], [5], [5]], [2, 7, 10], [4])
-    from kbsim.engine.notation import parse_move
+    from kbsim.engine.rows.notation import parse_move
 
     for text in data["moves"]:
         turn.apply(parse_move(text, turn.rows))

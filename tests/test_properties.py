@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from conftest import compiled
 from kbsim.bots import make_bot
-from kbsim.engine.game import STALEMATE, TURN_LIMIT, WON, play_game
+from kbsim.engine.rows.game import STALEMATE, TURN_LIMIT, WON, play_game
 
 VARIANTS = [(), ("rebuild-either-end",), ("rebuild-split",), ("exact-stalemate",)]
 DEALT = {2: [49, 49], 3: [33, 33, 32], 4: [25, 25, 24, 24], 5: [20, 20, 20, 19, 19]}

@@ -9,7 +9,8 @@ import pytest
 
 from conftest_characters import make_state, rules, turn_of
 from kbsim.engine.market import END, MarketTurn, Move, new_state
-from kbsim.engine.moves import FillGap, IllegalMove, Lay, LayParked, LayStart, Minus, Play, Rebuild, Swap
+from kbsim.engine.results import IllegalMove
+from kbsim.engine.rows.moves import FillGap, Lay, LayParked, LayStart, Minus, Play, Rebuild, Swap
 
 
 def _refusal(turn, move) -> str:
@@ -94,7 +95,7 @@ def test_rebuild_refusal_names_the_option_and_a_variant_that_sets_it():
 
 
 def test_market_refusals_name_the_rule():
-    from kbsim.engine.compiled import compile_rules
+    from kbsim.engine.rows.compiled import compile_rules
     from kbsim.rules.loader import load_rules
 
     g = compile_rules(load_rules("continental-express", [], {}))

@@ -393,7 +393,7 @@ def test_page_is_self_contained_and_escaped(tiny):
 def _write_run(path, seed=5, players=3, games=50, **options):
     """A records file as ``kbsim run`` writes it (in process, to keep the test fast)."""
     from kbsim import __version__
-    from kbsim.engine.compiled import compile_rules
+    from kbsim.engine.rows.compiled import compile_rules
     from kbsim.rules.loader import load_rules
     from kbsim.sim.records import to_table, write_parquet
     from kbsim.sim.runner import Backend, RunSpec, run_games

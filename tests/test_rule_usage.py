@@ -1,6 +1,6 @@
 """Rule usage (#15 item 1): which optional rule, option or power made each taken move legal.
 
-Counted by :mod:`kbsim.engine.usage` in ``Turn.apply``, carried by the game result and the records'
+Counted by :mod:`kbsim.engine.rows.usage` in ``Turn.apply``, carried by the game result and the records'
 ``rule_usage`` column, and read by the report to warn about arms whose rule no game used.
 """
 
@@ -13,10 +13,10 @@ from kbsim.analysis.arms import compute
 from kbsim.analysis.reading import study_input
 from kbsim.analysis.report import write_report
 from kbsim.analysis.tables import text_summary
-from kbsim.engine import usage
-from kbsim.engine.game import GameState
-from kbsim.engine.moves import END_TURN, Lay, Play, Rebuild
-from kbsim.engine.turn import Turn
+from kbsim.engine.rows import usage
+from kbsim.engine.rows.game import GameState
+from kbsim.engine.rows.moves import END_TURN, Lay, Play, Rebuild
+from kbsim.engine.rows.turn import Turn
 from kbsim.sim.records import SCHEMA
 from kbsim.sim.study import plan_study, run_study, study_from_dict
 
@@ -56,7 +56,7 @@ def test_split_counts_into_empty_row():
 
 
 def test_illegal_move_is_not_counted(either):
-    from kbsim.engine.moves import IllegalMove
+    from kbsim.engine.results import IllegalMove
 
     t = _turn(either, ["5 6 7", "4", "_", "_", "_", "_"], "9")
     t.usage = {}

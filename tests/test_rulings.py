@@ -11,8 +11,9 @@ import pytest
 from conftest import compiled, make_turn, run_cli
 from conftest_characters import make_state, rules, turn_of
 from kbsim.bots import make_bot
-from kbsim.engine.compiled import compile_rules
-from kbsim.engine.game import (
+from kbsim.engine.results import IllegalMove
+from kbsim.engine.rows.compiled import compile_rules
+from kbsim.engine.rows.game import (
     STALEMATE,
     deal,
     deal_hash_of,
@@ -22,13 +23,12 @@ from kbsim.engine.game import (
     stalemate_confirmed,
     state_hash,
 )
-from kbsim.engine.moves import (
+from kbsim.engine.rows.moves import (
     END_TURN,
     PASS,
     EndTurn,
     Exchange,
     FillGap,
-    IllegalMove,
     Lay,
     LayParked,
     LayStart,
@@ -38,9 +38,9 @@ from kbsim.engine.moves import (
     Rebuild,
     Swap,
 )
-from kbsim.engine.notation import format_move, parse_cards, parse_move
-from kbsim.engine.state import GameState
-from kbsim.engine.turn import DONE, Turn
+from kbsim.engine.rows.notation import format_move, parse_cards, parse_move
+from kbsim.engine.rows.state import GameState
+from kbsim.engine.rows.turn import DONE, Turn
 from kbsim.rules.loader import load_rules
 from kbsim.sim.seeding import game_seed
 

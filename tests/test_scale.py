@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from kbsim.engine.compiled import compile_rules
+from kbsim.engine.rows.compiled import compile_rules
 from kbsim.rules import load_rules
 from kbsim.sim.output import OutputError, RunOutput
 from kbsim.sim.runner import Backend, RunSpec, plan_chunks, run_chunks, run_games

@@ -42,7 +42,7 @@ def load_game(name_or_path: str, variants: Sequence[str] = (), options: Mapping[
             rule file (strings, numbers, booleans).
 
     Returns:
-        The compiled game (immutable, picklable): a :class:`kbsim.engine.compiled.CompiledGame` for the rows
+        The compiled game (immutable, picklable): a :class:`kbsim.engine.rows.compiled.CompiledGame` for the rows
         family, a :class:`kbsim.engine.market.MarketGame` for the market family.
 
     Raises:
@@ -70,7 +70,7 @@ def play_game(game: Any, bots: str | Sequence[Any] = "random", seed: int = 0, *,
 
     Returns:
         The family's game result (``winners``, ``end_reason``, ``turns``, per-seat counts; see
-        :class:`kbsim.engine.game.GameResult` and :class:`kbsim.engine.market.game.MarketResult`).
+        :class:`kbsim.engine.rows.game.GameResult` and :class:`kbsim.engine.market.game.MarketResult`).
 
     Raises:
         kbsim.bots.UnknownBot: a bot name that is not a bot of the game's family.

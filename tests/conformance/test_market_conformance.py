@@ -20,7 +20,7 @@ import pytest
 
 import kbsim
 from kbsim.engine.families import family
-from kbsim.engine.game import TURN_LIMIT
+from kbsim.engine.rows.game import TURN_LIMIT
 from kbsim.rules.loader import load_rules
 from kbsim.sim.runner import Backend, ProcessesBackend, RunSpec, run_games
 

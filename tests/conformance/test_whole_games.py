@@ -23,11 +23,12 @@ from dataclasses import replace
 import pytest
 
 from kbsim.bots import make_bot
-from kbsim.engine.compiled import compile_rules
-from kbsim.engine.game import STALEMATE, play_game, replay_hands, seat_can_lay
-from kbsim.engine.moves import Exchange, IllegalMove, Minus, Play
-from kbsim.engine.notation import format_move, parse_move
-from kbsim.engine.turn import progress_path
+from kbsim.engine.results import IllegalMove
+from kbsim.engine.rows.compiled import compile_rules
+from kbsim.engine.rows.game import STALEMATE, play_game, replay_hands, seat_can_lay
+from kbsim.engine.rows.moves import Exchange, Minus, Play
+from kbsim.engine.rows.notation import format_move, parse_move
+from kbsim.engine.rows.turn import progress_path
 from kbsim.rules.loader import load_rules
 
 GAMES = ("kingsbridge", "kings-corners")
@@ -115,8 +116,8 @@ def _checked_replay(g, players, r):
     """Replay like :func:`replay_hands` but check every move before applying it."""
     import random as _random
 
-    from kbsim.engine.game import deal
-    from kbsim.engine.turn import Turn
+    from kbsim.engine.rows.game import deal
+    from kbsim.engine.rows.turn import Turn
 
     for h, (seed, dealer, start) in enumerate(r.deals):
         end = r.deals[h + 1][2] if h + 1 < len(r.deals) else len(r.log)
@@ -148,9 +149,9 @@ def test_random_move_sequences_can_always_finish(name, variant):
     game: after every step, the turn can still be finished with `end`, an exchange, a pass or a minus move."""
     import random as _random
 
-    from kbsim.engine.game import deal
-    from kbsim.engine.moves import EndTurn, Pass
-    from kbsim.engine.turn import DONE, Turn
+    from kbsim.engine.rows.game import deal
+    from kbsim.engine.rows.moves import EndTurn, Pass
+    from kbsim.engine.rows.turn import DONE, Turn
 
     g = compile_rules(load_rules(name, [variant] if variant else []))
     players = g.min_players

@@ -1,7 +1,7 @@
 """The bot interface shared by every player policy.
 
 A bot is told the rules and its seat once per game (:meth:`Bot.new_game`),
-then plays each of its turns through the :class:`~kbsim.engine.turn.Turn` it
+then plays each of its turns through the :class:`~kbsim.engine.rows.turn.Turn` it
 is handed: it reads the rows, its own hand and public counts, and acts only
 with legal moves (``turn.apply``/``turn.lay``/...). It never sees another
 seat's hand or the order of any draw pile. If ``play_turn`` returns with the
@@ -14,8 +14,8 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from kbsim.engine.compiled import CompiledGame
-from kbsim.engine.turn import Turn
+from kbsim.engine.rows.compiled import CompiledGame
+from kbsim.engine.rows.turn import Turn
 
 
 class Bot(Protocol):

@@ -35,7 +35,7 @@ worth a point) only when it would otherwise have to use the minus pile.
 from __future__ import annotations
 
 from kbsim.bots.base import BaseBot
-from kbsim.engine.turn import DONE, Turn
+from kbsim.engine.rows.turn import DONE, Turn
 
 
 class GreedyBot(BaseBot):
@@ -242,7 +242,7 @@ class GreedyBot(BaseBot):
         return sb.laid + (0.5 * opponents_given if not self.game.all_out else 0.0)
 
     def _choose_character(self, turn: Turn):
-        """The character play (a :class:`~kbsim.engine.moves.Play`) worth making, or None."""
+        """The character play (a :class:`~kbsim.engine.rows.moves.Play`) worth making, or None."""
         base = turn.sandbox()
         self._lay_phase(base)
         base_value = self._value(base, 0)

@@ -11,10 +11,10 @@ Each turn:
    than not playing; never when the turn lays every card without it; in
    solo/cooperative games (where every unplayed character scores) only when
    the turn could otherwise lay nothing.
-2. **Search** (:func:`kbsim.solver.plan_turn`): the sequences of lays and
+2. **Search** (:func:`kbsim.engine.rows.search.plan_turn`): the sequences of lays and
    rebuilds open to it under the rules in force, breadth-first over
    canonical positions, for the position that lays the most cards; ties go
-   to the best board evaluation (:func:`kbsim.solver.evaluate`: empty rows,
+   to the best board evaluation (:func:`kbsim.engine.rows.search.evaluate`: empty rows,
    hand cards one card short of a row end, values the row ends accept, how
    close the table is to a complete row), then to the shortest sequence. The
    search runs with ``prune`` (it stops once the whole hand is laid, and moves
@@ -47,12 +47,12 @@ engine's own moves (the solver's ``clones`` engine): slower, and exact.
 from __future__ import annotations
 
 from kbsim.bots.base import BaseBot
-from kbsim.engine.moves import Play
-from kbsim.engine.turn import DONE, START, Turn
-from kbsim.solver import Plan, plan_turn
+from kbsim.engine.rows.moves import Play
+from kbsim.engine.rows.search import Plan, plan_turn
+from kbsim.engine.rows.turn import DONE, START, Turn
 
 PLANNER_BUDGET = 3_000
-"""Positions the bot's search may store per turn (see :mod:`kbsim.solver`)."""
+"""Positions the bot's search may store per turn (see :mod:`kbsim.engine.rows.search`)."""
 
 
 class PlannerBot(BaseBot):

@@ -7,7 +7,7 @@ not swamp everything else):
    *lay out* (if a lay-out turn can meet its minimum: a card can be laid now,
    none has to be, a character can be played, or some rebuilds lead to a board
    where a held card can be laid -- the engine's exact search
-   :func:`~kbsim.engine.turn.progress_path`; undecided counts as yes),
+   :func:`~kbsim.engine.rows.turn.progress_path`; undecided counts as yes),
    *exchange*, *pass*, *minus pile*. (Until issue #13, *lay out* was offered
    whenever the rules allowed rebuilds, and most of the bot's time went into
    random rebuild walks that could never lay a card; records of games with
@@ -28,8 +28,8 @@ not swamp everything else):
 from __future__ import annotations
 
 from kbsim.bots.base import BaseBot
-from kbsim.engine.moves import END_TURN, Move
-from kbsim.engine.turn import DONE, Turn, reachable_openings
+from kbsim.engine.rows.moves import END_TURN, Move
+from kbsim.engine.rows.turn import DONE, Turn, reachable_openings
 
 _MEMO = 256  # boards whose reachable openings the random bots keep (shared by every seat; a pure function of the board)
 _memo: dict = {}
@@ -76,8 +76,8 @@ class RandomBot(BaseBot):
     def _reachable_lay(self, turn: Turn) -> bool:
         """True unless the engine's exact search proves that no rebuilds lead to a board where a card can be laid.
 
-        The same answer as :func:`~kbsim.engine.turn.progress_path` (see
-        :func:`~kbsim.engine.turn.reachable_openings`); what a board's reachable boards accept is kept for the
+        The same answer as :func:`~kbsim.engine.rows.turn.progress_path` (see
+        :func:`~kbsim.engine.rows.turn.reachable_openings`); what a board's reachable boards accept is kept for the
         last boards seen by any seat (the board does not change during exchange turns), at most ``_MEMO``.
         """
         key = (id(turn.g), tuple(tuple(r) for r in turn.rows))

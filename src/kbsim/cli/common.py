@@ -47,7 +47,7 @@ def load(game: str, variants: list[str], options: list[str]):
     Returns:
         ``(LoadedRules, compiled game)``.
     """
-    from kbsim.engine.compiled import compile_rules
+    from kbsim.engine.rows.compiled import compile_rules
     from kbsim.rules.loader import RulesError, load_rules
 
     try:

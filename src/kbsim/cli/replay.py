@@ -33,8 +33,8 @@ def replay(
     from kbsim.bots import UnknownBot, make_bot, parse_bots
     from kbsim.cli import checks as ck
     from kbsim.engine.families import family_of
-    from kbsim.engine.game import play_game, replay_hands, state_hash
-    from kbsim.engine.notation import format_cards, format_move
+    from kbsim.engine.rows.game import play_game, replay_hands, state_hash
+    from kbsim.engine.rows.notation import format_cards, format_move
     from kbsim.sim.seeding import game_seed
 
     ck.check_count("--game-index", game_index, 0, ck.MAX_GAMES - 1, "a game index")

@@ -118,7 +118,7 @@ def rules_test(
     ] = None,
 ) -> None:
     """Run the executable examples; print each failure; exit 1 if any fails."""
-    from kbsim.engine.examples import load_example_file, run_example, run_examples
+    from kbsim.engine.rows.examples import load_example_file, run_example, run_examples
     from kbsim.rules.loader import RulesError, find_rule_file, read_document, shipped_games
 
     targets = files or shipped_games()

@@ -76,9 +76,9 @@ def solve(
     Example: kbsim solve --rows "3|8|9|5|1|13" --hand "1 4 6 8 11 12"
     """
     from kbsim.engine.families import family_of
-    from kbsim.engine.notation import format_cards
-    from kbsim.solver import DEFAULT_BUDGET, BoardError, parse_board, parse_hand
-    from kbsim.solver import solve as solve_board
+    from kbsim.engine.rows.notation import format_cards
+    from kbsim.engine.rows.search import DEFAULT_BUDGET, BoardError, parse_board, parse_hand
+    from kbsim.engine.rows.search import solve as solve_board
 
     if pile < 0:
         fail(f"--pile {pile}: expected a number of cards >= 0")

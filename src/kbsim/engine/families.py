@@ -112,20 +112,20 @@ def _resolve(target: str) -> Any:
 FAMILIES: dict[str, Family] = {
     "rows": Family(
         name="rows",
-        compiler="kbsim.engine.compiled:compile_rows",
-        game_loop="kbsim.engine.game:play_rows_game",
+        compiler="kbsim.engine.rows.compiled:compile_rows",
+        game_loop="kbsim.engine.rows.game:play_rows_game",
         bots="kbsim.bots:BOTS",
-        format_move="kbsim.engine.notation:format_move",
-        parse_move="kbsim.engine.notation:parse_move",
-        examples="kbsim.engine.examples:run_rows_examples",
+        format_move="kbsim.engine.rows.notation:format_move",
+        parse_move="kbsim.engine.rows.notation:parse_move",
+        examples="kbsim.engine.rows.examples:run_rows_examples",
         docs_renderer="kbsim.sphinx.rows:RulesRenderer",
         record_columns=(("cards_left", "list<int16>"), ("cards_laid", "list<int16>"),
                         ("exchanges", "list<int16>"), ("rebuilds", "list<int16>"), ("rows_completed", "int16"),
                         ("minus_cards", "list<int16>"), ("score", "int16"), ("penalties", "list<int16>"),
                         ("blocked_hands", "int16")),
         records="kbsim.engine.families:rows_record_values",
-        deal_hash="kbsim.engine.game:rows_deal_hash",
-        solver="kbsim.solver:solve",
+        deal_hash="kbsim.engine.rows.game:rows_deal_hash",
+        solver="kbsim.engine.rows.search.solve:solve",
     ),
     "market": Family(
         name="market",
@@ -163,7 +163,7 @@ def family_of(game: Any) -> Family:
 
 
 def rows_record_values(result: Any) -> dict[str, Any]:
-    """The rows family's record columns of a :class:`kbsim.engine.game.GameResult`."""
+    """The rows family's record columns of a :class:`kbsim.engine.rows.game.GameResult`."""
     return {"cards_left": result.cards_left, "cards_laid": result.cards_laid, "exchanges": result.exchanges,
             "rebuilds": result.rebuilds, "rows_completed": result.rows_completed, "minus_cards": result.minus_cards,
             "score": result.score, "penalties": result.penalties,

@@ -4,7 +4,7 @@ A rule file (YAML) is validated against :class:`RuleFile`. Every model forbids
 unknown keys, so a misspelt field is an error that names its path. The JSON
 Schema of these models is what ``kbsim rules schema`` prints.
 
-The models only *describe* a game; :mod:`kbsim.engine.compiled` turns a
+The models only *describe* a game; :mod:`kbsim.engine.rows.compiled` turns a
 validated :class:`RuleFile` into plain Python objects for the game loop.
 """
 

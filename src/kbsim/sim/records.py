@@ -38,7 +38,7 @@ objectives         list<int16>     market: objectives claimed per seat
 characters_lost    int16           market: characters taken that could not act
 deal_hash          string          16 hex digits identifying the deal(s) played: equal deals, equal hash
 rule_usage         list<struct>    ``{rule, uses}``: how often an optional rule, option or power made a taken
-                                   move legal (:mod:`kbsim.engine.usage`); every counter the rules enable is
+                                   move legal (:mod:`kbsim.engine.rows.usage`); every counter the rules enable is
                                    listed, with 0 uses if never used; market games: empty
 =================  ==============  ===================================================
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 
 from kbsim.bots import make_bot
-from kbsim.engine.compiled import CompiledGame
 from kbsim.engine.families import family_of
-from kbsim.engine.game import deal_hash_of, play_game
-from kbsim.engine.usage import record as usage_record
+from kbsim.engine.rows.compiled import CompiledGame
+from kbsim.engine.rows.game import deal_hash_of, play_game
+from kbsim.engine.rows.usage import record as usage_record
 from kbsim.sim.records import empty_columns
 from kbsim.sim.seeding import game_seed
 

@@ -447,7 +447,7 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
         StudyError: unknown game, variant, option, option value or bot, or a player count the game does not
             allow; each message names the study file, the arm and the unknown name.
     """
-    from kbsim.engine.compiled import compile_rules
+    from kbsim.engine.rows.compiled import compile_rules
     from kbsim.rules.loader import RulesError, find_rule_file, load_rules
     from kbsim.sim.run import rules_metadata
     from kbsim.sim.runner import RunSpec

@@ -29,7 +29,7 @@ the engine uses, so the documentation cannot drift from the code:
     A part of a shipped rule file as written, and one example with its drawing,
     for the authoring guide.
 ``kbsim-notation`` and ``kbsim-automodules PACKAGE`` (reStructuredText, in ``eval-rst``)
-    The example notation from :mod:`kbsim.engine.notation`, and ``automodule``
+    The example notation from :mod:`kbsim.engine.rows.notation`, and ``automodule``
     for every module of a package.
 
 Entries get stable anchors (``option-NAME``, ``variant-NAME``,

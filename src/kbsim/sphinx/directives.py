@@ -130,7 +130,7 @@ class ExampleDirective(SphinxDirective):
 
 
 class NotationDirective(SphinxDirective):
-    """``kbsim-notation`` (in an ``eval-rst`` block): the example notation, from :mod:`kbsim.engine.notation`.
+    """``kbsim-notation`` (in an ``eval-rst`` block): the example notation, from :mod:`kbsim.engine.rows.notation`.
 
     The module docstring's blocks (a heading line, then indented text) become a bold
     lead-in and a paragraph, or a table when every line is ````FORM````, spaces, meaning.
@@ -140,11 +140,12 @@ class NotationDirective(SphinxDirective):
         """The notation blocks parsed as reStructuredText."""
         from docutils.statemachine import StringList
 
-        from kbsim.engine import notation
+        from kbsim.engine.rows import notation
 
         lines = notation_rst(notation.__doc__ or "")
         container = nodes.container()
-        self.state.nested_parse(StringList(lines, source="<kbsim.engine.notation>"), self.content_offset, container)
+        source = StringList(lines, source="<kbsim.engine.rows.notation>")
+        self.state.nested_parse(source, self.content_offset, container)
         return container.children
 
 

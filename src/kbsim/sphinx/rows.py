@@ -323,7 +323,7 @@ class RulesRenderer:
         Args:
             loaded: the rules to deal (a variant's); default the base rules of the page.
         """
-        from kbsim.engine.game import deal
+        from kbsim.engine.rows.game import deal
 
         loaded = loaded or self.loaded
         m = loaded.model
@@ -716,7 +716,7 @@ class RulesRenderer:
         """
         import inspect
 
-        from kbsim.engine import notation
+        from kbsim.engine.rows import notation
 
         if "game" not in inspect.signature(notation.parse_cards).parameters:
             return notation.parse_cards, notation.format_cards
@@ -727,7 +727,7 @@ class RulesRenderer:
 
     def board(self, rows: list[str]) -> nodes.container:
         """Rows drawn as on the table: a column per row card, each card as the notation writes it."""
-        from kbsim.engine.notation import NotationError
+        from kbsim.engine.rows.notation import NotationError
 
         parse, fmt = self._notation()
         red = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbsim.engine.examples import ExampleResult, illegal_problems
+from kbsim.engine.expect import ExampleResult, illegal_problems
 from kbsim.engine.market.compiled import GAP, WAGON, MarketGame, compile_market
 from kbsim.engine.market.game import MarketPlay, final_points, winners_of
 from kbsim.engine.market.moves import CLAIM, DONE, IllegalMove, Move
@@ -186,7 +186,7 @@ def run_market_examples(loaded: LoadedRules, examples: list | None = None) -> li
         examples: :class:`~kbsim.rules.market_schema.MarketExample` objects to run instead of the file's own.
 
     Returns:
-        A list of :class:`kbsim.engine.examples.ExampleResult`.
+        A list of :class:`kbsim.engine.expect.ExampleResult`.
     """
     src = str(loaded.source)
     out = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from kbsim.engine.moves import IllegalMove
+from kbsim.engine.results import IllegalMove
 
 # turn phases
 CHOOSE, TAKE, RESOLVE, CLAIM, DONE = "choose", "take", "resolve", "claim", "done"

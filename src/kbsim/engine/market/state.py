@@ -6,8 +6,8 @@ import random
 from collections import Counter
 from itertools import pairwise
 
-from kbsim.engine.game import InvariantError
 from kbsim.engine.market.compiled import EVENT, GAP, HIDDEN, ROLE_NAMES, WAGON, MarketGame, Objective
+from kbsim.engine.results import InvariantError
 
 
 class MarketState:
@@ -274,7 +274,7 @@ def new_state(g: MarketGame, players: int, rng: random.Random) -> MarketState:
 
 
 def check_state(g: MarketGame, st: MarketState, players: int) -> None:
-    """Raise :class:`~kbsim.engine.game.InvariantError` unless every card and token is accounted for.
+    """Raise :class:`~kbsim.engine.results.InvariantError` unless every card and token is accounted for.
 
     Checks: every market card kind's copies (decks, lines, seats' wagons and
     currency, pending characters, the box); every objective exactly once (deck,

@@ -13,22 +13,17 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial, reduce
 
-from kbsim.engine.compiled import CompiledGame
 from kbsim.engine.families import family_of
-from kbsim.engine.moves import Move
-from kbsim.engine.state import GameState, deal
-from kbsim.engine.turn import DONE, Turn, can_progress
-from kbsim.engine.usage import enabled as usage_enabled
-from kbsim.engine.usage import merge as merge_usage
-
-WON, STALEMATE, TURN_LIMIT, ALL_OUT = "won", "stalemate", "turn_limit", "all_out"
-
-
-class InvariantError(AssertionError):
-    """A check enabled with ``--check`` failed: cards not conserved or a row breaks its constraint."""
+from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, InvariantError, bot_seed
+from kbsim.engine.rows.compiled import CompiledGame
+from kbsim.engine.rows.moves import Move
+from kbsim.engine.rows.state import GameState, deal
+from kbsim.engine.rows.turn import DONE, Turn, can_progress
+from kbsim.engine.rows.usage import enabled as usage_enabled
+from kbsim.engine.rows.usage import merge as merge_usage
 
 
 def check_invariants(game: CompiledGame, state: GameState, expected: Counter, characters: Counter) -> None:
@@ -74,7 +69,7 @@ class GameResult:
         hands: hands played (1 unless the rules play a match).
         hand_ends: end reason of each hand.
         log: ``(seat, [moves])`` per turn when logging was asked for.
-        rule_usage: usage counter -> uses in the game (:mod:`kbsim.engine.usage`): how often an optional
+        rule_usage: usage counter -> uses in the game (:mod:`kbsim.engine.rows.usage`): how often an optional
             rule, option or power made a taken move legal.
     """
 
@@ -106,7 +101,8 @@ def _digest(parts) -> str:
 
 def state_hash(state: GameState) -> str:
     """16 hex digits identifying a deal: the row starts, every seat's hand and draw pile (in order)
-    and the characters' piles, display and deck. Equal deals give equal hashes."""
+    and the characters' piles, display and deck. Equal deals give equal hashes.
+    """
     return _digest((state.rows, state.hands, state.piles, state.char_piles, state.display, state.char_deck))
 
 
@@ -131,11 +127,6 @@ def _counts_after(state: GameState, seat: int) -> tuple[int, ...]:
     return tuple(state.held((seat + k) % n) for k in range(1, n))
 
 
-def bot_seed(seed: int, seat: int) -> int:
-    """The seed of the random stream of the bot in ``seat`` for the game with ``seed`` (not the deal's)."""
-    return (seed << 4) | (seat + 1)
-
-
 def team_score(game: CompiledGame, state: GameState) -> int:
     """Solo/cooperative score: unplayed characters, empty row cards, minus cards (rulebook, Solo Game)."""
     per_char, per_row, per_minus, _, _ = game.score
@@ -147,7 +138,8 @@ def team_score(game: CompiledGame, state: GameState) -> int:
 
 def _probe_turn(game: CompiledGame, state: GameState, seat: int, pile_cards: bool) -> Turn:
     """A fresh turn of ``seat`` on a copy of ``state``: parked cards usable; with ``pile_cards``, the draw
-    pile's cards join the hand (they reach it by exchanges or refills)."""
+    pile's cards join the hand (they reach it by exchanges or refills).
+    """
     st = state.copy()
     st.turn_no += 1
     hand = st.hands[seat]
@@ -162,7 +154,7 @@ def seat_can_lay(game: CompiledGame, state: GameState, seat: int) -> bool:
     The seat's hand and parked cards count, and its draw pile's cards where they can reach the
     hand (an exchange is allowed, or refills are still due). Every board reachable by legal
     rebuilds is searched with the same move generator that lists legal lays
-    (:meth:`~kbsim.engine.turn.Turn.lay_reachable`). Where the rule file's ``stalemate.powers``
+    (:meth:`~kbsim.engine.rows.turn.Turn.lay_reachable`). Where the rule file's ``stalemate.powers``
     is ``in_play``, every character still on a pile or the display is tried for this seat
     (character piles turn as characters are played, so each may reach every seat), each legal
     play followed by the same search. A search that reaches ``exact_search_limit`` counts as
@@ -226,8 +218,6 @@ def replay_hands(game: CompiledGame, players: int, result: GameResult):
     Raises:
         ValueError: the result carries no log.
     """
-    from dataclasses import replace
-
     if result.log is None:
         raise ValueError("the game was played without log=True")
     deals = result.deals or [(0, game.first_seat % players, 0)]
@@ -288,7 +278,7 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
     Raises:
         ValueError: player count outside the rules' range.
         InvariantError: with ``check``, when an invariant breaks (an engine bug).
-        kbsim.engine.moves.IllegalMove: a bot tried an illegal move (a bot bug).
+        kbsim.engine.rows.moves.IllegalMove: a bot tried an illegal move (a bot bug).
     """
     n = len(bots)
     if not game.min_players <= n <= game.max_players:
@@ -342,8 +332,6 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
     """
     n = len(bots)
     if first_seat != game.first_seat % n:
-        from dataclasses import replace
-
         game = replace(game, first_seat=first_seat)
     state = deal(game, n, random.Random(seed))
     dealt = state_hash(state)

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kbsim.engine.compiled import CompiledGame
-from kbsim.engine.moves import EndTurn, FillGap, Lay, LayParked, LayStart, Minus, Move, Pass, Play, Rebuild, Swap
+from kbsim.engine.rows.compiled import CompiledGame
+from kbsim.engine.rows.moves import EndTurn, FillGap, Lay, LayParked, LayStart, Minus, Move, Pass, Play, Rebuild, Swap
 
 SEGMENTS = "turn.lay_out.rebuild.segments"
 INTO_EMPTY = "turn.lay_out.rebuild.into_empty_row"

@@ -1,12 +1,15 @@
 """Moves are values: small immutable tuples a bot returns and the engine checks.
 
-Row indices are 0-based here; the text notation (:mod:`kbsim.engine.notation`)
+Row indices are 0-based here; the text notation (:mod:`kbsim.engine.rows.notation`)
 numbers rows from 1 as players do.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
+
+START, LAYING, DONE = 0, 1, 2
+"""Phases of a turn: nothing done yet, laying out (lays, rebuilds, plays), over."""
 
 
 class Lay(NamedTuple):
@@ -46,10 +49,6 @@ class EndTurn(NamedTuple):
     """End a lay-out turn: refill the hand and hand over to the next seat."""
 
 
-class IllegalMove(Exception):
-    """A move the rules do not allow in the current position; the message says why."""
-
-
 class LayStart(NamedTuple):
     """Lay hand card ``card`` before the first card of row ``row`` (only while a power allows it)."""
 
@@ -84,7 +83,7 @@ class Minus(NamedTuple):
 
 
 class Play(NamedTuple):
-    """Play character ``key`` with one argument tuple per step of its power (see :mod:`kbsim.engine.powers`)."""
+    """Play character ``key`` with one argument tuple per step of its power (see :mod:`kbsim.engine.rows.powers`)."""
 
     key: str
     args: tuple = ()

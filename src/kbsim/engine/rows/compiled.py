@@ -11,6 +11,7 @@ from itertools import pairwise
 from typing import Any
 
 from kbsim.engine.families import family
+from kbsim.engine.rows.powers import compile_character
 from kbsim.rules.loader import LoadedRules, RulesError
 
 
@@ -271,8 +272,6 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
     Returns:
         The compiled game (immutable, picklable, cheap to share with workers).
     """
-    from kbsim.engine.powers import compile_character
-
     m = loaded.model
     vals = range(m.cards.values.min, m.cards.values.max + 1)
     seq = m.table.rows.sequence

@@ -23,12 +23,12 @@ Moves (one per string)
     ``swap C``                  reclaim the joker with the exact hand card C
     ``lay parked C on R``       lay a parked card C on row R
     ``minus C``                 put hand card C on the minus pile (solo/cooperative)
-    ``play KEY ARGS``           play character KEY; ARGS per :mod:`kbsim.engine.powers`
+    ``play KEY ARGS``           play character KEY; ARGS per :mod:`kbsim.engine.rows.powers`
 """
 
 from __future__ import annotations
 
-from kbsim.engine.moves import (
+from kbsim.engine.rows.moves import (
     END_TURN,
     PASS,
     EndTurn,
@@ -126,7 +126,7 @@ def _card(token: str, game) -> int:
 
 def parse_move(text: str, rows: list[list[int]] | None = None, game=None) -> Move:
     """Parse one move. ``rows`` (0-based lists) is needed for ``rebuild R from V``; ``game``
-    (a :class:`~kbsim.engine.compiled.CompiledGame`) for ``play KEY ARGS``.
+    (a :class:`~kbsim.engine.rows.compiled.CompiledGame`) for ``play KEY ARGS``.
 
     Raises:
         NotationError: the text is not a move, ``from V`` names a value not in row R, or a

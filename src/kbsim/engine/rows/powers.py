@@ -7,7 +7,7 @@ parameters (``modifier``, ``remove_from_row_end``, ``clear_row``,
 whose steps are the objects below. Playing a character is the move
 ``Play(key, args)`` with one argument tuple per step; each step's
 :meth:`Primitive.apply` checks its arguments against the rules and changes the
-table through the :class:`~kbsim.engine.turn.Turn`, and :meth:`Primitive.choices`
+table through the :class:`~kbsim.engine.rows.turn.Turn`, and :meth:`Primitive.choices`
 lists the legal arguments for bots.
 
 Nothing here knows a character's name: a new character made of these
@@ -36,7 +36,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from itertools import combinations
 
-from kbsim.engine.moves import IllegalMove
+from kbsim.engine.results import IllegalMove
 
 
 class Primitive(ABC):

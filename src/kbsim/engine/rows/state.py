@@ -12,7 +12,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from kbsim.engine.compiled import CompiledGame
+from kbsim.engine.rows.compiled import CompiledGame
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Executing the ``examples`` of a rule file (``kbsim rules test``).
 
 An example sets up a board (rows, the player's hand and draw pile), applies
-its moves in the notation of :mod:`kbsim.engine.notation` with the example's
+its moves in the notation of :mod:`kbsim.engine.rows.notation` with the example's
 options, and compares the outcome with ``expect``: the first illegal move,
 or the rows, hand, draw pile, discard count, completed rows, cards laid and win.
 """
@@ -9,51 +9,19 @@ or the rows, hand, draw pile, discard count, completed rows, cards laid and win.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import Field, ValidationError
 
-from kbsim.engine.compiled import compile_rules
+from kbsim.engine.expect import ExampleResult, illegal_problems
 from kbsim.engine.families import family
-from kbsim.engine.moves import IllegalMove
-from kbsim.engine.notation import NotationError, format_cards, parse_cards, parse_move
-from kbsim.engine.state import GameState
-from kbsim.engine.turn import Turn
+from kbsim.engine.results import IllegalMove
+from kbsim.engine.rows.compiled import compile_rules
+from kbsim.engine.rows.notation import NotationError, format_cards, parse_cards, parse_move
+from kbsim.engine.rows.state import GameState
+from kbsim.engine.rows.turn import Turn
 from kbsim.rules.loader import LoadedRules, RulesError, format_validation, load_rules, read_document
 from kbsim.rules.schema import Example, Strict
-
-
-@dataclass(frozen=True)
-class ExampleResult:
-    """Outcome of one example: ``ok`` and, when not, what differed."""
-
-    source: str
-    name: str
-    ok: bool
-    message: str = ""
-
-
-def illegal_problems(expected: int | None, illegal: tuple[int, str] | None, moves: list[str]) -> list[str]:
-    """Compare the first refused move with the example's expectation.
-
-    Args:
-        expected: 1-based index of the move that must be refused, or None if all must be accepted.
-        illegal: (1-based index, reason) of the first refused move, or None.
-        moves: the example's moves (for the message).
-
-    Returns:
-        The problems found (empty when the expectation holds).
-    """
-    if expected is not None:
-        if illegal is None:
-            return [f"expected move {expected} to be illegal, but all moves were accepted"]
-        if illegal[0] != expected:
-            return [f"expected move {expected} to be illegal, but move {illegal[0]} was: {illegal[1]}"]
-        return []
-    if illegal is not None:
-        return [f"move {illegal[0]} ({moves[illegal[0] - 1]!r}) was refused: {illegal[1]}"]
-    return []
 
 
 def run_example(rule_file: Path | str, ex: Example, variants: tuple[str, ...] = (),

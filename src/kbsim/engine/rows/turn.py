@@ -12,22 +12,24 @@ Rules implemented (rulebook, "Turn Sequence" and "Complete Game"; see
 the shipped rule files): lay-out turns (lay at row ends, open empty rows,
 rebuild end segments, completion to the discard pile, minimum cards laid),
 exchange, pass, the minus pile (solo), refill, running out of cards; and the
-generic hooks of character powers (:mod:`kbsim.engine.powers`): turn
+generic hooks of character powers (:mod:`kbsim.engine.rows.powers`): turn
 modifiers, gap filling, the joker swap, parked cards, extra rows.
 """
 
 from __future__ import annotations
 
-from itertools import combinations
-
-from kbsim.engine.compiled import CompiledGame
-from kbsim.engine.moves import (
+from kbsim.engine.results import IllegalMove
+from kbsim.engine.rows import movegen
+from kbsim.engine.rows.compiled import CompiledGame
+from kbsim.engine.rows.moves import (
+    DONE,
     END_TURN,
+    LAYING,
     PASS,
+    START,
     EndTurn,
     Exchange,
     FillGap,
-    IllegalMove,
     Lay,
     LayParked,
     LayStart,
@@ -38,10 +40,9 @@ from kbsim.engine.moves import (
     Rebuild,
     Swap,
 )
-from kbsim.engine.state import GameState
-from kbsim.engine.usage import classify, count
+from kbsim.engine.rows.state import GameState
+from kbsim.engine.rows.usage import classify, count
 
-START, LAYING, DONE = 0, 1, 2
 _LAY_MEMO: dict[int, tuple] = {}  # id(game) -> (game, {position: lay_path result}); per process
 HIDDEN = 0  # stands for a card a player may not see
 HIDDEN_CHARACTER = "?"  # stands for a face-down character card
@@ -58,7 +59,7 @@ class Turn:
         discard: the discard pile (mutated).
         opponents: public card counts of the other seats (hand + pile), in seat order after this one;
             a tuple, or a zero-argument callable returning it (computed only when asked for).
-        state: the whole :class:`~kbsim.engine.state.GameState` (needed by character powers); when
+        state: the whole :class:`~kbsim.engine.rows.state.GameState` (needed by character powers); when
             omitted a one-seat state is built around the zones given.
         seat: this turn's seat in ``state``.
 
@@ -66,7 +67,7 @@ class Turn:
     ``discard_size``, ``laid``, ``rebuilds``, ``completed``, ``phase``,
     ``won`` (the seat ran out of cards), ``exchanged``, ``passed``, ``minus_cards``,
     ``chars_played``. ``usage``: None, or a dict into which :meth:`apply` counts the rules each
-    applied move needed (:mod:`kbsim.engine.usage`; the game loop sets it on a replay of each turn).
+    applied move needed (:mod:`kbsim.engine.rows.usage`; the game loop sets it on a replay of each turn).
     """
 
     __slots__ = ("g", "rows", "hand", "_pile", "discard", "_opponents", "phase", "laid", "rebuilds",
@@ -101,7 +102,7 @@ class Turn:
         self._start_empty = not hand  # a turn that starts with no hand card may just refill
         self._playing: str | None = None
         self._undo: tuple | None = None  # snapshot of the table before the turn's first provisional move
-        self.usage: dict[str, int] | None = None  # rule usage counters (kbsim.engine.usage), when counted
+        self.usage: dict[str, int] | None = None  # rule usage counters (kbsim.engine.rows.usage), when counted
 
     @classmethod
     def for_seat(cls, game: CompiledGame, state: GameState, seat: int, opponents=()) -> Turn:
@@ -234,7 +235,8 @@ class Turn:
     def rebuild_refusal(self, src: int, count: int, dst: int, from_start: bool = False,
                         to_start: bool = False) -> str:
         """Why ``Rebuild(src, count, dst, from_start, to_start)`` is refused now: the rule it breaks and,
-        where a rule-file option would allow it, that option (empty string if it is legal)."""
+        where a rule-file option would allow it, that option (empty string if it is legal).
+        """
         if self.can_rebuild(src, count, dst, from_start, to_start):
             return ""
         g = self.g
@@ -360,7 +362,7 @@ class Turn:
         """Apply ``move`` for this seat.
 
         When :attr:`usage` is a dict, the rules the move needed are counted into it
-        (:func:`kbsim.engine.usage.classify`), once the move has succeeded.
+        (:func:`kbsim.engine.rows.usage.classify`), once the move has succeeded.
 
         Raises:
             IllegalMove: the move is not allowed now; nothing has changed.
@@ -437,7 +439,7 @@ class Turn:
             rows[n:] = [row for row in rows[n:] if row]
 
     def lay(self, card: int, r: int) -> None:
-        """Lay hand card ``card`` on the end of row ``r`` (see :class:`~kbsim.engine.moves.Lay`)."""
+        """Lay hand card ``card`` on the end of row ``r`` (see :class:`~kbsim.engine.rows.moves.Lay`)."""
         if self.phase == DONE:
             raise IllegalMove("the turn is over")
         if not 0 <= r < len(self.rows):
@@ -579,7 +581,7 @@ class Turn:
         self._after(LayParked(card, r))
 
     def rebuild(self, src: int, count: int, dst: int, from_start: bool = False, to_start: bool = False) -> None:
-        """Move ``count`` cards from row ``src`` onto row ``dst`` (see :class:`~kbsim.engine.moves.Rebuild`)."""
+        """Move ``count`` cards from row ``src`` onto row ``dst`` (see :class:`~kbsim.engine.rows.moves.Rebuild`)."""
         if not self.can_rebuild(src, count, dst, from_start, to_start):
             raise IllegalMove(f"rebuild of {count} card(s) from row {src + 1} onto row {dst + 1} is not allowed: "
                               + self.rebuild_refusal(src, count, dst, from_start, to_start))
@@ -648,7 +650,8 @@ class Turn:
 
     def _lay_drawn_musts(self) -> None:
         """Lay every must-lay card just drawn that can be laid, each on the first row that takes it
-        (rule file: ``must_lay_when_drawn``). Part of ending the turn, so not logged as moves."""
+        (rule file: ``must_lay_when_drawn``). Part of ending the turn, so not logged as moves.
+        """
         log, self.log = self.log, None
         try:
             while self.phase != DONE:
@@ -790,7 +793,8 @@ class Turn:
 
     def _light_copy(self) -> Turn:
         """A copy holding only what laying and rebuilding read (rows, this seat's hand and parked
-        cards, the joker, the turn's modifiers): cheap to clone during searches."""
+        cards, the joker, the turn's modifiers): cheap to clone during searches.
+        """
         st = self.state
         light = GameState(rows=[list(r) for r in self.rows], hands=[list(self.hand)], piles=[[]],
                           parked=[list(st.parked[self.seat])], joker=st.joker, turn_no=st.turn_no,
@@ -962,7 +966,7 @@ class Turn:
             st.char_piles[(self.seat + 1) % st.players].append(key)
 
     def add_modifier(self, step) -> None:
-        """Switch on a turn modifier (:class:`~kbsim.engine.powers.ModifierStep`)."""
+        """Switch on a turn modifier (:class:`~kbsim.engine.rows.powers.ModifierStep`)."""
         if step.mod == "lay_at_start":
             self.m_start, self.m_start_rb = True, step.rebuilds
         elif step.mod == "equal_values":
@@ -1055,221 +1059,28 @@ class Turn:
 
     # ----------------------------------------------------------------- enumerating
     def lay_moves(self) -> list[Move]:
-        """Every legal lay: on row ends, before row starts (modifier), into gaps, the joker swap, parked cards."""
-        if self.phase == DONE:
-            return []
-        out: list[Move] = []
-        rows = self.rows
-        g = self.g
-        cards = sorted(set(self.hand))
-        if self.m_equal or self.skips:
-            for card in cards:
-                for r in range(len(rows)):
-                    if self.can_lay(card, r):
-                        out.append(Lay(card, r))
-        else:
-            # the same test as can_lay without a modifier, inlined (this is the random bot's hot path):
-            # a card fits a row end when it differs from the end (or the joker's value) by a step
-            steps = g.steps
-            may_open = g.may_open
-            n_rows = len(rows)
-            for card in cards:
-                for r in range(n_rows):
-                    row = rows[r]
-                    if row:
-                        e = row[-1]
-                        if card - e in steps or (e < 0 and card + e in steps):
-                            out.append(Lay(card, r))
-                    elif may_open(card, r):
-                        out.append(Lay(card, r))
-        if self.m_start:
-            for card in cards:
-                for r in range(len(rows)):
-                    if rows[r] and self._start_fits(rows[r][0], card):
-                        out.append(LayStart(card, r))
-        if 2 * g.step in (g.row_diffs or g.steps):  # otherwise no row can hold a gap
-            for r in range(len(rows)):
-                for v in self.gaps(r):
-                    if v in self.hand:
-                        out.append(FillGap(v, r))
-        if self.state.joker is not None:
-            for row in rows:
-                for c in row:
-                    if c < 0 and -c in self.hand:
-                        out.append(Swap(-c))
-        for card in sorted(set(self.parked)) if self.state.parked[self.seat] else ():
-            for r in range(len(rows)):
-                row = rows[r]
-                if (self._end_fits(row[-1], card) if row else self.g.may_open(card, r)):
-                    out.append(LayParked(card, r))
-        return out
+        """See :func:`kbsim.engine.rows.movegen.lay_moves`."""
+        return movegen.lay_moves(self)
 
     def rebuild_moves(self) -> list[Rebuild]:
-        """Every legal rebuild."""
-        g = self.g
-        if self.phase == DONE or not g.rebuild_allowed or self.rebuilds >= g.max_rebuilds:
-            return []
-        out = []
-        rows = self.rows
-        n = len(rows)
-        steps = g.steps
-        starts = (False, True) if g.rebuild_from_start else (False,)
-        targets = (False, True) if (self.m_start and self.m_start_rb) else (False,)
-        plain = not (self.m_equal or self.skips or self.m_start) and self.state.joker is None
-        ends = [row[-1] if row else None for row in rows]
-        if plain and targets == (False,):
-            return self._plain_rebuild_moves(starts)
-        # the first cards each non-empty row end accepts from a rebuild (the test of _end_fits, as sets)
-        raw_ok: list[set[int] | None] = []
-        abs_ok: list[set[int] | None] = []
-        st = g.step
-        for e in ends:
-            if e is None:
-                raw_ok.append(None)
-                abs_ok.append(None)
-                continue
-            a = abs(e)
-            raw_ok.append({e + d for d in steps})
-            ok = {a + d for d in steps}
-            if self.m_equal and self.m_equal_rb:
-                ok.add(a)
-            if self.skips and self.m_skip_rb and self.skip_lo <= a + st <= self.skip_hi:
-                ok.add(a + 2 * st)
-            abs_ok.append(ok)
-        for src in range(n):
-            s = rows[src]
-            length = len(s)
-            if not length:
-                continue
-            ks = (length,) if g.rebuild_whole_only else range(1, length + 1)
-            for k in ks:
-                for fs in starts:
-                    if fs and k == length:
-                        continue  # a whole row is already listed as an end segment
-                    first = s[0] if fs else s[length - k]
-                    for dst in range(n):
-                        if dst == src:
-                            continue
-                        # cheap filter: on plain rows a segment can only go where its first card fits
-                        if plain and ends[dst] is not None and first - ends[dst] not in steps:
-                            continue
-                        for ts in targets:
-                            if not ts and raw_ok[dst] is not None and first not in raw_ok[dst] \
-                                    and abs(first) not in abs_ok[dst]:
-                                continue  # (can_rebuild would refuse it)
-                            if self.can_rebuild(src, k, dst, fs, ts):
-                                out.append(Rebuild(src, k, dst, fs, ts))
-        return out
-
-    def _plain_rebuild_moves(self, starts: tuple[bool, ...]) -> list[Rebuild]:
-        """:meth:`rebuild_moves` without a modifier or joker in play: the same moves in the same order.
-
-        A segment fits a non-empty row exactly when its first card is that row's end plus a step, so the
-        rows each first card may go to are looked up in one dict (value -> rows, ascending) instead of
-        testing every segment against every row; empty rows still go through :meth:`can_rebuild`.
-        """
-        g = self.g
-        rows = self.rows
-        n = len(rows)
-        want: dict[int, list[int]] = {}
-        for dst in range(n):
-            row = rows[dst]
-            if row:
-                e = row[-1]
-                for d in g.steps:
-                    want.setdefault(e + d, []).append(dst)
-        empties = [dst for dst in range(n) if not rows[dst]] if g.rebuild_into_empty else []
-        out: list[Rebuild] = []
-        whole_only = g.rebuild_whole_only
-        from_start = True in starts
-        for src in range(n):
-            s = rows[src]
-            length = len(s)
-            if not length:
-                continue
-            if whole_only:
-                ks: range | tuple[int, ...] | list[int] = (length,)
-            elif empties or (from_start and s[0] in want):
-                ks = range(1, length + 1)
-            else:
-                # only segments whose first card some row end accepts (k ascending, as above)
-                common = want.keys() & s
-                if not common:
-                    continue
-                ks = [length - i for i in range(length - 1, -1, -1) if s[i] in common]
-            for k in ks:
-                for fs in starts:
-                    if fs and k == length:
-                        continue  # a whole row is already listed as an end segment
-                    first = s[0] if fs else s[length - k]
-                    cands = want.get(first)
-                    if empties:
-                        for dst in sorted((*(cands or ()), *empties)):
-                            if dst != src and (rows[dst] or self.can_rebuild(src, k, dst, fs, False)):
-                                out.append(Rebuild(src, k, dst, fs, False))
-                    elif cands:
-                        for dst in cands:
-                            if dst != src:
-                                out.append(Rebuild(src, k, dst, fs, False))
-        return out
+        """See :func:`kbsim.engine.rows.movegen.rebuild_moves`."""
+        return movegen.rebuild_moves(self)
 
     def exchange_moves(self) -> list[Exchange]:
-        """Every legal exchange, one per distinct multiset of hand cards (sorted)."""
-        g = self.g
-        if self.phase != START and self.provisional:
-            return self._restored().exchange_moves()
-        if self.phase != START or not g.exchange_allowed or (g.exchange_requires_pile and not self._pile):
-            return []
-        hand = sorted(self.hand)
-        seen = set()
-        for k in range(g.exchange_min, len(hand) + 1):
-            for combo in combinations(hand, k):
-                seen.add(combo)
-        return [Exchange(c) for c in sorted(seen, key=lambda c: (len(c), c))]
+        """See :func:`kbsim.engine.rows.movegen.exchange_moves`."""
+        return movegen.exchange_moves(self)
 
     def play_moves(self, limit: int = 300) -> list[Play]:
-        """Legal character plays (at most ``limit`` per character), arguments chosen step by step."""
-        out: list[Play] = []
-        for key in self.available_characters():
-            ch = self.g.character(key)
-
-            def extend(sb, prefix: tuple, i: int, ch=ch, key=key) -> None:
-                if len(out) >= limit:
-                    return
-                if i == len(ch.steps):
-                    out.append(Play(key, prefix))
-                    return
-                for a in ch.steps[i].choices(sb):
-                    if len(out) >= limit:
-                        return  # (no copy for a choice that could not be listed)
-                    nxt = sb.clone()
-                    try:
-                        ch.steps[i].apply(nxt, a)
-                    except IllegalMove:
-                        continue
-                    extend(nxt, (*prefix, a), i + 1)
-
-            probe = self.clone()
-            # detach the card as a real play would, so the steps see the same table
-            if self.g.chars_display_mode:
-                probe.state.display.remove(key)
-            else:
-                probe.state.char_piles[self.seat].pop(0)
-            extend(probe, (), 0)
-        return out
+        """See :func:`kbsim.engine.rows.movegen.play_moves`."""
+        return movegen.play_moves(self, limit)
 
     def minus_moves(self) -> list[Minus]:
-        """Legal minus-pile moves (each distinct choice of cards; parked cards when the hand is empty)."""
-        g = self.g
-        if self.phase != START and self.provisional:
-            return self._restored().minus_moves()
-        source = sorted(self.hand) if self.hand else sorted(c for c, _ in self.state.parked[self.seat])
-        if self.phase != START or not g.minus_allowed or not source:
-            return []
-        k = min(g.minus_cards, len(source))
-        if g.minus_only_when_stuck and self.can_lay_anything():
-            return []
-        return [Minus(c) for c in sorted(set(combinations(source, k)))]
+        """See :func:`kbsim.engine.rows.movegen.minus_moves`."""
+        return movegen.minus_moves(self)
+
+    def legal_moves(self) -> list[Move]:
+        """See :func:`kbsim.engine.rows.movegen.legal_moves`."""
+        return movegen.legal_moves(self)
 
     def can_pass(self) -> bool:
         """True if the turn may be a pass now (after provisional moves: on the restored table)."""
@@ -1290,17 +1101,6 @@ class Turn:
     def can_end(self) -> bool:
         """True if the lay-out turn may end now (minimum laid, no card that must be laid)."""
         return self.phase != DONE and not self.needed and self._must_lay_pending() is None
-
-    def legal_moves(self) -> list[Move]:
-        """All legal moves now: lays, rebuilds, character plays, ending the turn, exchanges, pass, minus."""
-        moves: list[Move] = [*self.lay_moves(), *self.rebuild_moves(), *self.play_moves()]
-        if self.can_end():
-            moves.append(END_TURN)
-        moves.extend(self.exchange_moves())
-        if self.can_pass():
-            moves.append(PASS)
-        moves.extend(self.minus_moves())
-        return moves
 
     # ----------------------------------------------------------------- copies
     def clone(self) -> Turn:

@@ -1,0 +1,271 @@
+"""The legal-move listing of a rows-family turn: lays, rebuilds, character plays, exchanges, minus cards.
+
+Each function takes a :class:`~kbsim.engine.rows.turn.Turn` and lists the moves that are legal for it now
+(the :class:`~kbsim.engine.rows.moves.Move` types); :meth:`Turn.legal_moves` is their union.
+The legality checks themselves stay in the turn (:meth:`Turn.can_lay`, :meth:`Turn.can_rebuild`, ...).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+from kbsim.engine.results import IllegalMove
+from kbsim.engine.rows.moves import (
+    DONE,
+    END_TURN,
+    PASS,
+    START,
+    Exchange,
+    FillGap,
+    Lay,
+    LayParked,
+    LayStart,
+    Minus,
+    Move,
+    Play,
+    Rebuild,
+    Swap,
+)
+
+Turn = Any
+"""A :class:`kbsim.engine.rows.turn.Turn` (not imported here: the turn imports this module)."""
+
+
+def lay_moves(turn: Turn) -> list[Move]:
+    """Every legal lay: on row ends, before row starts (modifier), into gaps, the joker swap, parked cards."""
+    if turn.phase == DONE:
+        return []
+    out: list[Move] = []
+    rows = turn.rows
+    g = turn.g
+    cards = sorted(set(turn.hand))
+    if turn.m_equal or turn.skips:
+        for card in cards:
+            for r in range(len(rows)):
+                if turn.can_lay(card, r):
+                    out.append(Lay(card, r))
+    else:
+        # the same test as can_lay without a modifier, inlined (this is the random bot's hot path):
+        # a card fits a row end when it differs from the end (or the joker's value) by a step
+        steps = g.steps
+        may_open = g.may_open
+        n_rows = len(rows)
+        for card in cards:
+            for r in range(n_rows):
+                row = rows[r]
+                if row:
+                    e = row[-1]
+                    if card - e in steps or (e < 0 and card + e in steps):
+                        out.append(Lay(card, r))
+                elif may_open(card, r):
+                    out.append(Lay(card, r))
+    if turn.m_start:
+        for card in cards:
+            for r in range(len(rows)):
+                if rows[r] and turn._start_fits(rows[r][0], card):
+                    out.append(LayStart(card, r))
+    if 2 * g.step in (g.row_diffs or g.steps):  # otherwise no row can hold a gap
+        for r in range(len(rows)):
+            for v in turn.gaps(r):
+                if v in turn.hand:
+                    out.append(FillGap(v, r))
+    if turn.state.joker is not None:
+        for row in rows:
+            for c in row:
+                if c < 0 and -c in turn.hand:
+                    out.append(Swap(-c))
+    for card in sorted(set(turn.parked)) if turn.state.parked[turn.seat] else ():
+        for r in range(len(rows)):
+            row = rows[r]
+            if turn._end_fits(row[-1], card) if row else turn.g.may_open(card, r):
+                out.append(LayParked(card, r))
+    return out
+
+
+def rebuild_moves(turn: Turn) -> list[Rebuild]:
+    """Every legal rebuild."""
+    g = turn.g
+    if turn.phase == DONE or not g.rebuild_allowed or turn.rebuilds >= g.max_rebuilds:
+        return []
+    out = []
+    rows = turn.rows
+    n = len(rows)
+    steps = g.steps
+    starts = (False, True) if g.rebuild_from_start else (False,)
+    targets = (False, True) if (turn.m_start and turn.m_start_rb) else (False,)
+    plain = not (turn.m_equal or turn.skips or turn.m_start) and turn.state.joker is None
+    ends = [row[-1] if row else None for row in rows]
+    if plain and targets == (False,):
+        return _plain_rebuild_moves(turn, starts)
+    # the first cards each non-empty row end accepts from a rebuild (the test of _end_fits, as sets)
+    raw_ok: list[set[int] | None] = []
+    abs_ok: list[set[int] | None] = []
+    st = g.step
+    for e in ends:
+        if e is None:
+            raw_ok.append(None)
+            abs_ok.append(None)
+            continue
+        a = abs(e)
+        raw_ok.append({e + d for d in steps})
+        ok = {a + d for d in steps}
+        if turn.m_equal and turn.m_equal_rb:
+            ok.add(a)
+        if turn.skips and turn.m_skip_rb and turn.skip_lo <= a + st <= turn.skip_hi:
+            ok.add(a + 2 * st)
+        abs_ok.append(ok)
+    for src in range(n):
+        s = rows[src]
+        length = len(s)
+        if not length:
+            continue
+        ks = (length,) if g.rebuild_whole_only else range(1, length + 1)
+        for k in ks:
+            for fs in starts:
+                if fs and k == length:
+                    continue  # a whole row is already listed as an end segment
+                first = s[0] if fs else s[length - k]
+                for dst in range(n):
+                    if dst == src:
+                        continue
+                    # cheap filter: on plain rows a segment can only go where its first card fits
+                    if plain and ends[dst] is not None and first - ends[dst] not in steps:
+                        continue
+                    for ts in targets:
+                        if (
+                            not ts
+                            and raw_ok[dst] is not None
+                            and first not in raw_ok[dst]
+                            and abs(first) not in abs_ok[dst]
+                        ):
+                            continue  # (can_rebuild would refuse it)
+                        if turn.can_rebuild(src, k, dst, fs, ts):
+                            out.append(Rebuild(src, k, dst, fs, ts))
+    return out
+
+
+def _plain_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
+    """:meth:`rebuild_moves` without a modifier or joker in play: the same moves in the same order.
+
+    A segment fits a non-empty row exactly when its first card is that row's end plus a step, so the
+    rows each first card may go to are looked up in one dict (value -> rows, ascending) instead of
+    testing every segment against every row; empty rows still go through :meth:`can_rebuild`.
+    """
+    g = turn.g
+    rows = turn.rows
+    n = len(rows)
+    want: dict[int, list[int]] = {}
+    for dst in range(n):
+        row = rows[dst]
+        if row:
+            e = row[-1]
+            for d in g.steps:
+                want.setdefault(e + d, []).append(dst)
+    empties = [dst for dst in range(n) if not rows[dst]] if g.rebuild_into_empty else []
+    out: list[Rebuild] = []
+    whole_only = g.rebuild_whole_only
+    from_start = True in starts
+    for src in range(n):
+        s = rows[src]
+        length = len(s)
+        if not length:
+            continue
+        if whole_only:
+            ks: range | tuple[int, ...] | list[int] = (length,)
+        elif empties or (from_start and s[0] in want):
+            ks = range(1, length + 1)
+        else:
+            # only segments whose first card some row end accepts (k ascending, as above)
+            common = want.keys() & s
+            if not common:
+                continue
+            ks = [length - i for i in range(length - 1, -1, -1) if s[i] in common]
+        for k in ks:
+            for fs in starts:
+                if fs and k == length:
+                    continue  # a whole row is already listed as an end segment
+                first = s[0] if fs else s[length - k]
+                cands = want.get(first)
+                if empties:
+                    for dst in sorted((*(cands or ()), *empties)):
+                        if dst != src and (rows[dst] or turn.can_rebuild(src, k, dst, fs, False)):
+                            out.append(Rebuild(src, k, dst, fs, False))
+                elif cands:
+                    for dst in cands:
+                        if dst != src:
+                            out.append(Rebuild(src, k, dst, fs, False))
+    return out
+
+
+def exchange_moves(turn: Turn) -> list[Exchange]:
+    """Every legal exchange, one per distinct multiset of hand cards (sorted)."""
+    g = turn.g
+    if turn.phase != START and turn.provisional:
+        return turn._restored().exchange_moves()
+    if turn.phase != START or not g.exchange_allowed or (g.exchange_requires_pile and not turn._pile):
+        return []
+    hand = sorted(turn.hand)
+    seen = set()
+    for k in range(g.exchange_min, len(hand) + 1):
+        for combo in combinations(hand, k):
+            seen.add(combo)
+    return [Exchange(c) for c in sorted(seen, key=lambda c: (len(c), c))]
+
+
+def play_moves(turn: Turn, limit: int = 300) -> list[Play]:
+    """Legal character plays (at most ``limit`` per character), arguments chosen step by step."""
+    out: list[Play] = []
+    for key in turn.available_characters():
+        ch = turn.g.character(key)
+
+        def extend(sb, prefix: tuple, i: int, ch=ch, key=key) -> None:
+            if len(out) >= limit:
+                return
+            if i == len(ch.steps):
+                out.append(Play(key, prefix))
+                return
+            for a in ch.steps[i].choices(sb):
+                if len(out) >= limit:
+                    return  # (no copy for a choice that could not be listed)
+                nxt = sb.clone()
+                try:
+                    ch.steps[i].apply(nxt, a)
+                except IllegalMove:
+                    continue
+                extend(nxt, (*prefix, a), i + 1)
+
+        probe = turn.clone()
+        # detach the card as a real play would, so the steps see the same table
+        if turn.g.chars_display_mode:
+            probe.state.display.remove(key)
+        else:
+            probe.state.char_piles[turn.seat].pop(0)
+        extend(probe, (), 0)
+    return out
+
+
+def minus_moves(turn: Turn) -> list[Minus]:
+    """Legal minus-pile moves (each distinct choice of cards; parked cards when the hand is empty)."""
+    g = turn.g
+    if turn.phase != START and turn.provisional:
+        return turn._restored().minus_moves()
+    source = sorted(turn.hand) if turn.hand else sorted(c for c, _ in turn.state.parked[turn.seat])
+    if turn.phase != START or not g.minus_allowed or not source:
+        return []
+    k = min(g.minus_cards, len(source))
+    if g.minus_only_when_stuck and turn.can_lay_anything():
+        return []
+    return [Minus(c) for c in sorted(set(combinations(source, k)))]
+
+
+def legal_moves(turn: Turn) -> list[Move]:
+    """All legal moves now: lays, rebuilds, character plays, ending the turn, exchanges, pass, minus."""
+    moves: list[Move] = [*lay_moves(turn), *rebuild_moves(turn), *play_moves(turn)]
+    if turn.can_end():
+        moves.append(END_TURN)
+    moves.extend(exchange_moves(turn))
+    if turn.can_pass():
+        moves.append(PASS)
+    moves.extend(minus_moves(turn))
+    return moves

@@ -112,7 +112,8 @@ def test_verdict_words_and_ranking():
     fair = M.seat_balance([300, 200, 250, 250], 1000)
     v = fair["verdict"]
     assert v["largest"]["seat"] == 0 and v["largest"]["gap"] == pytest.approx(0.05)
-    assert v["text"].startswith("seat 0 wins alone 5.0 pp more often than a fair share (25.0%)")
+    assert v["text"].startswith("seat 0 wins alone 5.0 pp more often than a fair share (25.0% of the games won "
+                                "alone; it won 30.0% of them)")
     # chi-square = (50^2 + 50^2) / 250 = 20 on 3 degrees of freedom
     assert fair["test"]["test"] == "chi-square" and fair["test"]["p"] == pytest.approx(0.000170, rel=0.01)
     even = M.seat_balance([250, 251, 249, 250], 1000)
@@ -229,3 +230,15 @@ def test_bots_figure_lists_every_bot_in_its_legend():
     fig = next(f for f in build_figures(inp, compute(inp)) if f["section"] == "bots")
     shown = {t["name"] for t in json.loads(fig["json"])["data"] if t.get("showlegend", True)}
     assert {"greedy", "random", "planner"} <= shown
+
+
+def test_rate_bounds_at_zero_and_all_are_exact():
+    """0/n has a lower bound of exactly 0 and n/n an upper bound of exactly 1 (no 1.1e-17% residue)."""
+    assert M.rate(0, 2_000)["low"] == 0.0 and M.rate(2_000, 2_000)["high"] == 1.0
+    assert "e-" not in M.fmt_rate(M.rate(0, 2_000))
+
+
+def test_binary_paired_interval_stays_within_100_pp():
+    """A paired difference of 0/1 outcomes never has an interval beyond +-100 pp, even at n = 3."""
+    d = M.paired([1.0, 0.0, 0.0], binary=True)
+    assert -1.0 <= d.low <= d.mean <= d.high <= 1.0

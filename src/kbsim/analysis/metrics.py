@@ -69,7 +69,8 @@ def wilson(k: int, n: int) -> tuple[float, float]:
     if n == 0:
         return 0.0, 1.0
     lo, hi = proportion_confint(int(k), int(n), alpha=ALPHA, method="wilson")
-    return max(0.0, float(lo)), min(1.0, float(hi))
+    # the bound at an observed 0 (or n) is exactly 0 (or 1): no floating-point residue such as 1.1e-17
+    return (0.0 if k == 0 else max(0.0, float(lo))), (1.0 if k == n else min(1.0, float(hi)))
 
 
 def rate(k: int, n: int) -> dict:
@@ -187,7 +188,11 @@ def seat_balance(wins: Sequence[int], games: int) -> dict:
 
 
 def gap_words(g: dict, fair: float) -> str:
-    """``"seat 0 wins 6.0 pp more often than a fair share (25.0%) [+3.1, +8.9]"`` (or "as often as")."""
+    """``"seat 0 wins alone 6.0 pp more often than a fair share (25.0% of the games won alone) [+3.1, +8.9 pp]"``.
+
+    The share is of the games won alone (games with a shared win or no winner are left out), which is
+    why it can differ from a seat's win rate over all games; the words say so.
+    """
     if _isnan(g.get("gap")):
         return "no game was won alone"
     pp = 100 * g["gap"]
@@ -198,7 +203,9 @@ def gap_words(g: dict, fair: float) -> str:
     else:
         how = f"{abs(pp):.1f} pp {'more' if pp > 0 else 'less'} often than"
     tail = "" if settled else "; the interval includes a fair share"
-    return f"seat {g['seat']} wins alone {how} a fair share ({fmt_pct(fair)}) {ci}{tail}"
+    share = fmt_pct(fair + g["gap"])
+    return (f"seat {g['seat']} wins alone {how} a fair share ({fmt_pct(fair)} of the games won alone; it won "
+            f"{share} of them) {ci}{tail}")
 
 
 def rank_verdicts(cells: list[dict]) -> list[dict]:
@@ -373,6 +380,8 @@ def paired(d: Sequence[float] | np.ndarray, binary: bool = False) -> Delta:
     from statsmodels.stats.weightstats import DescrStatsW
 
     lo, hi = DescrStatsW(arr).tconfint_mean(alpha=ALPHA)
+    if binary:  # a difference of two 0/1 outcomes lies in [-1, 1]: the t interval is cut there at small n
+        lo, hi = max(-1.0, float(lo)), min(1.0, float(hi))
     if binary and up + down < EXACT_BELOW:
         p = float(stats.binomtest(up, up + down, 0.5).pvalue) if up + down else 1.0
         test = "exact sign test (McNemar)"

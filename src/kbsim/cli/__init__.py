@@ -1,5 +1,36 @@
 """The ``kbsim`` command line: :data:`app` (typer) and the console-script entry point :func:`main`."""
 
-from kbsim.cli.app import app, main
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+
+def main() -> None:
+    """Console-script entry point (:func:`kbsim.cli.app.main`); Ctrl-C while the modules load exits 130 quietly."""
+    try:
+        _load()
+    except KeyboardInterrupt:
+        print("kbsim: interrupted", file=sys.stderr)
+        sys.exit(130)
+    from kbsim.cli.app import main as run_app
+
+    run_app()
+
+
+def _load() -> Any:
+    """Import the app module and bind ``kbsim.cli.app`` to the typer app (the import binds it to the module)."""
+    from kbsim.cli.app import app
+
+    globals()["app"] = app
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    """``kbsim.cli.app`` (the typer app) on first use, so that the entry point can guard the imports."""
+    if name == "app":
+        return _load()
+    raise AttributeError(name)
+
 
 __all__ = ["app", "main"]

@@ -24,7 +24,7 @@ def report(
             "--out",
             "-o",
             help="HTML file to write (default: "
-            "_build/NAME.html beside the study file; with --games N, "
+            "_build/NAME.html beside the study file, or reports/_build/ here for a shipped study; with --games N, "
             "_build/NAME-nN.html).",
         ),
     ] = None,
@@ -53,7 +53,7 @@ def report(
     from kbsim.analysis.report import write_report
     from kbsim.cli import checks as ck
     from kbsim.sim.run import RunInterrupted, progress_bar
-    from kbsim.sim.study import StudyError, load_study, plan_study, run_study
+    from kbsim.sim.study import StudyError, build_dir, load_study, plan_study, run_study
 
     ck.check_workers(workers)
     ck.check_games(games)
@@ -64,7 +64,7 @@ def report(
     explicit = out_path is not None
     if out_path is None:  # a quick look (--games) writes its own page, never the full study's
         name = ck.safe_name(plan.study.name) + (f"-n{games}" if games is not None else "")
-        out_path = plan.source.parent / "_build" / f"{name}.html"
+        out_path = build_dir(plan.source) / f"{name}.html"
     ck.check_out(out_path, "report", force, explicit=explicit, protected=(plan.source,))
     try:
         if progress and err.is_terminal and not json_out:

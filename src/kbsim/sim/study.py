@@ -431,6 +431,18 @@ def _check_bots(where: str, lineups: dict[int, tuple[str, ...]]) -> None:
             raise StudyError(f"{where}.bots: unknown bot {name!r}; expected one of: {', '.join(sorted(BOTS))}")
 
 
+def build_dir(source: Path) -> Path:
+    """Where a study's records and page go: ``_build/`` beside the study file, or, for a study shipped
+    inside the installed package (never written to), ``reports/_build/`` in the current directory.
+
+    Args:
+        source: the study file.
+    """
+    if source.resolve().parent.name == "_reports":  # the packaged studies (kbsim/_reports)
+        return Path.cwd() / "reports" / "_build"
+    return source.parent / "_build"
+
+
 def plan_study(study: Study, records_dir: Path | None = None, games: int | None = None) -> StudyPlan:
     """Check a study against its rules and bots and list its runs.
 
@@ -461,7 +473,7 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
     except RulesError as e:
         raise StudyError(f"{source}: game: {'; '.join(e.lines)}") from None
     if records_dir is None:
-        records_dir = source.parent / "_build" / "records" / study.name
+        records_dir = build_dir(source) / "records" / study.name
     values = study.sweep.values if study.sweep else [None]
     conditions: list[Condition] = []
     runs: list[CellRun] = []

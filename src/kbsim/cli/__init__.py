@@ -7,20 +7,20 @@ from typing import Any
 
 
 def main() -> None:
-    """Console-script entry point (:func:`kbsim.cli.app.main`); Ctrl-C while the modules load exits 130 quietly."""
+    """Console-script entry point (:func:`kbsim.cli.application.main`); Ctrl-C while the modules load exits 130 quietly."""
     try:
         _load()
     except KeyboardInterrupt:
         print("kbsim: interrupted", file=sys.stderr)
         sys.exit(130)
-    from kbsim.cli.app import main as run_app
+    from kbsim.cli.application import main as run_app
 
     run_app()
 
 
 def _load() -> Any:
-    """Import the app module and bind ``kbsim.cli.app`` to the typer app (the import binds it to the module)."""
-    from kbsim.cli.app import app
+    """The typer app, imported on first use."""
+    from kbsim.cli.application import app
 
     globals()["app"] = app
     return app

@@ -1,5 +1,5 @@
 """``python -m kbsim.cli``: the same as the ``kbsim`` command."""
 
-from kbsim.cli.app import main
+from kbsim.cli.application import main
 
 main()

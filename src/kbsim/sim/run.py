@@ -71,8 +71,9 @@ def rules_metadata(loaded: Any, game: Any) -> dict[str, Any]:
         game: the compiled rules (for the display names of character keys).
 
     Returns:
-        ``{"names": {...}, "rules": {"defaults": {option: value}, "variants": [applied, in order],
-        "provisional": reason or None}}``; ``names`` is left out when the rules name nothing.
+        A dict with ``names`` (display names of keys the records hold; left out when the rules name
+        nothing) and ``rules``: ``defaults`` (option -> default value), ``variants`` (applied, in order)
+        and ``provisional`` (the reason, or None).
     """
     from kbsim.rules.loader import load_rules
 

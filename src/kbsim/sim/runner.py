@@ -65,26 +65,8 @@ class RunSpec:
         lus = self.lineups
         return i // len(lus), lus[i % len(lus)]
 
-    def parameters(self) -> dict:
-        """The run's parameters as JSON-able data (for the records file's metadata)."""
-        p = {
-            "game": self.game.game,
-            "variant": self.game.variant,
-            "options": self.game.options,
-            "players": self.players,
-            "bots": list(self.bots),
-            "games": self.games,
-            "seed": self.seed,
-            "rules_hash": self.rules_hash,
-            "run_id": self.run_id,
-        }
-        if len(self.lineups) > 1:
-            p["rotations"] = len(self.lineups)
-        return p
-
-    @property
-    def run_id(self) -> str:
-        """A short hash of the parameters that determine the records: equal runs get equal ids."""
+    def _identity(self) -> dict:
+        """The parameters that decide the records (the run id is their hash)."""
         d = {
             "game": self.game.game,
             "variant": self.game.variant,
@@ -97,6 +79,16 @@ class RunSpec:
         }
         if len(self.lineups) > 1:
             d["rotations"] = len(self.lineups)
+        return d
+
+    def parameters(self) -> dict:
+        """The run's parameters as JSON-able data (for the records file's metadata)."""
+        return self._identity() | {"run_id": self.run_id}
+
+    @property
+    def run_id(self) -> str:
+        """A short hash of the parameters that determine the records: equal runs get equal ids."""
+        d = self._identity()
         return hashlib.blake2b(json.dumps(d, sort_keys=True).encode(), digest_size=6).hexdigest()
 
 

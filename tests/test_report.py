@@ -208,7 +208,11 @@ def test_paired_delta_hand_computed():
     assert d.n == 5 and d.mean == pytest.approx(-0.4)
     assert d.sd == pytest.approx(math.sqrt(0.3))  # sum of squares 1.2 / (n - 1)
     half = 2.7764451051977987 * math.sqrt(0.3) / math.sqrt(5)  # t(0.975, 4 df)
-    assert (d.low, d.high) == (pytest.approx(-0.4 - half), pytest.approx(-0.4 + half))
+    # the t interval, cut at -100 pp: a difference of two 0/1 outcomes cannot be below -1
+    assert (d.low, d.high) == (pytest.approx(max(-1.0, -0.4 - half)), pytest.approx(-0.4 + half))
+    assert d.low == -1.0
+    raw = paired([y - x for x, y in zip(a, b, strict=True)])  # not declared 0/1: the plain t interval
+    assert (raw.low, raw.high) == (pytest.approx(-0.4 - half), pytest.approx(-0.4 + half))
     assert d.test.startswith("exact sign test") and d.discordant == 2 and d.p == pytest.approx(0.5)
     assert not d.resolved
     assert paired([-1] * 10).resolved  # sd 0, mean -1

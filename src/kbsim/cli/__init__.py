@@ -7,7 +7,10 @@ from typing import Any
 
 
 def main() -> None:
-    """Console-script entry point (:func:`kbsim.cli.application.main`); Ctrl-C while the modules load exits 130 quietly."""
+    """Console-script entry point (:func:`kbsim.cli.application.main`).
+
+    Ctrl-C while the modules load exits 130 with one line, not a traceback.
+    """
     try:
         _load()
     except KeyboardInterrupt:

@@ -315,7 +315,7 @@ class GreedyBot(BaseBot):
         useless = [c for c in hand if c not in near]
         if len(useless) < g.exchange_min:
             useless = sorted(hand)[-g.exchange_min:]
-        if turn.exchange_moves():
+        if turn.can_exchange():
             turn.exchange(tuple(useless))
         else:  # no exchange in these rules or now: only what the engine lists as legal
             turn.finish_legally()

@@ -366,18 +366,21 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
         state.turn_no = turns
         turn = Turn(game, rows, hands[seat], piles[seat], state.discard, partial(_counts_after, state, seat),
                     state=state, seat=seat)
-        turn.log = []  # also replayed below to count rule usage
+        turn.log = []  # also replayed below to count rule usage (when the rules enable a counter)
         if check:
             turn.on_move = lambda _t: check_invariants(game, state, expected, chars0)
         if game.refill_at_start:
             turn.draw_at_start()
-        replay = turn.clone()  # bots may call the move methods directly: count usage on a replay via apply
+        # bots may call the move methods directly: usage is counted on a replay via apply, and only when the
+        # rules enable an optional rule at all (the base game enables none: no copy, no replay)
+        replay = turn.clone() if usage else None
         bots[seat].play_turn(turn)
         if turn.phase != DONE:
             turn.end()
-        replay.usage = usage
-        for mv in turn.log:
-            replay.apply(mv)
+        if replay is not None:
+            replay.usage = usage
+            for mv in turn.log:
+                replay.apply(mv)
         if log:
             moves_log.append((seat, turn.log))
         laid[seat] += turn.laid

@@ -198,12 +198,22 @@ def _plain_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
     return out
 
 
+def can_exchange(turn: Turn) -> bool:
+    """True if some exchange is legal now (:func:`exchange_moves` is not empty), without listing them."""
+    g = turn.g
+    if turn.phase != START and turn.provisional:
+        return can_exchange(turn._restored())
+    if turn.phase != START or not g.exchange_allowed or (g.exchange_requires_pile and not turn._pile):
+        return False
+    return len(turn.hand) >= g.exchange_min
+
+
 def exchange_moves(turn: Turn) -> list[Exchange]:
     """Every legal exchange, one per distinct multiset of hand cards (sorted)."""
     g = turn.g
     if turn.phase != START and turn.provisional:
         return turn._restored().exchange_moves()
-    if turn.phase != START or not g.exchange_allowed or (g.exchange_requires_pile and not turn._pile):
+    if not can_exchange(turn):
         return []
     hand = sorted(turn.hand)
     seen = set()

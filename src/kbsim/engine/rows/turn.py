@@ -1070,6 +1070,10 @@ class Turn:
         """See :func:`kbsim.engine.rows.movegen.exchange_moves`."""
         return movegen.exchange_moves(self)
 
+    def can_exchange(self) -> bool:
+        """See :func:`kbsim.engine.rows.movegen.can_exchange`."""
+        return movegen.can_exchange(self)
+
     def play_moves(self, limit: int = 300) -> list[Play]:
         """See :func:`kbsim.engine.rows.movegen.play_moves`."""
         return movegen.play_moves(self, limit)

@@ -125,7 +125,7 @@ def compute(inp: ReportInput) -> dict:
             "turn_limit": _rate(r["turn_limit"], n),
             "turns": {
                 "mean": r["t_mean"],
-                "low": r["t_mean"] - half,
+                "low": max(0.0, r["t_mean"] - half),  # a count of turns: the normal interval is cut at 0
                 "high": r["t_mean"] + half,
                 "sd": sd,
                 "p5": r["p5"],

@@ -31,8 +31,8 @@ from pathlib import Path
 from kbsim.bots import make_bot
 from kbsim.engine.rows.compiled import compile_rules
 from kbsim.engine.rows.game import play_game
+from kbsim.engine.seeds import game_seed
 from kbsim.rules import load_rules
-from kbsim.sim.seeding import game_seed
 
 REFERENCE = Path(__file__).resolve().parent.parent / ".." / "shared" / "bench" / "baseline.py"
 

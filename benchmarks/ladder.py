@@ -39,8 +39,8 @@ from kbsim.bots import make_bot
 from kbsim.bots.planner import PlannerBot
 from kbsim.engine.rows.compiled import compile_rules
 from kbsim.engine.rows.game import play_game
+from kbsim.engine.seeds import game_seed
 from kbsim.rules.loader import load_rules
-from kbsim.sim.seeding import game_seed
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -8,9 +8,9 @@ import pytest
 from conftest import compiled, run_cli
 from kbsim.bots import make_bot
 from kbsim.engine.rows.game import play_game
+from kbsim.engine.seeds import game_seed
 from kbsim.sim.records import COLUMNS
 from kbsim.sim.runner import Backend, ProcessesBackend, RunSpec, run_games
-from kbsim.sim.seeding import game_seed
 
 GAMES = 150
 

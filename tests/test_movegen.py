@@ -17,8 +17,8 @@ from kbsim.engine.rows.compiled import compile_rules
 from kbsim.engine.rows.game import play_game
 from kbsim.engine.rows.moves import Lay, Rebuild
 from kbsim.engine.rows.turn import DONE, Turn, progress_path, reachable_openings
+from kbsim.engine.seeds import game_seed
 from kbsim.rules import load_rules
-from kbsim.sim.seeding import game_seed
 
 CASES = [("kingsbridge", ()), ("kingsbridge", ("characters",)), ("kingsbridge", ("rebuild-split",)),
          ("kingsbridge", ("rebuild-either-end",)), ("kings-corners", ())]

@@ -24,8 +24,8 @@ from kbsim.engine.rows.game import play_game
 from kbsim.engine.rows.notation import parse_cards
 from kbsim.engine.rows.search import BoardError, check_board, parse_board, plan_turn, search, searches, solve
 from kbsim.engine.rows.turn import DONE, HIDDEN, Turn
+from kbsim.engine.seeds import game_seed
 from kbsim.rules.loader import RulesError, load_rules
-from kbsim.sim.seeding import game_seed
 
 
 def _example(name: str):

@@ -6,9 +6,9 @@ import json
 
 from conftest import run_cli
 from kbsim.engine.rows.compiled import compile_rules
+from kbsim.engine.seeds import game_seed
 from kbsim.rules.loader import find_rule_file, load_rules
 from kbsim.sim.runner import Backend, ProcessesBackend, RunSpec, play_chunk, run_chunks, seat_rotations
-from kbsim.sim.seeding import game_seed
 
 
 def _spec(games: int) -> RunSpec:

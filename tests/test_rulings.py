@@ -41,8 +41,8 @@ from kbsim.engine.rows.moves import (
 from kbsim.engine.rows.notation import format_move, parse_cards, parse_move
 from kbsim.engine.rows.state import GameState
 from kbsim.engine.rows.turn import DONE, Turn
+from kbsim.engine.seeds import game_seed
 from kbsim.rules.loader import load_rules
-from kbsim.sim.seeding import game_seed
 
 
 def kc(*variants, **options):

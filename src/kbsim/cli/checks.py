@@ -41,7 +41,7 @@ def check_workers(value: int | None) -> None:
 
 def check_seed(value: int | None, flag: str = "--seed") -> None:
     """Refuse a seed outside 0..``MAX_SEED`` (None passes)."""
-    from kbsim.sim.seeding import MAX_SEED
+    from kbsim.engine.seeds import MAX_SEED
 
     check_count(flag, value, 0, MAX_SEED, "an integer")
 

@@ -35,7 +35,7 @@ def replay(
     from kbsim.engine.families import family_of
     from kbsim.engine.rows.game import play_game, replay_hands, state_hash
     from kbsim.engine.rows.notation import format_cards, format_move
-    from kbsim.sim.seeding import game_seed
+    from kbsim.engine.seeds import game_seed
 
     ck.check_count("--game-index", game_index, 0, ck.MAX_GAMES - 1, "a game index")
     ck.check_seed(seed)

@@ -78,6 +78,7 @@ def run(
     """
     from kbsim.bots import UnknownBot, parse_bots
     from kbsim.cli import checks as ck
+    from kbsim.engine.seeds import new_run_seed
     from kbsim.sim.run import (
         BackendError,
         OutputError,
@@ -90,7 +91,6 @@ def run(
         rules_metadata,
     )
     from kbsim.sim.runner import BACKENDS, RunSpec, default_workers, seat_rotations
-    from kbsim.sim.seeding import new_run_seed
 
     ck.check_games(games)
     ck.check_seed(seed)

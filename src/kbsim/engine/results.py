@@ -1,7 +1,7 @@
 """What every engine family shares about playing and ending a game.
 
-The end reasons of a game, the two errors of play (a refused move, a broken invariant) and the seeding of
-each seat's bot. Both families (:mod:`kbsim.engine.rows`, :mod:`kbsim.engine.market`) import these from
+The end reasons of a game and the two errors of play (a refused move, a broken invariant); seeds are in
+:mod:`kbsim.engine.seeds`. Both families (:mod:`kbsim.engine.rows`, :mod:`kbsim.engine.market`) import these from
 here, so neither imports the other.
 """
 
@@ -18,16 +18,3 @@ class IllegalMove(Exception):
 
 class InvariantError(AssertionError):
     """A check enabled with ``--check`` failed: cards not conserved or a table breaks its constraint."""
-
-
-def bot_seed(seed: int, seat: int) -> int:
-    """The seed of the random stream of the bot in ``seat`` for the game with ``seed`` (not the deal's).
-
-    Args:
-        seed: the game's seed (an int >= 0).
-        seat: 0-based seat.
-
-    Returns:
-        ``(seed << 4) | (seat + 1)``, an int >= 1.
-    """
-    return (seed << 4) | (seat + 1)

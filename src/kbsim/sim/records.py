@@ -44,7 +44,7 @@ rule_usage         list<struct>    ``{rule, uses}``: how often an optional rule,
 
 The Parquet file's key-value metadata holds ``kbsim.version``, ``kbsim.run``
 (the run's parameters as JSON) and ``kbsim.records_schema``
-(:data:`RECORDS_SCHEMA_VERSION`, bumped whenever columns change).
+(:data:`RECORDS_SCHEMA_VERSION`, bumped whenever the columns change or a seed gives other records).
 """
 
 from __future__ import annotations
@@ -63,7 +63,10 @@ from kbsim.engine.families import FAMILIES
 #: Version of the record columns; bumped whenever a column is added, removed or changes meaning.
 #: 1: one set of columns for every game. 2: common columns plus the family's own (market games no longer
 #: write the rows family's columns).
-RECORDS_SCHEMA_VERSION = 4  # 2: per-family columns; 3: deal_hash; 4: rule_usage
+RECORDS_SCHEMA_VERSION = 5
+#: 2: per-family columns; 3: deal_hash; 4: rule_usage; 5: same columns, but the bots' streams and the later
+#: hands of a match come from SeedSequence spawn keys (kbsim.engine.seeds), so a seed gives new records wherever a
+#: bot draws random numbers (the random bot, tie-breaks) or a match plays several hands.
 
 #: Every record column, in file order.
 ALL_FIELDS = pa.schema([

@@ -23,8 +23,8 @@ from kbsim.engine.families import family_of
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.game import deal_hash_of, play_game
 from kbsim.engine.rows.usage import record as usage_record
-from kbsim.sim.records import empty_columns
-from kbsim.sim.seeding import game_seed
+from kbsim.engine.seeds import game_seed
+from kbsim.sim.records import RECORDS_SCHEMA_VERSION, empty_columns
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,7 @@ class RunSpec:
             "games": self.games,
             "seed": self.seed,
             "rules_hash": self.rules_hash,
+            "records_schema": RECORDS_SCHEMA_VERSION,
         }
         if len(self.lineups) > 1:
             d["rotations"] = len(self.lineups)

@@ -62,8 +62,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from kbsim.engine.seeds import MAX_SEED
 from kbsim.sim.conditions import Condition
-from kbsim.sim.seeding import MAX_SEED
 from kbsim.strict_io import preview as _preview
 
 STUDY_SUFFIXES = (".toml", ".yaml", ".yml")

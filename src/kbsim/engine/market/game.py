@@ -14,7 +14,8 @@ from kbsim.engine.market.notation import format_market_move
 from kbsim.engine.market.scoring import pattern_points
 from kbsim.engine.market.state import MarketState, check_state, new_state
 from kbsim.engine.market.turn import MarketTurn
-from kbsim.engine.results import STALEMATE, TURN_LIMIT, WON, bot_seed
+from kbsim.engine.results import STALEMATE, TURN_LIMIT, WON
+from kbsim.engine.seeds import bot_seed
 
 
 def final_points(g: MarketGame, st: MarketState) -> list[dict[str, int]]:

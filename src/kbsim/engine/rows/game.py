@@ -17,13 +17,14 @@ from dataclasses import dataclass, field, replace
 from functools import partial, reduce
 
 from kbsim.engine.families import family_of
-from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, InvariantError, bot_seed
+from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, InvariantError
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import Move
 from kbsim.engine.rows.state import GameState, deal
 from kbsim.engine.rows.turn import DONE, Turn, can_progress
 from kbsim.engine.rows.usage import enabled as usage_enabled
 from kbsim.engine.rows.usage import merge as merge_usage
+from kbsim.engine.seeds import bot_seed, hand_seed
 
 
 def check_invariants(game: CompiledGame, state: GameState, expected: Counter, characters: Counter) -> None:
@@ -238,11 +239,6 @@ def replay_hands(game: CompiledGame, players: int, result: GameResult):
             yield ("turn", k, seat, done, st)
 
 
-def _hand_seed(seed: int, hand: int) -> int:
-    """The seed of hand ``hand`` (0-based) of a match; hand 0 uses the game's own seed."""
-    return seed if hand == 0 else (seed * 1_000_003 + hand) % (1 << 63)
-
-
 def play_game(game, bots: list, seed: int, *, check: bool = False, log: bool = False):
     """Play one game of any engine family with the family's game loop (from :mod:`kbsim.engine.families`).
 
@@ -290,7 +286,7 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
     hand = 0
     while True:
         first = (game.first_seat + (hand if game.match_rotate else 0)) % n
-        r = play_hand(game, bots, _hand_seed(seed, hand), first, check=check, log=log)
+        r = play_hand(game, bots, hand_seed(seed, hand), first, check=check, log=log)
         results.append(r)
         for k in range(n):
             totals[k] += r.penalties[k]
@@ -447,5 +443,5 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
 
 
 __all__ = ["ALL_OUT", "GameResult", "GameState", "InvariantError", "STALEMATE", "TURN_LIMIT", "WON",
-           "bot_seed", "can_progress", "check_invariants", "deal", "deal_hash_of", "play_game", "play_hand",
+           "can_progress", "check_invariants", "deal", "deal_hash_of", "play_game", "play_hand",
            "replay_hands", "rows_deal_hash", "seat_can_lay", "stalemate_confirmed", "state_hash", "team_score"]

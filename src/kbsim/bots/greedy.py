@@ -7,6 +7,16 @@ Each turn it repeats, until nothing changes:
    characters in play it also fills gaps with the exact card, swaps the joker
    back with the exact card, lays parked cards, and uses any active modifier
    (equal values, a skipped value, laying before a row's start).
+
+   *1b.* **Split a row onto an empty row card** (only where the rules allow
+   a rebuild into an empty row): move the last cards of a row there when a
+   hand card then continues the card before them (it is laid at once), and
+   only where opening that empty row with a run from hand would lay fewer than
+   two cards. Greedy makes no other rebuild a variant adds: a start segment
+   moved onto another row (``segments: either``) is never open to it, as step 2
+   has already moved the whole row (tried: taking such moves when a hand card
+   fits roughly tripled the stalemates, so the planner is the bot to measure
+   that variant with).
 2. **Rebuilds that empty or complete a row**: move a whole row onto the end of
    another row it continues (emptying a row card), or move the tail of a row
    onto another row when the result completes it. Taken only when an emptied
@@ -54,6 +64,7 @@ class GreedyBot(BaseBot):
         self._min_lay = g.min_lay
         self._consts = (g.may_open, g.open_any, g.rebuild_allowed, g.complete_when_all,
                         g.value_min, g.value_max, g.step, g.full_length)
+        self._variant_rebuilds = g.rebuild_allowed and g.rebuild_into_empty
 
     def _longest_run(self, hand: list[int], r: int = -1) -> list[int]:
         """The longest chain of hand cards, each continuing the one before, that may open row ``r``.
@@ -166,6 +177,12 @@ class GreedyBot(BaseBot):
                 changed = True
                 if turn.phase == DONE:
                     return
+            # 1b. splits (rebuilds onto an empty row card), when they let a hand card be laid
+            if self._variant_rebuilds and hand and turn.phase != DONE and self._variant_rebuild(turn):
+                changed = True
+                if turn.phase == DONE:
+                    return
+                continue
             # 2. rebuilds that empty or complete a row (only if an emptied row can be used)
             if rebuild_ok and (open_any and hand or turn.needed == 0 or any(may_open(c) for c in hand)):
                 safe = turn.laid >= self._min_lay or turn.needed == 0
@@ -232,6 +249,37 @@ class GreedyBot(BaseBot):
                         changed = True
             if not changed:
                 break
+
+    def _variant_rebuild(self, turn: Turn) -> bool:
+        """Step 1b: split a row onto an empty row card (``into_empty_row``) when a hand card then continues it.
+
+        Moving the last ``k`` cards of a row onto an empty row card leaves the row ending with the card before
+        them; the split is made only if a hand card continues that card (it is laid at once) and opening the
+        empty row with a run from hand would lay fewer than two cards (step 3 prefers a run). Returns True if a
+        split was made.
+        """
+        rows = turn.rows
+        hand = turn.hand
+        held = set(hand)
+        steps = self._steps
+        empty = [dst for dst in range(len(rows)) if not rows[dst] and len(self._longest_run(hand, dst)) < 2]
+        if not empty:
+            return False
+        for src in range(len(rows)):
+            s = rows[src]
+            n = len(s)
+            for k in range(1, n):
+                v = abs(s[n - k - 1])
+                card = next((v + d for d in steps if v + d in held), None)
+                if card is None:
+                    continue
+                for dst in empty:
+                    if turn.can_rebuild(src, k, dst):
+                        turn.rebuild(src, k, dst)
+                        if turn.can_lay(card, src):
+                            turn.lay(card, src)
+                        return True
+        return False
 
     def _unlock(self, turn: Turn) -> list:
         """Rebuilds after which a hand or parked card can be laid (the engine's exact search)."""

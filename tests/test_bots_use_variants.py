@@ -1,7 +1,8 @@
 """The bots use the rules a variant adds, so a variant comparison measures the rule and not a bot that ignores it.
 
-Greedy's step 1b splits a row onto an empty row card under ``rebuild-split``; with the base rules it plays exactly
-as before (the step needs ``rebuild.into_empty_row``).
+Greedy's step 1b splits a row onto an empty row card under ``rebuild-split`` and moves King piles into empty
+corners with King's Corners' ``king_pile_to_corner``; with the base rules it plays exactly as before (the step
+needs ``rebuild.into_empty_row``).
 """
 
 from __future__ import annotations
@@ -28,3 +29,17 @@ def test_greedy_splits_rows_under_rebuild_split():
     # the split changes some games (and only through moves the base rules refuse)
     assert any(a.log != b.log for a, b in zip(split, base, strict=True))
 
+
+
+def test_greedy_moves_king_piles_into_corners_when_the_option_allows():
+    from kbsim import load_game
+
+    used = 0
+    for opts in ({"king_pile_to_corner": True}, {}):
+        g = load_game("kings-corners", options=opts)
+        n = sum(play_game(g, [make_bot("greedy") for _ in range(4)], game_seed(5, i)).rule_usage.get(INTO_EMPTY, 0)
+                for i in range(20))
+        used = used or n
+        if not opts:
+            assert n == 0  # the move is refused without the option
+    assert used > 0

@@ -8,15 +8,16 @@ Each turn it repeats, until nothing changes:
    back with the exact card, lays parked cards, and uses any active modifier
    (equal values, a skipped value, laying before a row's start).
 
-   *1b.* **Split a row onto an empty row card** (only where the rules allow
-   a rebuild into an empty row): move the last cards of a row there when a
-   hand card then continues the card before them (it is laid at once), and
-   only where opening that empty row with a run from hand would lay fewer than
-   two cards. Greedy makes no other rebuild a variant adds: a start segment
-   moved onto another row (``segments: either``) is never open to it, as step 2
-   has already moved the whole row (tried: taking such moves when a hand card
-   fits roughly tripled the stalemates, so the planner is the bot to measure
-   that variant with).
+   *1b.* **Rebuild onto an empty row card** (only where the rules allow a
+   rebuild into an empty row): move a whole pile into an empty slot of another
+   group when a hand card may open the slot it leaves, or split the last cards
+   of a row there when a hand card then continues the card before them (it is
+   laid at once); only onto an empty row card that a run from hand would open
+   with fewer than two cards. Greedy makes no other rebuild a variant adds: a
+   start segment moved onto another row (``segments: either``) is never open
+   to it, as step 2 has already moved the whole row (tried: taking such moves
+   when a hand card fits roughly tripled the stalemates, so the planner is the
+   bot to measure that variant with).
 2. **Rebuilds that empty or complete a row**: move a whole row onto the end of
    another row it continues (emptying a row card), or move the tail of a row
    onto another row when the result completes it. Taken only when an emptied
@@ -251,12 +252,13 @@ class GreedyBot(BaseBot):
                 break
 
     def _variant_rebuild(self, turn: Turn) -> bool:
-        """Step 1b: split a row onto an empty row card (``into_empty_row``) when a hand card then continues it.
+        """Step 1b: a rebuild onto an empty row card (``into_empty_row``) that makes room for a hand card.
 
-        Moving the last ``k`` cards of a row onto an empty row card leaves the row ending with the card before
-        them; the split is made only if a hand card continues that card (it is laid at once) and opening the
-        empty row with a run from hand would lay fewer than two cards (step 3 prefers a run). Returns True if a
-        split was made.
+        A whole row moves into an empty slot of another group (where the rules allow it, e.g. a pile into an
+        empty corner) when a hand card may then open the slot it leaves; otherwise the last ``k`` cards of a row
+        move onto the empty row card when a hand card continues the card before them (that card is laid at
+        once). Either only onto an empty row card that a run from hand would open with fewer than two cards
+        (step 3 prefers a run). Returns True if a rebuild was made.
         """
         rows = turn.rows
         hand = turn.hand
@@ -265,9 +267,15 @@ class GreedyBot(BaseBot):
         empty = [dst for dst in range(len(rows)) if not rows[dst] and len(self._longest_run(hand, dst)) < 2]
         if not empty:
             return False
+        g = self.game
         for src in range(len(rows)):
             s = rows[src]
             n = len(s)
+            if n and any(g.may_open(c, src) for c in held):  # a whole pile into an empty slot of another group
+                for dst in empty:
+                    if turn.can_rebuild(src, n, dst):
+                        turn.rebuild(src, n, dst)
+                        return True
             for k in range(1, n):
                 v = abs(s[n - k - 1])
                 card = next((v + d for d in steps if v + d in held), None)

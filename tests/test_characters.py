@@ -40,7 +40,19 @@ from kbsim.bots import make_bot
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.examples import load_example_file, run_example, run_examples
 from kbsim.engine.rows.game import ALL_OUT, STALEMATE, TURN_LIMIT, WON, check_invariants, play_game, team_score
-from kbsim.engine.rows.moves import FillGap, Lay, LayParked, LayStart, Play, Rebuild, Swap
+from kbsim.engine.rows.moves import (
+    EndTurn,
+    Exchange,
+    FillGap,
+    Lay,
+    LayParked,
+    LayStart,
+    Minus,
+    Pass,
+    Play,
+    Rebuild,
+    Swap,
+)
 from kbsim.engine.rows.notation import format_move, parse_move
 from kbsim.engine.rows.turn import DONE
 from kbsim.rules.loader import RulesError, load_rules
@@ -261,6 +273,22 @@ BAD_STEPS = {
 }
 
 
+def test_every_power_step_field_names_a_registered_primitive():
+    """The schema's PowerStep fields and the rows family's primitive registry list the same primitives, and a
+    step naming no registered primitive is refused by the compiler (not silently dropped)."""
+    from types import SimpleNamespace
+
+    from kbsim.engine.rows.powers import PRIMITIVES, Primitive, compile_character
+    from kbsim.rules.schema import PowerStep
+
+    assert set(PowerStep.model_fields) == set(PRIMITIVES)
+    for name, cls in PRIMITIVES.items():
+        assert issubclass(cls, Primitive) and cls.kind == name
+    step = SimpleNamespace(kind="teleport", params=None)
+    with pytest.raises(ValueError, match="teleport"):
+        compile_character("x", SimpleNamespace(name="X", power=[step]), None)
+
+
 def test_invalid_power_steps_are_rejected(tmp_path):
     paths = {}
     for case, (power, _words) in BAD_STEPS.items():
@@ -306,7 +334,7 @@ def test_a_made_up_joker_puts_itself_on_the_table(tmp_path):
                    char_piles=[["jester"], ["edgar"]])
     chars0 = s.characters()
     t = turn_of(g, s, 0)
-    t.play("jester", ((10, 0),))
+    t.apply(Play("jester", ((10, 0),)))
     assert s.rows[0] == [8, 9, -10]
     assert s.joker == "jester"
     assert s.characters() == chars0
@@ -478,19 +506,19 @@ def test_only_the_top_of_ones_own_pile_and_only_one_per_turn():
     assert {m.key for m in t.play_moves()} == {"wynstan"}
     before = snapshot(s, t)
     with pytest.raises(IllegalMove):
-        t.play("ragna", ((),))  # not the top card
+        t.apply(Play("ragna", ((),)))  # not the top card
     with pytest.raises(IllegalMove):
-        t.play("den", ((0,),))  # another seat's character
+        t.apply(Play("den", ((0,),)))  # another seat's character
     assert snapshot(s, t) == before
-    t.play("wynstan", ((0, 1),))
+    t.apply(Play("wynstan", ((0, 1),)))
     assert s.rows[0] == [3, 4, 5, 6] and s.discard == [7]
     assert s.char_piles[0] == ["ragna"]
     assert t.available_characters() == [] and t.play_moves() == []
     with pytest.raises(IllegalMove, match="cannot be played"):
-        t.play("ragna", ((),))  # now on top, but one per turn
+        t.apply(Play("ragna", ((),)))  # now on top, but one per turn
     assert not any(isinstance(m, Play) for m in t.legal_moves())
-    t.lay(7, 0)
-    t.end()
+    t.apply(Lay(7, 0))
+    t.apply(EndTurn())
     assert turn_of(g, s, 1).available_characters() == ["den"]
     assert s.char_plays == Counter({(0, "wynstan"): 1})
 
@@ -502,7 +530,7 @@ def test_a_played_character_goes_under_the_left_neighbours_pile(players, seat):
     piles[seat] = ["ragna", "den"]
     s = make_state(["2-4", "5-8", "1", "1", "1", "1"], ["4"] * players, ["1"] * players, char_piles=piles)
     t = turn_of(g, s, seat)
-    t.play("ragna", ((),))
+    t.apply(Play("ragna", ((),)))
     left = (seat + 1) % players
     assert s.char_piles[seat] == ["den"]
     assert s.char_piles[left] == ["agatha", "ragna"]  # under the pile: the top stays on top
@@ -515,7 +543,7 @@ def test_display_mode_character_goes_to_the_box_and_the_display_refills():
     s = make_state(ROWS9, ["6 7 2"], ["1 2"], display=["den", "ragna", "agatha"], char_deck=["gytha", "wigelm"])
     t = turn_of(g, s, 0)
     assert sorted(t.available_characters()) == ["agatha", "den", "ragna"]
-    t.play("den", ((0,),))
+    t.apply(Play("den", ((0,),)))
     assert s.box == ["den"]
     assert sorted(s.display) == ["agatha", "ragna", "wigelm"]  # the deck's top card is revealed
     assert s.char_deck == ["gytha"]
@@ -527,12 +555,12 @@ def test_cooperative_display_is_shared_and_empties_without_refill():
     g = rules("cooperative")
     s = make_state(ROWS9, ["6 7", "2 9"], ["1", "1"], display=["ragna", "agatha"], char_deck=[])
     t0 = turn_of(g, s, 0)
-    t0.play("agatha", ((),))
-    t0.lay(7, 0)
-    t0.end()
+    t0.apply(Play("agatha", ((),)))
+    t0.apply(Lay(7, 0))
+    t0.apply(EndTurn())
     t1 = turn_of(g, s, 1)
     assert t1.available_characters() == ["ragna"]  # the same display serves every seat
-    t1.play("ragna", ((),))
+    t1.apply(Play("ragna", ((),)))
     assert s.display == [] and sorted(s.box) == ["agatha", "ragna"]
     assert s.char_piles == [[], []]
 
@@ -547,17 +575,17 @@ def test_edgar_swapped_by_the_exact_card_goes_under_the_swappers_pile():
     t = turn_of(g, s, 1)
     before = snapshot(s, t)
     with pytest.raises(IllegalMove):
-        t.swap(9)  # not the value he stands for
+        t.apply(Swap(9))  # not the value he stands for
     with pytest.raises(IllegalMove):
-        t.swap(5)  # not in hand
+        t.apply(Swap(5))  # not in hand
     assert snapshot(s, t) == before
-    t.swap(10)
+    t.apply(Swap(10))
     assert s.rows[0] == [8, 9, 10, 11]
     assert s.joker is None
     assert s.char_piles == [["den"], ["ragna", "edgar"], []]
     assert t.chars_played == 0 and s.char_plays == Counter()  # not a character play
     assert t.available_characters() == ["ragna"]
-    t.play("ragna", ((),))  # the turn's character is still free
+    t.apply(Play("ragna", ((),)))  # the turn's character is still free
     assert s.char_piles[2] == ["ragna"]
 
 
@@ -567,13 +595,13 @@ def test_edgar_swap_only_in_a_lay_out_turn_and_never_with_a_parked_card():
     s.parked[0] = [(10, 0)]
     t = turn_of(g, s, 0)
     with pytest.raises(IllegalMove):
-        t.swap(10)
+        t.apply(Swap(10))
     assert not any(isinstance(m, Swap) for m in t.legal_moves())
     s2 = make_state(JOKER_ROWS, ["10 3", "2"], ["1", "1"], char_piles=[[], []], joker="edgar")
     t2 = turn_of(g, s2, 0)
-    t2.exchange((3,))
+    t2.apply(Exchange((3,)))
     with pytest.raises(IllegalMove):
-        t2.swap(10)
+        t2.apply(Swap(10))
 
 
 def test_edgar_swapped_in_display_mode_goes_to_the_bottom_of_the_deck():
@@ -581,7 +609,7 @@ def test_edgar_swapped_in_display_mode_goes_to_the_bottom_of_the_deck():
     s = make_state(JOKER_ROWS, ["10 3"], ["1"], display=["den", "ragna", "agatha"], char_deck=["gytha"],
                    joker="edgar")
     t = turn_of(g, s, 0)
-    t.swap(10)
+    t.apply(Swap(10))
     assert s.char_deck == ["edgar", "gytha"] and s.box == [] and s.joker is None
     assert s.display == ["den", "ragna", "agatha"] and s.char_plays == Counter()
 
@@ -596,7 +624,7 @@ def test_edgar_removed_by_a_power_goes_to_the_removers_left_neighbour(power, arg
     s = make_state(["3 4 E5", "2", "2", "2", "2", "2"], ["9", "9", "9"], ["1", "1", "1"],
                    char_piles=[["aldred"], [power], ["agatha"]], joker="edgar")
     t = turn_of(g, s, 1)
-    t.play(power, args)
+    t.apply(Play(power, args))
     assert s.joker is None
     assert sorted(s.discard) == discard  # only story cards reach the discard pile
     assert s.char_piles == [["aldred"], [], ["agatha", "edgar", power]]
@@ -608,7 +636,7 @@ def test_edgar_removed_in_display_mode_goes_to_the_box():
     s = make_state(["3 4 E5", "2", "2", "2", "2", "2"], ["9"], ["1"], display=["wynstan"], char_deck=["den"],
                    joker="edgar")
     t = turn_of(g, s, 0)
-    t.play("wynstan", ((0, 1),))
+    t.apply(Play("wynstan", ((0, 1),)))
     assert sorted(s.box) == ["edgar", "wynstan"] and s.char_deck == [] and s.display == ["den"]
     assert s.discard == []
 
@@ -618,10 +646,10 @@ def test_den_clears_a_row_with_edgar_in_the_middle():
     s = make_state(["3 4 E5 6", "2", "2", "2", "2", "2"], ["9", "9"], ["1", "1"],
                    char_piles=[["den"], []], joker="edgar")
     t = turn_of(g, s, 0)
-    t.play("den", ((0,),))
+    t.apply(Play("den", ((0,),)))
     assert sorted(s.discard) == [3, 4, 6] and s.rows[0] == []
     assert s.char_piles == [[], ["edgar", "den"]]
-    t.lay(9, 0)  # restarted at once
+    t.apply(Lay(9, 0))  # restarted at once
     assert s.rows[0] == [9]
 
 
@@ -631,7 +659,7 @@ def test_completing_edgars_row_gives_him_to_the_completer(seat):
     s = make_state(["1-4 E5 6-12", "2", "2", "2", "2", "2"], ["13 3", "13 3", "13 3"], ["1", "1", "1"],
                    char_piles=[["den"], [], ["ragna"]], joker="edgar")
     t = turn_of(g, s, seat)
-    t.lay(13, 0)
+    t.apply(Lay(13, 0))
     assert t.completed == 1 and s.rows[0] == [] and s.joker is None
     assert sorted(s.discard) == [v for v in range(1, 14) if v != 5]  # story cards only
     assert s.char_piles[seat][-1] == "edgar"
@@ -644,7 +672,7 @@ def test_completing_edgars_row_by_a_rebuild_gives_him_to_the_rebuilder():
     s = make_state(["1-4 E5 6-8", "9-13", "2", "2", "2", "2"], ["3", "3"], ["1", "1"],
                    char_piles=[[], ["wynstan"]], joker="edgar")
     t = turn_of(g, s, 1)
-    t.rebuild(1, 5, 0)
+    t.apply(Rebuild(1, 5, 0))
     assert t.completed == 1 and s.rows[:2] == [[], []]
     assert len(s.discard) == 12 and all(c > 0 for c in s.discard)
     assert s.char_piles == [[], ["wynstan", "edgar"]]
@@ -655,7 +683,7 @@ def test_completing_edgars_row_in_display_mode_puts_him_under_the_deck():
     s = make_state(["1-4 E5 6-12", "2", "2", "2", "2", "2"], ["13 3"], ["1"], display=["den", "gytha", "agatha"],
                    char_deck=["ragna"], joker="edgar")
     t = turn_of(g, s, 0)
-    t.lay(13, 0)
+    t.apply(Lay(13, 0))
     assert s.char_deck == ["edgar", "ragna"] and s.box == [] and s.joker is None
     assert len(s.discard) == 12
 
@@ -665,8 +693,8 @@ def test_wigelm_alone_puts_the_card_on_ones_own_pile():
     s = make_state(["5-7", "9", "9", "9", "9", "9"], ["1"], ["2 3"], display=["wigelm"])
     t = turn_of(g, s, 0)
     with pytest.raises(IllegalMove):
-        t.play("wigelm", ((0, 1),))  # one recipient only: oneself
-    t.play("wigelm", ((0,),))
+        t.apply(Play("wigelm", ((0, 1),)))  # one recipient only: oneself
+    t.apply(Play("wigelm", ((0,),)))
     assert s.rows[0] == [6, 7]
     assert s.piles[0][::-1] == [5, 2, 3]  # on top, face down
     assert t.hand == [1]
@@ -677,7 +705,7 @@ def test_wigelm_gives_row_starts_to_the_others_in_turn_order():
     s = make_state(["5-7", "9", "9", "9", "9", "9"], ["1", "1", "1"], ["2", "3", "4"],
                    char_piles=[[], ["wigelm"], []])
     t = turn_of(g, s, 1)
-    t.play("wigelm", ((0, 0),))
+    t.apply(Play("wigelm", ((0, 0),)))
     assert s.rows[0] == [7]
     assert s.piles[2][::-1] == [5, 4]  # the first recipient is the left neighbour
     assert s.piles[0][::-1] == [6, 2]
@@ -693,7 +721,7 @@ def test_wigelm_never_hands_out_edgar():
     assert {m.args for m in t.play_moves() if m.key == "wigelm"} == {((5,),)}
     before = snapshot(s, t)
     with pytest.raises(IllegalMove):
-        t.play("wigelm", ((0,),))
+        t.apply(Play("wigelm", ((0,),)))
     assert snapshot(s, t) == before
     # three players, one row starting 5 then Edgar: the second recipient would get Edgar, so no play at all
     s3 = make_state(["5 E6 7", "_", "_", "_", "_", "_"], ["1", "1", "1"], ["2", "3", "4"],
@@ -702,7 +730,7 @@ def test_wigelm_never_hands_out_edgar():
     assert [m for m in t3.play_moves() if m.key == "wigelm"] == []
     before = snapshot(s3, t3)
     with pytest.raises(IllegalMove):
-        t3.play("wigelm", ((0, 0),))
+        t3.apply(Play("wigelm", ((0, 0),)))
     assert snapshot(s3, t3) == before
 
 
@@ -711,10 +739,10 @@ def test_ragnas_gap_is_filled_later_by_a_hand_card_never_by_a_parked_card():
     s = make_state(["3", "9", "9", "9", "9", "9"], ["5 6 12", "12", "4 12"], ["1", "1", "1"],
                    char_piles=[["ragna"], [], []])
     t = turn_of(g, s, 0)
-    t.play("ragna", ((),))
-    t.lay(5, 0)
-    t.lay(6, 0)
-    t.end()
+    t.apply(Play("ragna", ((),)))
+    t.apply(Lay(5, 0))
+    t.apply(Lay(6, 0))
+    t.apply(EndTurn())
     assert s.rows[0] == [3, 5, 6] and t.gaps(0) == [4]
     # seat 1 holds the 4 only as a parked card (parked in an earlier turn, so usable now)
     s.turn_no = 2
@@ -722,17 +750,17 @@ def test_ragnas_gap_is_filled_later_by_a_hand_card_never_by_a_parked_card():
     t1 = turn_of(g, s, 1)
     assert t1.parked == [4]
     with pytest.raises(IllegalMove):
-        t1.fill_gap(4, 0)
+        t1.apply(FillGap(4, 0))
     with pytest.raises(IllegalMove):
-        t1.lay_parked(4, 0)
+        t1.apply(LayParked(4, 0))
     assert not any(isinstance(m, (FillGap, LayParked)) and m.row == 0 for m in t1.lay_moves())
     # seat 2 fills it from hand, in a later turn, without any character
     s.turn_no = 3
     t2 = turn_of(g, s, 2)
     assert FillGap(4, 0) in t2.lay_moves()
     with pytest.raises(IllegalMove):
-        t2.fill_gap(12, 0)
-    t2.fill_gap(4, 0)
+        t2.apply(FillGap(12, 0))
+    t2.apply(FillGap(4, 0))
     assert s.rows[0] == [3, 4, 5, 6] and t2.laid == 1 and t2.chars_played == 0
 
 
@@ -741,10 +769,10 @@ def test_agatha_duplicates_only_at_the_end():
     s = make_state(["2-4", "4-6", "1", "1", "1", "1"], ["4 4 3 2 1", "1"], ["1", "1"],
                    char_piles=[["agatha"], []])
     t = turn_of(g, s, 0)
-    t.play("agatha", ((),))
-    t.lay(4, 0)
+    t.apply(Play("agatha", ((),)))
+    t.apply(Lay(4, 0))
     assert s.rows[0] == [2, 3, 4, 4]
-    for bad in (lambda: t.lay_start(2, 0), lambda: t.lay_start(3, 1), lambda: t.lay(3, 0)):
+    for bad in (lambda: t.apply(LayStart(2, 0)), lambda: t.apply(LayStart(3, 1)), lambda: t.apply(Lay(3, 0))):
         with pytest.raises(IllegalMove):
             bad()
     moves = t.lay_moves()
@@ -753,7 +781,7 @@ def test_agatha_duplicates_only_at_the_end():
     # the joint of a rebuild stays strict under the default reading
     assert not t.can_rebuild(1, 3, 0)
     with pytest.raises(IllegalMove):
-        t.rebuild(1, 3, 0)
+        t.apply(Rebuild(1, 3, 0))
 
 
 def test_agatha_rebuild_option_allows_an_equal_joint():
@@ -761,9 +789,9 @@ def test_agatha_rebuild_option_allows_an_equal_joint():
     s = make_state(["2-4", "4-6", "1", "1", "1", "1"], ["9", "1"], ["1", "1"], char_piles=[["agatha"], []])
     t = turn_of(g, s, 0)
     assert not t.can_rebuild(1, 3, 0)  # not before Agatha is played
-    t.play("agatha", ((),))
+    t.apply(Play("agatha", ((),)))
     assert Rebuild(1, 3, 0) in t.rebuild_moves()
-    t.rebuild(1, 3, 0)
+    t.apply(Rebuild(1, 3, 0))
     assert s.rows[0] == [2, 3, 4, 4, 5, 6] and s.rows[1] == []
 
 
@@ -771,12 +799,12 @@ def test_aldred_start_laying_is_not_for_rebuilds_by_default():
     g = rules("characters")
     s = make_state(["5-7", "3-4", "9", "9", "9", "9"], ["4 8", "1"], ["1", "1"], char_piles=[["aldred"], []])
     t = turn_of(g, s, 0)
-    t.play("aldred", ((),))
+    t.apply(Play("aldred", ((),)))
     assert not t.can_rebuild(1, 2, 0, to_start=True)
     assert not any(m.to_start for m in t.rebuild_moves())
     with pytest.raises(IllegalMove):
         t.apply(Rebuild(1, 2, 0, False, True))
-    t.lay_start(4, 0)  # hand cards may go before a start
+    t.apply(LayStart(4, 0))  # hand cards may go before a start
     assert s.rows[0] == [4, 5, 6, 7]
 
 
@@ -786,7 +814,7 @@ def test_aldred_rebuild_option_allows_a_rebuild_before_a_start():
     t = turn_of(g, s, 0)
     with pytest.raises(IllegalMove):
         t.apply(Rebuild(1, 2, 0, False, True))  # not before Aldred is played
-    t.play("aldred", ((),))
+    t.apply(Play("aldred", ((),)))
     assert Rebuild(1, 2, 0, False, True) in t.rebuild_moves()
     t.apply(Rebuild(1, 2, 0, False, True))
     assert s.rows[0] == [3, 4, 5, 6, 7] and s.rows[1] == []
@@ -802,10 +830,10 @@ def test_ethelreds_extra_row_vanishes_when_emptied_by_a_power(power, args):
     s = make_state(EXTRA, ["11 10 1", "1"], ["1", "1"], char_piles=[[power], []])
     assert s.n_fixed == 6 and len(s.rows) == 7
     t = turn_of(g, s, 0)
-    t.play(power, args)
+    t.apply(Play(power, args))
     assert len(s.rows) == 6, f"extra row still on the table after {power}: {s.rows}"
     with pytest.raises(IllegalMove):
-        t.lay(11, 6)  # gone: it cannot be opened again
+        t.apply(Lay(11, 6))  # gone: it cannot be opened again
     assert all(m.row < 6 for m in t.lay_moves() if hasattr(m, "row"))
     check_invariants(g, s, s.story_cards(), s.characters())
 
@@ -815,10 +843,10 @@ def test_ethelred_opens_an_extra_row_and_a_later_one_opens_another():
     s = make_state(EXTRA[:6], ["10 11 12", "1"], ["1", "1"], char_piles=[["ethelred"], []])
     t = turn_of(g, s, 0)
     with pytest.raises(IllegalMove):
-        t.play("ethelred", ((10, 12),))  # the opening cards must continue each other
-    t.play("ethelred", ((10, 11),))
+        t.apply(Play("ethelred", ((10, 12),)))  # the opening cards must continue each other
+    t.apply(Play("ethelred", ((10, 11),)))
     assert s.rows[6] == [10, 11] and t.laid == 2
-    t.lay(12, 6)
+    t.apply(Lay(12, 6))
     assert s.rows[6] == [10, 11, 12]
 
 
@@ -827,32 +855,32 @@ def test_a_character_before_an_exchange_only_under_the_literal_reading():
     g = rules("characters")
     s = make_state(*s_args, char_piles=[["ragna"], []])
     t = turn_of(g, s, 0)
-    t.play("ragna", ((),))
-    t.exchange((2,))  # default: a character may be played in a turn that is then an exchange
+    t.apply(Play("ragna", ((),)))
+    t.apply(Exchange((2,)))  # default: a character may be played in a turn that is then an exchange
     assert t.phase == DONE and s.char_piles == [[], ["ragna"]]
     strict = rules("characters", characters_on_any_turn=False)
     s = make_state(*s_args, char_piles=[["ragna"], []])
     t = turn_of(strict, s, 0)
-    t.play("ragna", ((),))
+    t.apply(Play("ragna", ((),)))
     # strict reading: the play made this a lay-out turn; it stays provisional until a card is laid
     # (turn.lay_out.provisional_until_laid), so an exchange takes the play back: Ragna returns to the pile
-    t.exchange((2,))
+    t.apply(Exchange((2,)))
     assert t.phase == DONE and s.char_piles == [["ragna"], []] and t.chars_played == 0
     s = make_state(*s_args, char_piles=[["ragna"], []])
     t = turn_of(rules("characters", characters_on_any_turn=False, provisional_moves=False), s, 0)
-    t.play("ragna", ((),))
+    t.apply(Play("ragna", ((),)))
     with pytest.raises(IllegalMove):
-        t.exchange((2,))
+        t.apply(Exchange((2,)))
     for game, ok in ((g, True), (strict, False)):  # the same for a pass (empty draw pile)
         s = make_state(ROWS9, ["6 7 2", "1"], ["", "1"], char_piles=[["ragna"], []])
         t = turn_of(game, s, 0)
-        t.play("ragna", ((),))
+        t.apply(Play("ragna", ((),)))
         if ok:
-            t.pass_turn()
+            t.apply(Pass())
             assert t.passed
         else:
             with pytest.raises(IllegalMove):
-                t.pass_turn()
+                t.apply(Pass())
 
 
 def test_gytha_with_an_empty_discard_pile_follows_its_option():
@@ -860,13 +888,13 @@ def test_gytha_with_an_empty_discard_pile_follows_its_option():
     s = make_state(*s_args, char_piles=[["gytha"], []])
     t = turn_of(rules("characters"), s, 0)
     assert [m.args for m in t.play_moves()] == [((),)]
-    t.play("gytha", ((),))  # no effect, but played
+    t.apply(Play("gytha", ((),)))  # no effect, but played
     assert s.char_piles == [[], ["gytha"]] and s.rows[0] == [3, 4, 5, 6, 7]
     s = make_state(*s_args, char_piles=[["gytha"], []])
     t = turn_of(rules("characters", gytha_without_effect=False), s, 0)
     assert t.play_moves() == []
     with pytest.raises(IllegalMove):
-        t.play("gytha", ((),))
+        t.apply(Play("gytha", ((),)))
 
 
 SOLO_STUCK = ["5", "5", "5", "5", "5", "5"]
@@ -878,7 +906,7 @@ def test_minus_allowed_only_when_stuck():
     t = turn_of(g, s, 0)
     # the displayed characters could help, but kbsim does not require trying them first
     assert sorted(m.cards for m in t.minus_moves()) == [(1,), (12,)]
-    t.minus((12,))
+    t.apply(Minus((12,)))
     assert s.minus[0] == [12] and t.phase == DONE and t.minus_cards == 1
     assert sorted(t.hand) == [1, 3]  # refilled
 
@@ -899,7 +927,7 @@ def test_minus_refused_while_a_card_can_be_laid(rows, hand, parked, joker, why):
     assert t.minus_moves() == [], why
     before = snapshot(s, t)
     with pytest.raises(IllegalMove):
-        t.minus((int(hand),))
+        t.apply(Minus((int(hand),)))
     assert snapshot(s, t) == before
 
 
@@ -907,15 +935,15 @@ def test_minus_is_the_whole_turn_and_only_in_scored_variants():
     g = rules("solo")
     s = make_state(["5-6", "7-8", "5", "5", "5", "5"], ["12"], ["1"])
     t = turn_of(g, s, 0)
-    t.rebuild(1, 2, 0)  # empties row 2: now the 12 can be laid anyway
+    t.apply(Rebuild(1, 2, 0))  # empties row 2: now the 12 can be laid anyway
     with pytest.raises(IllegalMove):
-        t.minus((12,))
+        t.apply(Minus((12,)))
     race = rules("characters")
     s2 = make_state(SOLO_STUCK, ["12", "1"], ["3", "3"], char_piles=[[], []])
     t2 = turn_of(race, s2, 0)
     assert t2.minus_moves() == []
     with pytest.raises(IllegalMove):
-        t2.minus((12,))
+        t2.apply(Minus((12,)))
 
 
 def test_a_play_whose_later_step_is_illegal_changes_nothing(custom_file):
@@ -929,10 +957,10 @@ def test_a_play_whose_later_step_is_illegal_changes_nothing(custom_file):
                  (((8, 0),), ()),             # park none
                  (((11, 0),), (5,))):         # first step illegal
         with pytest.raises(IllegalMove):
-            t.play("hoarder", args)
+            t.apply(Play("hoarder", args))
         assert snapshot(s, t) == before, args
     assert t.available_characters() == ["hoarder"]
-    t.play("hoarder", (((8, 0),), (12,)))
+    t.apply(Play("hoarder", (((8, 0),), (12,))))
     assert s.rows[0] == [3, 4, 5, 6, 7, 8] and s.parked[0] == [(12, 1)] and s.char_piles == [[], ["trickster",
                                                                                                   "hoarder"]]
     # trickster: removal legal, then a modifier given arguments
@@ -940,9 +968,9 @@ def test_a_play_whose_later_step_is_illegal_changes_nothing(custom_file):
     t2 = turn_of(g, s2, 0)
     before = snapshot(s2, t2)
     with pytest.raises(IllegalMove):
-        t2.play("trickster", ((0, 1), (1,)))
+        t2.apply(Play("trickster", ((0, 1), (1,))))
     with pytest.raises(IllegalMove):
-        t2.play("trickster", ((0, 1),))  # a step missing
+        t2.apply(Play("trickster", ((0, 1),)))  # a step missing
     assert snapshot(s2, t2) == before
 
 
@@ -955,7 +983,7 @@ def test_a_shipped_play_failing_half_way_changes_nothing():
         t = turn_of(g, s, 0)
         before = snapshot(s, t)
         with pytest.raises(IllegalMove):
-            t.play("gytha", (((5, 0), (9, 0)),))  # the 5 fits, the 9 does not
+            t.apply(Play("gytha", (((5, 0), (9, 0)),)))  # the 5 fits, the 9 does not
         assert snapshot(s, t) == before, variant
 
 
@@ -972,7 +1000,7 @@ def test_every_listed_play_is_legal_and_every_step_choice_applies():
         assert plays, key
         for mv in plays:
             c = t.clone()
-            c.play(mv.key, mv.args)
+            c.apply(Play(mv.key, mv.args))
             check_invariants(g, c.state, s.story_cards(), s.characters())
 
 

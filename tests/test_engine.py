@@ -14,7 +14,7 @@ from kbsim.bots import make_bot
 from kbsim.bots.base import BaseBot
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.game import STALEMATE, TURN_LIMIT, WON, GameState, can_progress, deal, play_game
-from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, Lay, Rebuild
+from kbsim.engine.rows.moves import END_TURN, PASS, EndTurn, Exchange, Lay, Pass, Rebuild
 from kbsim.engine.rows.turn import DONE, LAYING, START, Turn
 
 
@@ -94,16 +94,29 @@ def test_rulebook_big_example(game):
     assert t.hand == []
     assert t.laid == 6 and t.rebuilds == 3 and t.completed == 0
     assert not t.won and t.phase == LAYING
-    t.end()
+    t.apply(EndTurn())
     assert sorted(t.hand) == [2, 7] and t.pile_size == 0 and t.phase == DONE
+
+
+def test_turn_has_one_public_mutator():
+    """Bots, replays and searches change the table only through Turn.apply: every other public method is a
+    read-only query (or a copy), so a new public verb is a deliberate change of this list."""
+    public = {n for n in dir(Turn) if not n.startswith("_") and callable(getattr(Turn, n))}
+    assert public == {
+        "apply", "draw_at_start",  # the one mutator, and the game loop's draw before a seat acts
+        "available_characters", "can_end", "can_exchange", "can_lay", "can_lay_anything", "can_pass", "can_place",
+        "can_rebuild", "clone", "exchange_moves", "finishing_moves", "for_seat", "gaps", "lay_moves", "lay_path",
+        "lay_reachable", "legal_moves", "minus_moves", "play_moves", "power_hint", "rebuild_moves",
+        "rebuild_refusal", "sandbox",
+    }
 
 
 def test_lay_gapless(game):
     t = make_turn(game, [[3], [9], [9], [9], [9], [9]], hand=[4, 5, 7], pile_top_first=[1])
     assert_refused(t, Lay(5, 0))
-    t.lay(4, 0)
+    t.apply(Lay(4, 0))
     assert_refused(t, Lay(7, 0))
-    t.lay(5, 0)
+    t.apply(Lay(5, 0))
     assert t.rows[0] == [3, 4, 5]
     assert_refused(t, Lay(7, 0))
     assert_refused(t, Lay(6, 0))  # not in hand
@@ -115,43 +128,43 @@ def test_empty_row_takes_any_card(game):
     for v in range(1, 14):
         t = make_turn(game, [[], [2], [3], [4], [5], [6]], hand=[v], pile_top_first=[1])
         assert Lay(v, 0) in t.lay_moves()
-        t.lay(v, 0)
+        t.apply(Lay(v, 0))
         assert t.rows[0] == [v]
 
 
 def test_chained_rebuild_completes_row_and_slot_is_reusable(game):
     t = make_turn(game, [[1], [3, 4, 5, 6], [8, 9], [11, 12, 13], [5], [5]], hand=[2, 7, 10, 9],
                   pile_top_first=[4, 4])
-    t.lay(7, 1)
-    t.lay(2, 0)
-    t.lay(10, 2)
-    t.rebuild(1, 5, 0)   # 3-7 onto 1-2
-    t.rebuild(2, 3, 0)   # 8-10 onto 1-7
+    t.apply(Lay(7, 1))
+    t.apply(Lay(2, 0))
+    t.apply(Lay(10, 2))
+    t.apply(Rebuild(1, 5, 0))   # 3-7 onto 1-2
+    t.apply(Rebuild(2, 3, 0))   # 8-10 onto 1-7
     assert t.completed == 0 and t.rows[0] == list(range(1, 11))
-    t.rebuild(3, 3, 0)   # 11-13 completes the row
+    t.apply(Rebuild(3, 3, 0))   # 11-13 completes the row
     assert t.completed == 1
     assert sorted(t.discard) == list(range(1, 14)) and t.discard_size == 13
     assert t.rows == [[], [], [], [], [5], [5]]
     # the emptied row card is usable in the same turn
     assert Lay(9, 0) in t.lay_moves()
-    t.lay(9, 0)
+    t.apply(Lay(9, 0))
     assert t.rows[0] == [9]
     assert t.laid == 4 and t.hand == []
     assert not t.won  # the draw pile still holds cards
-    t.end()
+    t.apply(EndTurn())
     assert t.hand == [4, 4]
 
 
 def test_complete_by_laying(game):
     t = make_turn(game, [list(range(1, 13)), [4], [4], [4], [4], [4]], hand=[13, 5], pile_top_first=[2])
-    t.lay(13, 0)
+    t.apply(Lay(13, 0))
     assert t.rows[0] == [] and t.completed == 1 and t.discard_size == 13
 
 
 def test_complete_without_laying(game):
     t = make_turn(game, [list(range(1, 9)), list(range(9, 14)), [4], [4], [4], [4]], hand=[2],
                   pile_top_first=[6])
-    t.rebuild(1, 5, 0)
+    t.apply(Rebuild(1, 5, 0))
     assert t.completed == 1 and t.laid == 0 and t.discard_size == 13
     assert t.rows == [[], [], [4], [4], [4], [4]]
     assert t.hand == [2]
@@ -161,21 +174,21 @@ def test_complete_without_laying(game):
     # rebuilds stay provisional until a hand card is laid (turn.lay_out.provisional_until_laid): an exchange is
     # still possible and puts the table back as it was before the rebuild
     x = t.clone()
-    x.exchange((2,))
+    x.apply(Exchange((2,)))
     assert x.rows == [list(range(1, 9)), list(range(9, 14)), [4], [4], [4], [4]]
     assert x.completed == 0 and x.rebuilds == 0 and x.discard_size == 0 and x.exchanged == 1
-    t.lay(2, 1)
+    t.apply(Lay(2, 1))
     # once a hand card is laid the rebuild stands: no exchange any more
     assert_refused(t, Exchange((6,)))
-    t.end()
+    t.apply(EndTurn())
     assert t.hand == [6]
 
 
 def test_two_rows_complete_in_one_turn(game):
     t = make_turn(game, [list(range(1, 13)), list(range(1, 13)), [5], [5], [5], [5]], hand=[13, 13],
                   pile_top_first=[2])
-    t.lay(13, 0)
-    t.lay(13, 1)
+    t.apply(Lay(13, 0))
+    t.apply(Lay(13, 1))
     assert t.completed == 2 and t.discard_size == 26 and t.rows[:2] == [[], []]
 
 
@@ -260,7 +273,7 @@ def test_rebuild_takes_whole_tail(game):
     assert Rebuild(0, 4, 1) in t.rebuild_moves()
     for k in (1, 2, 3, 5, 6):
         assert not t.can_rebuild(0, k, 1)
-    t.rebuild(0, 4, 1)
+    t.apply(Rebuild(0, 4, 1))
     assert t.rows[:2] == [[3, 4], [4, 5, 6, 7, 8]]
 
 
@@ -282,7 +295,7 @@ def test_not_onto_equal_value(game):
     assert_refused(t, Rebuild(1, 3, 0))
     assert Rebuild(1, 3, 0) not in t.rebuild_moves()
     # the part that does continue the 5 may move
-    t.rebuild(1, 2, 0)
+    t.apply(Rebuild(1, 2, 0))
     assert t.rows[:2] == [[3, 4, 5, 6, 7], [5]]
 
 
@@ -307,7 +320,7 @@ def test_into_empty_row_when_allowed():
     # a split, never the whole row (that would change nothing)
     assert_refused(t, Rebuild(0, 6, 1))
     assert {m.count for m in t.rebuild_moves()} == {1, 2, 3, 4, 5}
-    t.rebuild(0, 3, 1)
+    t.apply(Rebuild(0, 3, 1))
     assert t.rows[:2] == [[3, 4, 5], [6, 7, 8]]
     assert_refused(t, Rebuild(0, 3, 2))  # whole row into an empty one
     assert_refused(t, Rebuild(1, 3, 2))
@@ -320,7 +333,7 @@ def test_no_rebuild_onto_itself(game):
 
 def test_nothing_after_an_exchange(game):
     t = make_turn(game, [[3, 4, 5], [6], [], [], [], []], hand=[1, 2], pile_top_first=[9, 9, 9])
-    t.exchange((1,))
+    t.apply(Exchange((1,)))
     assert t.phase == DONE and t.exchanged == 1
     assert t.legal_moves() == [] and t.rebuild_moves() == [] and t.lay_moves() == []
     assert not t.can_rebuild(1, 1, 0)
@@ -330,7 +343,7 @@ def test_nothing_after_an_exchange(game):
 
 def test_no_exchange_after_a_lay(game):
     t = make_turn(game, [[3], [], [], [], [], []], hand=[4, 1], pile_top_first=[9])
-    t.lay(4, 0)
+    t.apply(Lay(4, 0))
     assert t.exchange_moves() == []
     assert_refused(t, Exchange((1,)))
     assert_refused(t, PASS)
@@ -339,7 +352,7 @@ def test_no_exchange_after_a_lay(game):
 # --------------------------------------------------------------------------- exchange and pass
 def test_exchange_short_pile(game):
     t = make_turn(game, [[9]] * 6, hand=[1, 2, 3, 4, 5, 6], pile_top_first=[12, 13])
-    t.exchange((1, 2, 3, 4))
+    t.apply(Exchange((1, 2, 3, 4)))
     assert sorted(t.hand) == [1, 2, 5, 6, 12, 13]
     assert t._pile[::-1] == [3, 4]  # top first
     assert t.phase == DONE and t.laid == 0 and t.exchanged == 4
@@ -347,7 +360,7 @@ def test_exchange_short_pile(game):
 
 def test_exchange_long_pile(game):
     t = make_turn(game, [[9]] * 6, hand=[1, 2, 3, 4, 5, 6], pile_top_first=[7, 8, 10, 11])
-    t.exchange((6, 1))
+    t.apply(Exchange((6, 1)))
     assert sorted(t.hand) == [2, 3, 4, 5, 7, 8]
     assert sorted(t._pile) == [1, 6, 10, 11]
     assert t._pile[::-1][:2] == [10, 11]  # the old pile's cards stay on top, exchanged cards go under
@@ -390,7 +403,7 @@ def test_pass_allowed_with_empty_pile_even_if_a_card_fits(game):
 # --------------------------------------------------------------------------- winning and ending
 def test_win_on_last_card(game):
     t = make_turn(game, [[9], [2], [3], [4], [5], [6]], hand=[10])
-    t.lay(10, 0)
+    t.apply(Lay(10, 0))
     assert t.won and t.phase == DONE and t.hand == []
     assert t.legal_moves() == []
     for mv in [Lay(3, 1), Rebuild(1, 1, 2), END_TURN, Exchange((3,)), PASS]:
@@ -399,15 +412,15 @@ def test_win_on_last_card(game):
 
 def test_win_by_completing_with_last_card(game):
     t = make_turn(game, [list(range(1, 13)), [2], [3], [4], [5], [6]], hand=[13])
-    t.lay(13, 0)
+    t.apply(Lay(13, 0))
     assert t.won and t.completed == 1 and t.phase == DONE
 
 
 def test_empty_hand_with_pile_is_not_a_win(game):
     t = make_turn(game, [[9], [2], [3], [4], [5], [6]], hand=[10], pile_top_first=[7, 8])
-    t.lay(10, 0)
+    t.apply(Lay(10, 0))
     assert not t.won and t.phase == LAYING and t.hand == []
-    t.end()
+    t.apply(EndTurn())
     assert sorted(t.hand) == [7, 8] and t.pile_size == 0 and not t.won
 
 
@@ -421,28 +434,28 @@ def test_end_needs_a_lay_while_pile(game):
 def test_end_without_lay_allowed_with_empty_pile(game):
     t = make_turn(game, [[1, 2, 3], [5, 6, 7], [], [], [], []], hand=[10])
     assert t.needed == 0 and t.can_end()
-    t.end()
+    t.apply(EndTurn())
     assert t.phase == DONE and t.hand == [10]
 
 
 def test_min_hand_cards_zero_allows_rebuild_only_turn():
     g = compiled(min_hand_cards=0)
     t = make_turn(g, [[1, 2, 3], [4, 5], [], [], [], []], hand=[10], pile_top_first=[7, 8])
-    t.rebuild(1, 2, 0)
+    t.apply(Rebuild(1, 2, 0))
     assert t.laid == 0
-    t.end()
+    t.apply(EndTurn())
     assert t.phase == DONE and sorted(t.hand) == [7, 8, 10]
     # the default refuses the same turn
     d = make_turn(compiled(), [[1, 2, 3], [4, 5], [], [], [], []], hand=[10], pile_top_first=[7, 8])
-    d.rebuild(1, 2, 0)
+    d.apply(Rebuild(1, 2, 0))
     assert_refused(d, END_TURN)
 
 
 def test_refill_to_hand_size(game):
     t = make_turn(game, [[3], [], [], [], [], []], hand=[4, 5, 1, 1, 1, 1], pile_top_first=[7, 8, 9, 10])
-    t.lay(4, 0)
-    t.lay(5, 0)
-    t.end()
+    t.apply(Lay(4, 0))
+    t.apply(Lay(5, 0))
+    t.apply(EndTurn())
     assert sorted(t.hand) == [1, 1, 1, 1, 7, 8] and t._pile[::-1] == [9, 10]
 
 
@@ -450,7 +463,7 @@ def test_sandbox_hides_pile_and_is_independent(game):
     t = make_turn(game, [[3], [], [], [], [], []], hand=[4], pile_top_first=[7, 8])
     sb = t.sandbox()
     assert sb.pile_size == 2 and 7 not in sb._pile and 8 not in sb._pile
-    sb.lay(4, 0)
+    sb.apply(Lay(4, 0))
     assert t.rows[0] == [3] and t.hand == [4]
 
 
@@ -498,9 +511,9 @@ class Exchanger(BaseBot):
 
     def play_turn(self, turn):
         if turn.pile_size:
-            turn.exchange((max(turn.hand),))
+            turn.apply(Exchange((max(turn.hand),)))
         else:
-            turn.pass_turn()
+            turn.apply(Pass())
 
 
 @pytest.mark.parametrize("players, winners", [(2, (0, 1)), (3, (2,)), (4, (2, 3)), (5, (3, 4))])
@@ -582,11 +595,11 @@ class Scripted(BaseBot):
         self.turns += 1
         if self.turns == 2 and turn.lay_moves():
             turn.apply(turn.lay_moves()[0])
-            turn.end()
+            turn.apply(EndTurn())
         elif turn.pile_size:
-            turn.exchange((max(turn.hand),))
+            turn.apply(Exchange((max(turn.hand),)))
         else:
-            turn.pass_turn()
+            turn.apply(Pass())
 
 
 def test_exact_stalemate_after_first_full_round_without_lay(monkeypatch):

@@ -17,6 +17,7 @@ from kbsim.bots import make_bot
 from kbsim.engine.rows.compiled import compile_rules
 from kbsim.engine.rows.examples import run_examples
 from kbsim.engine.rows.game import STALEMATE, TURN_LIMIT, WON, play_game, play_hand
+from kbsim.engine.rows.moves import EndTurn, Lay
 from kbsim.engine.rows.notation import format_cards, parse_cards
 from kbsim.engine.rows.state import deal
 from kbsim.engine.rows.turn import Turn
@@ -93,9 +94,9 @@ def test_kings_at_once_refuses_to_keep_a_playable_king():
     from kbsim.engine.results import IllegalMove
 
     with pytest.raises(IllegalMove, match="must be laid"):
-        t.end()
-    t.lay(p("KH")[0], 4)
-    t.end()
+        t.apply(EndTurn())
+    t.apply(Lay(p("KH")[0], 4))
+    t.apply(EndTurn())
 
 
 def test_draw_at_start_option():
@@ -104,8 +105,8 @@ def test_draw_at_start_option():
     p = lambda t: parse_cards(t, g)  # noqa: E731
     t = Turn(g, [p("10C"), [], [], [], [], [], [], []], p("2D"), p("9H"), [])
     t.draw_at_start()
-    t.lay(p("9H")[0], 0)  # the card drawn at the start can be played in the same turn
-    t.end()
+    t.apply(Lay(p("9H")[0], 0))  # the card drawn at the start can be played in the same turn
+    t.apply(EndTurn())
     assert t.hand == p("2D")
 
 
@@ -120,7 +121,7 @@ def test_blocked_hand_scores_everyone():
             pass
 
         def play_turn(self, turn):
-            turn.end()
+            turn.apply(EndTurn())
 
     import kbsim.engine.rows.game as game_mod
     from kbsim.engine.rows.state import GameState

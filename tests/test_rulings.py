@@ -233,8 +233,8 @@ def test_kings_at_once_a_drawn_king_goes_to_a_corner_at_once():
     g = kc("kings-at-once")
     rows = kc_rows("10C|AH|AS|AC|_|_|_|_", g)
     t = Turn(g, rows, parse_cards("9H 5D", g), parse_cards("KD", g), [])
-    t.lay(parse_cards("9H", g)[0], 0)
-    t.end()
+    t.apply(Lay(parse_cards("9H", g)[0], 0))
+    t.apply(EndTurn())
     assert t.rows[4] == parse_cards("KD", g) and t.hand == parse_cards("5D", g)
 
 
@@ -245,13 +245,13 @@ def test_gytha_to_no_effect_when_no_discard_card_fits():
                    char_piles=[["gytha"], []])
     t = turn_of(g, s, 0)
     assert [m.args for m in t.play_moves()] == [((),)]
-    t.play("gytha", ((),))
+    t.apply(Play("gytha", ((),)))
     assert s.char_piles == [[], ["gytha"]] and s.discard == [3, 3]
     s = make_state(["3-7", "9", "9", "9", "9", "9"], ["2", "1"], ["1", "1"], discard="8 3",
                    char_piles=[["gytha"], []])
     t = turn_of(g, s, 0)
     with pytest.raises(IllegalMove, match="no effect only when none fits"):
-        t.play("gytha", ((),))
+        t.apply(Play("gytha", ((),)))
 
 
 def test_greedy_in_the_failing_cooperative_split_run_only_makes_legal_moves():
@@ -275,15 +275,15 @@ def test_kingsbridge_refusals_name_their_option():
     g = compiled()
     t = make_turn(g, [[3, 4, 5], [], [9], [9], [9], [9]], hand=[1])
     with pytest.raises(IllegalMove, match="rebuild_into_empty_row"):
-        t.rebuild(0, 1, 1)
+        t.apply(Rebuild(0, 1, 1))
     with pytest.raises(IllegalMove, match="rebuild_segments"):
-        t.rebuild(0, 1, 2, from_start=True)
+        t.apply(Rebuild(0, 1, 2, from_start=True))
     with pytest.raises(IllegalMove, match="does not continue row 3"):
-        t.rebuild(0, 1, 2)
+        t.apply(Rebuild(0, 1, 2))
     g = kc()
     t = Turn(g, kc_rows("5C|5S|5H|5D|_|_|_|_", g), parse_cards("QS", g), [], [])
     with pytest.raises(IllegalMove, match=r"only K"):
-        t.lay(parse_cards("QS", g)[0], 4)
+        t.apply(Lay(parse_cards("QS", g)[0], 4))
 
 
 

@@ -7,8 +7,8 @@ hand by hand on its own deal, checking at every move:
   checked by the engine's own validation, since their argument lists are capped);
 * the notation round-trips: every move printed against the board it was made on parses back
   to the same move (rows with duplicate values included);
-* from every state inside a turn the turn can still be finished legally (``finish_legally``
-  on a copy never fails);
+* from every state inside a turn the turn can still be finished legally (the moves of
+  ``finishing_moves`` apply on a copy);
 * at every recorded stalemate (or blocked hand) no seat can lay: checked with an independent
   search over bare rows (``progress_path``) and, where characters are in play, the engine's
   exact test.
@@ -69,7 +69,8 @@ def _norm(m):
 def _can_finish(t) -> None:
     probe = t.clone()
     probe.log = probe.on_move = None
-    probe.finish_legally()  # raises IllegalMove if the turn were a dead end
+    for mv in probe.finishing_moves():  # raises IllegalMove if the turn were a dead end
+        probe.apply(mv)
     assert probe.phase == 2
 
 
@@ -176,6 +177,7 @@ def test_random_move_sequences_can_always_finish(name, variant):
             if t.phase == DONE:
                 break
         if t.phase != DONE:
-            t.finish_legally()
+            for mv in t.finishing_moves():
+                t.apply(mv)
         if t.won:
             break

@@ -46,6 +46,7 @@ worth a point) only when it would otherwise have to use the minus pile.
 from __future__ import annotations
 
 from kbsim.bots.base import BaseBot
+from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, FillGap, Lay, LayParked, LayStart, Rebuild, Swap
 from kbsim.engine.rows.turn import DONE, Turn
 
 
@@ -112,14 +113,14 @@ class GreedyBot(BaseBot):
             for row in rows:
                 for c in row:
                     if c < 0 and -c in hand:
-                        turn.swap(-c)
+                        turn.apply(Swap(-c))
                         done = True
                         break
         for r in range(len(rows)):
             if r < len(rows):
                 for v in turn.gaps(r):
                     if v in hand and turn.phase != DONE:
-                        turn.fill_gap(v, r)
+                        turn.apply(FillGap(v, r))
                         done = True
                         break
         if turn.m_equal or turn.skips or turn.m_start:
@@ -129,11 +130,11 @@ class GreedyBot(BaseBot):
                 for c in sorted(set(hand)):
                     for r in range(len(rows)):
                         if rows[r] and turn.can_lay(c, r):
-                            turn.lay(c, r)
+                            turn.apply(Lay(c, r))
                             progress = done = True
                             break
                         if turn.m_start and rows[r] and turn._start_fits(rows[r][0], c):
-                            turn.lay_start(c, r)
+                            turn.apply(LayStart(c, r))
                             progress = done = True
                             break
                     if progress or turn.phase == DONE:
@@ -141,7 +142,7 @@ class GreedyBot(BaseBot):
         for c in turn.parked:
             for r in range(len(rows)):
                 if turn.phase != DONE and (turn.can_lay(c, r) if rows[r] else False):
-                    turn.lay_parked(c, r)
+                    turn.apply(LayParked(c, r))
                     done = True
                     break
         return done
@@ -151,7 +152,7 @@ class GreedyBot(BaseBot):
         rows = turn.rows
         hand = turn.hand
         steps = self._steps
-        lay = turn.lay
+        apply = turn.apply
         may_open, open_any, rebuild_ok, completable, vmin, vmax, step, full = self._consts
         special = self.game.chars_enabled
         fast = self.game.fast_step
@@ -164,11 +165,11 @@ class GreedyBot(BaseBot):
                 while row and hand:
                     end = row[-1]
                     if fast is not None and end + fast in hand:
-                        lay(end + fast, r)
+                        apply(Lay(end + fast, r))
                     else:
                         for d in steps:
                             if end + d in hand:
-                                lay(end + d, r)
+                                apply(Lay(end + d, r))
                                 break
                         else:
                             break
@@ -211,7 +212,7 @@ class GreedyBot(BaseBot):
                             if dst is not None and dst != src and (
                                     safe or (src < n_fixed and (row_any[src] or any(may_open(c, src) for c in hand)))) \
                                     and turn.can_rebuild(src, len(s), dst):
-                                turn.rebuild(src, len(s), dst)
+                                turn.apply(Rebuild(src, len(s), dst))
                                 moved = changed = True
                                 break
                         if moved:
@@ -231,7 +232,7 @@ class GreedyBot(BaseBot):
                                     continue
                                 if 0 < k < len(s) and len(dr) + k >= full and turn.can_rebuild(src, k, dst) \
                                         and (not special or self.game.is_complete(dr + s[-k:])):
-                                    turn.rebuild(src, k, dst)
+                                    turn.apply(Rebuild(src, k, dst))
                                     moved = changed = True
                                     break
                             if moved:
@@ -244,7 +245,7 @@ class GreedyBot(BaseBot):
                         if not run:
                             continue
                         for c in run:
-                            lay(c, r)
+                            apply(Lay(c, r))
                             if turn.phase == DONE:
                                 return
                         changed = True
@@ -316,7 +317,7 @@ class GreedyBot(BaseBot):
             if True:
                 sb = turn.sandbox()
                 before = sum(len(p) for p in sb.state.piles) - len(sb.state.piles[sb.seat])
-                sb.play(mv.key, mv.args, listed=True)
+                sb.apply(mv, listed=True)
                 given = sum(len(p) for p in sb.state.piles) - len(sb.state.piles[sb.seat]) - before
                 self._lay_phase(sb)
                 v = self._value(sb, given)
@@ -329,7 +330,7 @@ class GreedyBot(BaseBot):
         if g.chars_enabled and turn.available_characters():
             mv = self._choose_character(turn)
             if mv is not None:
-                turn.play(mv.key, mv.args)
+                turn.apply(mv)
         if turn.needed > 1:
             # a minimum of several cards: lay only if the heuristic reaches it (tried in a sandbox first),
             # otherwise the turn would be stuck half-way with no exchange possible
@@ -342,7 +343,7 @@ class GreedyBot(BaseBot):
         if turn.phase == DONE:
             return
         if turn.laid and turn.needed == 0:
-            turn.end()
+            turn.apply(END_TURN)
             return
         if g.minus_allowed and turn.phase == 0:
             minus = turn.minus_moves()
@@ -355,10 +356,10 @@ class GreedyBot(BaseBot):
             if turn.phase == DONE:
                 return
         if turn.needed == 0:
-            turn.end()
+            turn.apply(END_TURN)
             return
         if turn.can_pass() and not (g.exchange_allowed and turn.pile_size):
-            turn.pass_turn()
+            turn.apply(PASS)
             return
         rows = turn.rows
         hand = turn.hand
@@ -372,6 +373,7 @@ class GreedyBot(BaseBot):
         if len(useless) < g.exchange_min:
             useless = sorted(hand)[-g.exchange_min:]
         if turn.can_exchange():
-            turn.exchange(tuple(useless))
+            turn.apply(Exchange(tuple(useless)))
         else:  # no exchange in these rules or now: only what the engine lists as legal
-            turn.finish_legally()
+            for mv in turn.finishing_moves():
+                turn.apply(mv)

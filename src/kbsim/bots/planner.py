@@ -47,7 +47,7 @@ engine's own moves (the solver's ``clones`` engine): slower, and exact.
 from __future__ import annotations
 
 from kbsim.bots.base import BaseBot
-from kbsim.engine.rows.moves import Play
+from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, Minus, Play
 from kbsim.engine.rows.search import Plan, plan_turn
 from kbsim.engine.rows.turn import DONE, START, Turn
 
@@ -158,7 +158,7 @@ class PlannerBot(BaseBot):
             sb = turn.sandbox()
             piles = sb.state.piles
             before = sum(len(p) for p in piles) - len(piles[sb.seat])
-            sb.play(mv.key, mv.args, listed=True)
+            sb.apply(mv, listed=True)
             given = sum(len(p) for p in piles) - len(piles[sb.seat]) - before
             outcome = (tuple(sorted(map(tuple, sb.rows))), tuple(sorted(sb.hand)), tuple(sorted(sb.parked)),
                        sb.laid, sb.phase, sb.m_start, sb.m_equal, sb.skips, given)
@@ -182,7 +182,7 @@ class PlannerBot(BaseBot):
         if g.chars_enabled and turn.available_characters():
             mv = self.choose_character(turn)
             if mv is not None:
-                turn.play(mv.key, mv.args)
+                turn.apply(mv)
                 if turn.phase == DONE:
                     return
         plan = self._plan(turn, self.budget)
@@ -192,22 +192,22 @@ class PlannerBot(BaseBot):
             for m in plan.moves:
                 turn.apply(m)
             if turn.phase != DONE:
-                turn.end()
+                turn.apply(END_TURN)
             return
         if turn.can_end() and turn.laid:
-            turn.end()
+            turn.apply(END_TURN)
             return
         if turn.phase == START:
             if self._can_exchange(turn):
-                turn.exchange(tuple(sorted(turn.hand)))
+                turn.apply(Exchange(tuple(sorted(turn.hand))))
                 return
             if g.minus_allowed and turn.hand and self._minus(turn):
                 return
             if turn.can_pass():
-                turn.pass_turn()
+                turn.apply(PASS)
                 return
         if turn.can_end():
-            turn.end()
+            turn.apply(END_TURN)
 
     def _can_exchange(self, turn: Turn) -> bool:
         g = self.game
@@ -232,13 +232,13 @@ class PlannerBot(BaseBot):
             cards = self.far_cards(turn, k)
             if cards not in legal:
                 cards = sorted(legal)[-1]
-            turn.minus(cards)
+            turn.apply(Minus(tuple(cards)))
             return True
         plan = self._plan(turn, self.budget * 20)
         if plan.legal and plan.laid >= 1:
             for m in plan.moves:
                 turn.apply(m)
             if turn.phase != DONE:
-                turn.end()
+                turn.apply(END_TURN)
             return True
         return False

@@ -28,7 +28,7 @@ not swamp everything else):
 from __future__ import annotations
 
 from kbsim.bots.base import BaseBot
-from kbsim.engine.rows.moves import END_TURN, Move
+from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, Move
 from kbsim.engine.rows.turn import DONE, Turn, reachable_openings
 
 _MEMO = 256  # boards whose reachable openings the random bots keep (shared by every seat; a pure function of the board)
@@ -127,12 +127,12 @@ class RandomBot(BaseBot):
                 continue
             if opt == "exchange":
                 k = rng.randint(g.exchange_min, len(turn.hand))
-                turn.exchange(tuple(rng.sample(turn.hand, k)))
+                turn.apply(Exchange(tuple(rng.sample(turn.hand, k))))
                 return
             if opt == "minus":
                 turn.apply(rng.choice(minus))
                 return
-            turn.pass_turn()
+            turn.apply(PASS)
             return
         from kbsim.bots.greedy import GreedyBot
 

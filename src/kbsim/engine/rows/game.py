@@ -19,7 +19,7 @@ from functools import partial, reduce
 from kbsim.engine.families import family_of
 from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, InvariantError
 from kbsim.engine.rows.compiled import CompiledGame
-from kbsim.engine.rows.moves import Move
+from kbsim.engine.rows.moves import END_TURN, Move
 from kbsim.engine.rows.state import GameState, deal
 from kbsim.engine.rows.turn import DONE, Turn, can_progress
 from kbsim.engine.rows.usage import enabled as usage_enabled
@@ -362,21 +362,18 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
         state.turn_no = turns
         turn = Turn(game, rows, hands[seat], piles[seat], state.discard, partial(_counts_after, state, seat),
                     state=state, seat=seat)
-        turn.log = []  # also replayed below to count rule usage (when the rules enable a counter)
+        if log:
+            turn.log = []
         if check:
             turn.on_move = lambda _t: check_invariants(game, state, expected, chars0)
         if game.refill_at_start:
             turn.draw_at_start()
-        # bots may call the move methods directly: usage is counted on a replay via apply, and only when the
-        # rules enable an optional rule at all (the base game enables none: no copy, no replay)
-        replay = turn.clone() if usage else None
+        # bots act through turn.apply, which counts the rules each move needed, only when the rules enable a
+        # counter at all (the base game enables none)
+        turn.usage = usage or None
         bots[seat].play_turn(turn)
         if turn.phase != DONE:
-            turn.end()
-        if replay is not None:
-            replay.usage = usage
-            for mv in turn.log:
-                replay.apply(mv)
+            turn.apply(END_TURN)
         if log:
             moves_log.append((seat, turn.log))
         laid[seat] += turn.laid

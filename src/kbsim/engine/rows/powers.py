@@ -11,7 +11,13 @@ table through the :class:`~kbsim.engine.rows.turn.Turn`, and :meth:`Primitive.ch
 lists the legal arguments for bots.
 
 Nothing here knows a character's name: a new character made of these
-primitives needs a rule-file edit only.
+primitives needs a rule-file edit only. The primitives form a registry,
+:data:`PRIMITIVES` (name -> class, filled by the :func:`primitive` decorator);
+each class builds itself from its validated rule-file parameters
+(:meth:`Primitive.from_params`) and owns everything the primitive does on the
+table (the turn's generic helpers aside), so :func:`compile_character` only
+looks the step's name up. A new primitive is one class here plus its
+parameters model and ``PowerStep`` field in :mod:`kbsim.rules.schema`.
 
 Argument notation (rows numbered from 1), steps joined by the word ``then``:
 
@@ -37,13 +43,36 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from kbsim.engine.results import IllegalMove
+from kbsim.engine.rows.moves import DONE, LAYING
 
 
 class Primitive(ABC):
-    """A generic power step. Subclasses define ``choices``, ``apply``, ``parse`` and ``format``."""
+    """A generic power step. Subclasses define ``from_params``, ``choices``, ``apply``, ``parse`` and ``format``
+    and are registered under their rule-file name with :func:`primitive`.
+
+    Attributes:
+        kind: the primitive's name in rule files (a ``PowerStep`` field), set by :func:`primitive`.
+        row_diffs: differences (between neighbouring card values) this step can leave inside a row.
+        places_itself: playing the step puts the character card itself on the table (a joker); the card
+            then leaves play with its row instead of passing on.
+    """
 
     kind = "primitive"
-    row_diffs: frozenset[int] = frozenset()  # differences this primitive can leave inside a row
+    row_diffs: frozenset[int] = frozenset()
+    places_itself = False
+
+    @classmethod
+    @abstractmethod
+    def from_params(cls, params, model) -> Primitive:
+        """Build the step from its validated rule-file parameters.
+
+        Args:
+            params: the primitive's parameters model (a field of :class:`kbsim.rules.schema.PowerStep`).
+            model: the whole validated rule file (for the value range and the step of the sequence).
+
+        Returns:
+            The compiled step.
+        """
 
     @abstractmethod
     def choices(self, turn) -> list[tuple]:
@@ -62,6 +91,33 @@ class Primitive(ABC):
         return ""
 
 
+PRIMITIVES: dict[str, type[Primitive]] = {}
+"""The rows family's power primitives: rule-file name -> class (filled by :func:`primitive`)."""
+
+
+def primitive(name: str):
+    """Class decorator: register a :class:`Primitive` subclass under its rule-file name ``name``.
+
+    Args:
+        name: the ``PowerStep`` field naming the primitive in rule files.
+
+    Returns:
+        The decorator (it returns the class unchanged but for its ``kind``).
+
+    Raises:
+        ValueError: ``name`` is already registered.
+    """
+
+    def register(cls: type[Primitive]) -> type[Primitive]:
+        if name in PRIMITIVES:
+            raise ValueError(f"power primitive {name!r} is registered twice")
+        cls.kind = name
+        PRIMITIVES[name] = cls
+        return cls
+
+    return register
+
+
 def _ints(text: str) -> list[int]:
     try:
         return [int(t) for t in text.replace(",", " ").split()]
@@ -69,10 +125,20 @@ def _ints(text: str) -> list[int]:
         raise ValueError(f"expected numbers, got {text!r}") from None
 
 
+def _remove_to_discard(turn, r: int, i: int) -> None:
+    """Remove the cards of row ``r`` from index ``i`` to its end to the discard pile (the joker leaves play)."""
+    row = turn.rows[r]
+    removed = row[i:]
+    del row[i:]
+    if any(c < 0 for c in removed):
+        turn._joker_removed()
+    turn.discard.extend(c for c in removed if c > 0)
+    turn._prune()
+
+
+@primitive("modifier")
 class ModifierStep(Primitive):
     """A rule modifier for the rest of the turn: lay at row starts, equal values, or skip one value."""
-
-    kind = "modifier"
 
     def __init__(self, kind: str, rebuilds: bool, count: int, lo: int, hi: int, step: int):
         self.mod = kind
@@ -84,22 +150,39 @@ class ModifierStep(Primitive):
         elif kind == "skip_value":
             self.row_diffs = frozenset({2 * step})
 
+    @classmethod
+    def from_params(cls, params, model) -> ModifierStep:
+        values = model.cards.values
+        rng = params.skippable
+        return cls(params.kind, params.rebuilds, params.count, rng.min if rng else values.min + 1,
+                   rng.max if rng else values.max - 1, model.table.rows.sequence.step)
+
     def choices(self, turn) -> list[tuple]:
         return [()]
 
     def apply(self, turn, args: tuple) -> None:
         if args:
             raise IllegalMove("a modifier takes no arguments")
-        turn.add_modifier(self)
+        if self.mod == "lay_at_start":
+            turn.m_start, turn.m_start_rb = True, self.rebuilds
+        elif self.mod == "equal_values":
+            turn.m_equal, turn.m_equal_rb = True, self.rebuilds
+        else:
+            turn.skips += self.count
+            turn.m_skip_rb = self.rebuilds
+            turn.skip_lo, turn.skip_hi = self.lo, self.hi
 
 
+@primitive("remove_from_row_end")
 class RemoveFromRowEndStep(Primitive):
     """Remove ``min``..``max`` cards from the end of any row to the discard pile."""
 
-    kind = "remove_from_row_end"
-
     def __init__(self, lo: int, hi: int):
         self.lo, self.hi = lo, hi
+
+    @classmethod
+    def from_params(cls, params, model) -> RemoveFromRowEndStep:
+        return cls(params.min, params.max)
 
     def choices(self, turn) -> list[tuple]:
         return [(r, k) for r, row in enumerate(turn.rows) for k in range(self.lo, min(self.hi, len(row)) + 1)]
@@ -110,7 +193,7 @@ class RemoveFromRowEndStep(Primitive):
         r, k = args
         if not 0 <= r < len(turn.rows) or not self.lo <= k <= self.hi or k > len(turn.rows[r]):
             raise IllegalMove(f"cannot remove {k} card(s) from row {r + 1}")
-        turn.remove_from_row(r, len(turn.rows[r]) - k)
+        _remove_to_discard(turn, r, len(turn.rows[r]) - k)
 
     def parse(self, text: str) -> tuple:
         r, k = _ints(text)
@@ -120,10 +203,13 @@ class RemoveFromRowEndStep(Primitive):
         return f"{args[0] + 1} {args[1]}"
 
 
+@primitive("clear_row")
 class ClearRowStep(Primitive):
     """Remove every card of one row to the discard pile (the row card may be opened again at once)."""
 
-    kind = "clear_row"
+    @classmethod
+    def from_params(cls, params, model) -> ClearRowStep:
+        return cls()
 
     def choices(self, turn) -> list[tuple]:
         return [(r,) for r, row in enumerate(turn.rows) if row]
@@ -131,7 +217,7 @@ class ClearRowStep(Primitive):
     def apply(self, turn, args: tuple) -> None:
         if len(args) != 1 or not 0 <= args[0] < len(turn.rows) or not turn.rows[args[0]]:
             raise IllegalMove("expected a non-empty row")
-        turn.remove_from_row(args[0], 0)
+        _remove_to_discard(turn, args[0], 0)
 
     def parse(self, text: str) -> tuple:
         (r,) = _ints(text)
@@ -141,14 +227,34 @@ class ClearRowStep(Primitive):
         return str(args[0] + 1)
 
 
+@primitive("take_from_discard")
 class TakeFromDiscardStep(Primitive):
     """Take ``min``..``max`` cards from the discard pile and lay each at once, legally."""
-
-    kind = "take_from_discard"
 
     def __init__(self, lo: int, hi: int, without_effect: bool):
         self.lo, self.hi = lo, hi
         self.without_effect = without_effect
+
+    @classmethod
+    def from_params(cls, params, model) -> TakeFromDiscardStep:
+        return cls(params.min, params.max, params.without_effect_allowed)
+
+    @staticmethod
+    def _place(turn, card: int, r: int) -> None:
+        """Take ``card`` from the discard pile and lay it on the end of row ``r``."""
+        if card not in turn.discard:
+            raise IllegalMove(f"no {card} in the discard pile")
+        if not 0 <= r < len(turn.rows):
+            raise IllegalMove(f"no row {r + 1}")
+        row = turn.rows[r]
+        how = turn._end_fits(row[-1], card) if row else (1 if turn.g.may_open(card, r) else 0)
+        if not how:
+            raise IllegalMove(f"{card} from the discard pile does not fit row {r + 1}")
+        if how == 2:
+            turn.skips -= 1
+        turn.discard.remove(card)
+        row.append(card)
+        turn._complete(r)
 
     @staticmethod
     def _possible(turn) -> bool:
@@ -169,7 +275,7 @@ class TakeFromDiscardStep(Primitive):
                 for r in range(len(sb.rows)):
                     if sb.can_place(card, r):
                         nxt = sb.clone()
-                        nxt.place_from_discard(card, r)
+                        self._place(nxt, card, r)
                         extend(nxt, (*prefix, (card, r)))
 
         extend(turn.clone(), ())
@@ -186,7 +292,7 @@ class TakeFromDiscardStep(Primitive):
         if not self.lo <= len(args) <= self.hi:
             raise IllegalMove(f"take {self.lo} to {self.hi} card(s) from the discard pile")
         for card, r in args:
-            turn.place_from_discard(card, r)
+            self._place(turn, card, r)
 
     def parse(self, text: str) -> tuple:
         out = []
@@ -202,13 +308,16 @@ class TakeFromDiscardStep(Primitive):
         return ", ".join(f"{c} on {r + 1}" for c, r in args)
 
 
+@primitive("extra_row")
 class ExtraRowStep(Primitive):
     """Open an extra row with hand cards; it vanishes once empty (completed, rebuilt away or removed)."""
 
-    kind = "extra_row"
-
     def __init__(self, min_cards: int):
         self.min_cards = min_cards
+
+    @classmethod
+    def from_params(cls, params, model) -> ExtraRowStep:
+        return cls(params.min_cards)
 
     def choices(self, turn) -> list[tuple]:
         g = turn.g
@@ -227,7 +336,18 @@ class ExtraRowStep(Primitive):
     def apply(self, turn, args: tuple) -> None:
         if len(args) < self.min_cards:
             raise IllegalMove(f"an extra row opens with at least {self.min_cards} hand card(s)")
-        turn.open_extra_row(args)
+        g = turn.g
+        if not g.may_open(args[0]):
+            raise IllegalMove(f"{args[0]} may not open a row")
+        for a, b in zip(args, args[1:], strict=False):
+            if b - a not in g.steps:
+                raise IllegalMove(f"{b} does not continue {a} in the extra row")
+        turn._take_from_hand(args)
+        turn.rows.append(list(args))
+        turn.laid += len(args)
+        turn.phase = max(turn.phase, LAYING) if turn.phase != DONE else DONE
+        turn._complete(len(turn.rows) - 1)
+        turn._out_check()
 
     def parse(self, text: str) -> tuple:
         return tuple(_ints(text))
@@ -236,16 +356,38 @@ class ExtraRowStep(Primitive):
         return " ".join(str(c) for c in args)
 
 
+@primitive("give_row_starts")
 class GiveRowStartsStep(Primitive):
     """For each other player in turn order, move the first card of a chosen row onto their draw pile."""
-
-    kind = "give_row_starts"
 
     def __init__(self, solo_to_self: bool):
         self.solo_to_self = solo_to_self
 
+    @classmethod
+    def from_params(cls, params, model) -> GiveRowStartsStep:
+        return cls(params.solo_to_self)
+
+    def _recipients(self, turn) -> int:
+        """How many row-start cards the power hands out (one per other seat)."""
+        n = turn.state.players - 1
+        return n if n > 0 else (1 if self.solo_to_self else 0)
+
+    @staticmethod
+    def _give(turn, r: int, i: int) -> None:
+        """Move the first card of row ``r`` onto the top of recipient ``i``'s draw pile."""
+        if not 0 <= r < len(turn.rows) or not turn.rows[r]:
+            raise IllegalMove(f"row {r + 1} is empty")
+        row = turn.rows[r]
+        if row[0] < 0:
+            raise IllegalMove("the joker cannot be handed out as a row start")
+        st = turn.state
+        n = st.players
+        seat = (turn.seat + 1 + i) % n if n > 1 else turn.seat
+        st.piles[seat].append(row.pop(0))
+        turn._prune()
+
     def choices(self, turn) -> list[tuple]:
-        n = turn.recipients_for_row_starts(self.solo_to_self)
+        n = self._recipients(turn)
         out: list[tuple] = []
 
         def extend(sb, prefix: tuple) -> None:
@@ -255,18 +397,18 @@ class GiveRowStartsStep(Primitive):
             for r, row in enumerate(sb.rows):
                 if row and row[0] > 0 and len(out) < 300:
                     nxt = sb.clone()
-                    nxt.take_row_start(r, len(prefix), self.solo_to_self)
+                    self._give(nxt, r, len(prefix))
                     extend(nxt, (*prefix, r))
 
         extend(turn.clone(), ())
         return out
 
     def apply(self, turn, args: tuple) -> None:
-        n = turn.recipients_for_row_starts(self.solo_to_self)
+        n = self._recipients(turn)
         if len(args) != n:
             raise IllegalMove(f"choose one row for each of the {n} recipient(s)")
         for i, r in enumerate(args):
-            turn.take_row_start(r, i, self.solo_to_self)
+            self._give(turn, r, i)
 
     def parse(self, text: str) -> tuple:
         return tuple(r - 1 for r in _ints(text))
@@ -275,13 +417,16 @@ class GiveRowStartsStep(Primitive):
         return " ".join(str(r + 1) for r in args)
 
 
+@primitive("park")
 class ParkStep(Primitive):
     """Put ``min``..``max`` hand cards face up in front of you; from your next turn they may be laid at row ends."""
 
-    kind = "park"
-
     def __init__(self, lo: int, hi: int):
         self.lo, self.hi = lo, hi
+
+    @classmethod
+    def from_params(cls, params, model) -> ParkStep:
+        return cls(params.min, params.max)
 
     def choices(self, turn) -> list[tuple]:
         hand = sorted(turn.hand)
@@ -290,7 +435,8 @@ class ParkStep(Primitive):
     def apply(self, turn, args: tuple) -> None:
         if not self.lo <= len(args) <= self.hi:
             raise IllegalMove(f"park {self.lo} to {self.hi} hand card(s)")
-        turn.park(args)
+        turn._take_from_hand(args)
+        turn.state.parked[turn.seat].extend((c, turn.state.turn_no) for c in args)
 
     def parse(self, text: str) -> tuple:
         return tuple(_ints(text))
@@ -299,14 +445,19 @@ class ParkStep(Primitive):
         return " ".join(str(c) for c in args)
 
 
+@primitive("joker")
 class JokerStep(Primitive):
     """Lay the character card itself into a row as any value; it keeps that value (a joker)."""
 
-    kind = "joker"
+    places_itself = True
 
     def __init__(self, reclaim: bool, completer_takes: bool):
         self.reclaim = reclaim
         self.completer_takes = completer_takes
+
+    @classmethod
+    def from_params(cls, params, model) -> JokerStep:
+        return cls(params.reclaim_with_exact_card, params.completer_takes)
 
     def choices(self, turn) -> list[tuple]:
         g = turn.g
@@ -323,7 +474,21 @@ class JokerStep(Primitive):
     def apply(self, turn, args: tuple) -> None:
         if len(args) != 2:
             raise IllegalMove("expected (value, row)")
-        turn.lay_joker(args[0], args[1])
+        value, r = args
+        g = turn.g
+        if not 0 <= r < len(turn.rows):
+            raise IllegalMove(f"no row {r + 1}")
+        if not g.value_min <= value <= g.value_max:
+            raise IllegalMove(f"a joker stands for a value from {g.value_min} to {g.value_max}")
+        row = turn.rows[r]
+        if row and value - abs(row[-1]) not in g.steps:
+            raise IllegalMove(f"a joker as {value} does not continue row {r + 1}")
+        if not row and not g.may_open(value, r):
+            raise IllegalMove(f"a joker as {value} may not open a row")
+        key = turn._playing if turn._playing is not None else next(c.key for c in g.roster if c.is_joker)
+        turn.state.joker = key
+        row.append(-value)
+        turn._complete(r)
 
     def parse(self, text: str) -> tuple:
         words = text.split()
@@ -353,7 +518,7 @@ class CompiledCharacter:
     @property
     def is_joker(self) -> bool:
         """True if playing it puts the card itself on the table."""
-        return any(isinstance(s, JokerStep) for s in self.steps)
+        return any(s.places_itself for s in self.steps)
 
     def parse_args(self, text: str) -> tuple:
         """Arguments of every step from the notation (steps joined by the word ``then``).
@@ -378,33 +543,23 @@ class CompiledCharacter:
 def compile_character(key: str, character, model) -> CompiledCharacter:
     """Build a :class:`CompiledCharacter` from the rule file's ``characters.roster[key]``.
 
+    Each power step is built by the primitive registered under its name (:data:`PRIMITIVES`).
+
     Args:
         key: the roster key.
         character: the validated :class:`~kbsim.rules.schema.Character`.
         model: the whole validated rule file (for the value range and step).
+
+    Returns:
+        The compiled character.
+
+    Raises:
+        ValueError: a step names a primitive that is not registered.
     """
-    step = model.table.rows.sequence.step
-    vmin, vmax = model.cards.values.min, model.cards.values.max
     steps: list[Primitive] = []
     for ps in character.power:
-        p = ps.params
-        kind = ps.kind
-        if kind == "modifier":
-            rng = p.skippable
-            steps.append(ModifierStep(p.kind, p.rebuilds, p.count, rng.min if rng else vmin + 1,
-                                      rng.max if rng else vmax - 1, step))
-        elif kind == "remove_from_row_end":
-            steps.append(RemoveFromRowEndStep(p.min, p.max))
-        elif kind == "clear_row":
-            steps.append(ClearRowStep())
-        elif kind == "take_from_discard":
-            steps.append(TakeFromDiscardStep(p.min, p.max, p.without_effect_allowed))
-        elif kind == "extra_row":
-            steps.append(ExtraRowStep(p.min_cards))
-        elif kind == "give_row_starts":
-            steps.append(GiveRowStartsStep(p.solo_to_self))
-        elif kind == "park":
-            steps.append(ParkStep(p.min, p.max))
-        elif kind == "joker":
-            steps.append(JokerStep(p.reclaim_with_exact_card, p.completer_takes))
+        cls = PRIMITIVES.get(ps.kind)
+        if cls is None:
+            raise ValueError(f"{key}: unknown power primitive {ps.kind!r} (known: {', '.join(sorted(PRIMITIVES))})")
+        steps.append(cls.from_params(ps.params, model))
     return CompiledCharacter(key=key, name=character.name, steps=tuple(steps))

@@ -67,7 +67,12 @@ class Turn:
     ``discard_size``, ``laid``, ``rebuilds``, ``completed``, ``phase``,
     ``won`` (the seat ran out of cards), ``exchanged``, ``passed``, ``minus_cards``,
     ``chars_played``. ``usage``: None, or a dict into which :meth:`apply` counts the rules each
-    applied move needed (:mod:`kbsim.engine.rows.usage`; the game loop sets it on a replay of each turn).
+    applied move needed (:mod:`kbsim.engine.rows.usage`; the game loop sets it on each turn when the
+    rules enable a counter).
+
+    :meth:`apply` is the one public mutator: the per-move verbs (``_lay``, ``_rebuild``, ...) are private.
+    Character powers (:mod:`kbsim.engine.rows.powers`) change the table through the turn's private
+    helpers (``_complete``, ``_prune``, ``_take_from_hand``, ...), as engine code.
     """
 
     __slots__ = ("g", "rows", "hand", "_pile", "discard", "_opponents", "phase", "laid", "rebuilds",
@@ -358,50 +363,39 @@ class Turn:
         return t
 
     # ----------------------------------------------------------------- acting
-    def apply(self, move: Move) -> None:
-        """Apply ``move`` for this seat.
+    def apply(self, move: Move, *, listed: bool = False) -> None:
+        """Apply ``move`` for this seat: the one way bots, replays and searches change the table.
 
-        When :attr:`usage` is a dict, the rules the move needed are counted into it
-        (:func:`kbsim.engine.rows.usage.classify`), once the move has succeeded.
+        The move's type picks its verb from a dict (no chain of type tests); the verb does the move's
+        legality check once, while it makes the move. When :attr:`usage` is a dict, the rules the move
+        needed are counted into it (:func:`kbsim.engine.rows.usage.classify`, from the compiled rules),
+        once the move has succeeded; with no counter enabled (``usage`` None) this costs one test.
+
+        Args:
+            move: a :class:`~kbsim.engine.rows.moves.Move` (row indices 0-based).
+            listed: only for a :class:`~kbsim.engine.rows.moves.Play` listed by :meth:`play_moves` or
+                :meth:`legal_moves` for this very position (as bots trying each listed play on a sandbox
+                do): the copy on which a play is otherwise tried first is skipped.
 
         Raises:
-            IllegalMove: the move is not allowed now; nothing has changed.
+            IllegalMove: the move is not allowed now (or is not a move); nothing has changed.
         """
-        usage = self.usage
-        if usage is not None:
-            keys = classify(self.g, self, move)
-            self.usage = None
-            try:
-                self.apply(move)
-            finally:
-                self.usage = usage
-            count(usage, keys)
-            return
-        t = type(move)
-        if t is Lay:
-            self.lay(move.card, move.row)
-        elif t is Rebuild:
-            self.rebuild(move.src, move.count, move.dst, move.from_start, move.to_start)
-        elif t is EndTurn:
-            self.end()
-        elif t is Exchange:
-            self.exchange(move.cards)
-        elif t is Pass:
-            self.pass_turn()
-        elif t is Play:
-            self.play(move.key, move.args)
-        elif t is LayStart:
-            self.lay_start(move.card, move.row)
-        elif t is FillGap:
-            self.fill_gap(move.card, move.row)
-        elif t is Swap:
-            self.swap(move.card)
-        elif t is LayParked:
-            self.lay_parked(move.card, move.row)
-        elif t is Minus:
-            self.minus(move.cards)
-        else:
+        verb = _VERBS.get(type(move))
+        if verb is None:
             raise IllegalMove(f"not a move: {move!r}")
+        usage = self.usage
+        if usage is None:
+            if listed and type(move) is Play:
+                self._play(move.key, move.args, listed=True)
+            else:
+                verb(self, *move)
+            return
+        keys = classify(self.g, self, move)
+        if listed and type(move) is Play:
+            self._play(move.key, move.args, listed=True)
+        else:
+            verb(self, *move)
+        count(usage, keys)
 
     def _after(self, move: Move) -> None:
         if self.log is not None:
@@ -438,7 +432,7 @@ class Turn:
         if len(rows) > n:
             rows[n:] = [row for row in rows[n:] if row]
 
-    def lay(self, card: int, r: int) -> None:
+    def _lay(self, card: int, r: int) -> None:
         """Lay hand card ``card`` on the end of row ``r`` (see :class:`~kbsim.engine.rows.moves.Lay`)."""
         if self.phase == DONE:
             raise IllegalMove("the turn is over")
@@ -473,7 +467,7 @@ class Turn:
         if self.log is not None or self.on_move is not None:
             self._after(Lay(card, r))
 
-    def lay_start(self, card: int, r: int) -> None:
+    def _lay_start(self, card: int, r: int) -> None:
         """Lay hand card ``card`` before the first card of row ``r`` (start-laying modifier)."""
         self._check_layable()
         g = self.g
@@ -499,7 +493,7 @@ class Turn:
         self._out_check()
         self._after(LayStart(card, r))
 
-    def fill_gap(self, card: int, r: int) -> None:
+    def _fill_gap(self, card: int, r: int) -> None:
         """Insert hand card ``card`` into a gap of row ``r`` that it exactly fills."""
         self._check_layable()
         if not 0 <= r < len(self.rows):
@@ -524,7 +518,7 @@ class Turn:
         self._out_check()
         self._after(FillGap(card, r))
 
-    def swap(self, card: int) -> None:
+    def _swap(self, card: int) -> None:
         """Reclaim the joker with the exact hand card it stands for; it goes under this seat's character pile."""
         self._check_layable()
         g = self.g
@@ -547,7 +541,7 @@ class Turn:
         self._out_check()
         self._after(Swap(card))
 
-    def lay_parked(self, card: int, r: int) -> None:
+    def _lay_parked(self, card: int, r: int) -> None:
         """Lay a card parked in an earlier turn on the end of row ``r`` (never into a gap or for the joker)."""
         self._check_layable()
         park = self.state.parked[self.seat]
@@ -580,7 +574,7 @@ class Turn:
         self._out_check()
         self._after(LayParked(card, r))
 
-    def rebuild(self, src: int, count: int, dst: int, from_start: bool = False, to_start: bool = False) -> None:
+    def _rebuild(self, src: int, count: int, dst: int, from_start: bool = False, to_start: bool = False) -> None:
         """Move ``count`` cards from row ``src`` onto row ``dst`` (see :class:`~kbsim.engine.rows.moves.Rebuild`)."""
         if not self.can_rebuild(src, count, dst, from_start, to_start):
             raise IllegalMove(f"rebuild of {count} card(s) from row {src + 1} onto row {dst + 1} is not allowed: "
@@ -615,7 +609,10 @@ class Turn:
             self._after(Rebuild(src, count, dst, from_start, to_start))
 
     def draw_at_start(self) -> None:
-        """Draw at the start of the turn (rules that refill at the start instead of the end)."""
+        """Draw at the start of the turn (rules that refill at the start instead of the end).
+
+        A step of the game loop (and of replays) before the seat acts, not a move: bots never call it.
+        """
         self._refill()
 
     def _refill(self) -> None:
@@ -626,7 +623,7 @@ class Turn:
             hand.append(pile.pop())
             n -= 1
 
-    def end(self) -> None:
+    def _end(self) -> None:
         """End a lay-out turn and refill the hand."""
         if self.phase == DONE:
             raise IllegalMove("the turn is over")
@@ -658,7 +655,7 @@ class Turn:
                 c = self._must_lay_pending()
                 if c is None:
                     break
-                self.lay(c, next(r for r in range(len(self.rows)) if self.can_lay(c, r)))
+                self._lay(c, next(r for r in range(len(self.rows)) if self.can_lay(c, r)))
         finally:
             self.log = log
 
@@ -670,11 +667,11 @@ class Turn:
             hand.remove(c)
         self.hand[:] = hand
 
-    def exchange(self, cards: tuple[int, ...] | list[int]) -> None:
+    def _exchange(self, cards: tuple[int, ...] | list[int]) -> None:
         """Put ``cards`` under the draw pile in the order given, refill; the turn ends."""
         g = self.g
         if self.phase != START and self.provisional:
-            self._restored().exchange(cards)  # raises, changing nothing, if the exchange is illegal
+            self._restored()._exchange(cards)  # raises, changing nothing, if the exchange is illegal
             self._restore()
         if self.phase != START:
             raise IllegalMove("an exchange must be the whole turn: cards were already laid this turn")
@@ -693,11 +690,11 @@ class Turn:
         self.phase = DONE
         self._after(Exchange(tuple(cards)))
 
-    def pass_turn(self) -> None:
+    def _pass_turn(self) -> None:
         """Pass (only where allowed: by default with an empty draw pile)."""
         g = self.g
         if self.phase != START and self.provisional:
-            self._restored().pass_turn()
+            self._restored()._pass_turn()
             self._restore()
         if self.phase != START:
             raise IllegalMove("a pass must be the whole turn: cards were already laid this turn")
@@ -779,7 +776,7 @@ class Turn:
             t, path = stack.pop()
             for mv in t.rebuild_moves():
                 nt = t.clone()
-                nt.rebuild(mv.src, mv.count, mv.dst, mv.from_start, mv.to_start)
+                nt._rebuild(mv.src, mv.count, mv.dst, mv.from_start, mv.to_start)
                 key = self._board_key(nt.rows)
                 if key in seen:
                     continue
@@ -806,47 +803,63 @@ class Turn:
         t._undo = ()  # a search copy: rebuilds take no snapshot
         return t
 
-    def finish_legally(self) -> None:
-        """End the turn with moves the engine lists as legal: end it if it may end; else lay a card
-        (after the rebuilds that allow one); else the first legal exchange, pass or minus move.
+    def finishing_moves(self) -> list[Move]:
+        """Moves that end this turn legally, from what the engine lists as legal (read only).
 
-        A fallback for bots whose own plan found no legal way to finish.
+        End the turn if it may end; else lay a card (after the rebuilds that allow one); else the first
+        legal exchange, pass or minus move. Worked out on a copy of the turn; the caller applies the
+        moves in order through :meth:`apply`. A fallback for bots whose own plan found no legal way to
+        finish.
+
+        Returns:
+            The moves, the last one ending the turn (empty if the turn is already over).
+
+        Raises:
+            IllegalMove: no legal way to finish the turn (an engine defect).
         """
-        for _ in range(4 * (len(self.hand) + len(self.parked) + 1)):
-            if self.phase == DONE:
-                return
-            if self.can_end():
-                self.end()
-                return
-            lays = self.lay_moves()
+        t = self.clone()
+        out: list[Move] = []
+
+        def do(mv: Move) -> None:
+            t.apply(mv)
+            out.append(mv)
+
+        for _ in range(4 * (len(t.hand) + len(t.parked) + 1)):
+            if t.phase == DONE:
+                return out
+            if t.can_end():
+                do(END_TURN)
+                return out
+            lays = t.lay_moves()
             if not lays:
-                found, path = self.lay_path()
+                found, path = t.lay_path()
                 if found:
                     for mv in path:
-                        self.apply(mv)
-                    lays = self.lay_moves()
+                        do(mv)
+                    lays = t.lay_moves()
             if lays:
-                self.apply(lays[0])
+                do(lays[0])
                 continue
-            finish = [*self.exchange_moves(), *([PASS] if self.can_pass() else []), *self.minus_moves()]
+            finish = [*t.exchange_moves(), *([PASS] if t.can_pass() else []), *t.minus_moves()]
             if finish:
-                self.apply(finish[0])
-                return
+                do(finish[0])
+                return out
             break
-        if self.phase != DONE:
-            moves = [m for m in self.legal_moves() if type(m) in (EndTurn, Exchange, Pass, Minus)]
+        if t.phase != DONE:
+            moves = [m for m in t.legal_moves() if type(m) in (EndTurn, Exchange, Pass, Minus)]
             if not moves:
                 raise IllegalMove("no legal way to finish this turn (an engine defect)")
-            self.apply(moves[0])
+            do(moves[0])
+        return out
 
-    def minus(self, cards: tuple[int, ...] | list[int]) -> None:
+    def _minus(self, cards: tuple[int, ...] | list[int]) -> None:
         """Put ``cards`` on this seat's minus pile (solo/cooperative), refill; the turn ends.
 
         The cards come from the hand; a seat with no hand card left gives parked cards instead.
         """
         g = self.g
         if self.phase != START and self.provisional:
-            self._restored().minus(cards)
+            self._restored()._minus(cards)
             self._restore()
         if self.phase != START:
             raise IllegalMove("the minus pile is instead of laying: it must be the whole turn")
@@ -876,7 +889,7 @@ class Turn:
         self._after(Minus(tuple(cards)))
 
     # ----------------------------------------------------------------- characters
-    def play(self, key: str, args: tuple = (), *, listed: bool = False) -> None:
+    def _play(self, key: str, args: tuple = (), *, listed: bool = False) -> None:
         """Play character ``key`` with one argument tuple per step of its power.
 
         The whole play is tried on a copy first, so an illegal argument changes nothing; with ``listed``
@@ -965,98 +978,6 @@ class Turn:
         else:
             st.char_piles[(self.seat + 1) % st.players].append(key)
 
-    def add_modifier(self, step) -> None:
-        """Switch on a turn modifier (:class:`~kbsim.engine.rows.powers.ModifierStep`)."""
-        if step.mod == "lay_at_start":
-            self.m_start, self.m_start_rb = True, step.rebuilds
-        elif step.mod == "equal_values":
-            self.m_equal, self.m_equal_rb = True, step.rebuilds
-        else:
-            self.skips += step.count
-            self.m_skip_rb = step.rebuilds
-            self.skip_lo, self.skip_hi = step.lo, step.hi
-
-    def remove_from_row(self, r: int, i: int) -> None:
-        """Remove the cards of row ``r`` from index ``i`` to its end to the discard pile (a power)."""
-        row = self.rows[r]
-        removed = row[i:]
-        del row[i:]
-        if any(c < 0 for c in removed):
-            self._joker_removed()
-        self.discard.extend(c for c in removed if c > 0)
-        self._prune()
-
-    def place_from_discard(self, card: int, r: int) -> None:
-        """Take ``card`` from the discard pile and lay it on the end of row ``r`` (a power)."""
-        if card not in self.discard:
-            raise IllegalMove(f"no {card} in the discard pile")
-        if not 0 <= r < len(self.rows):
-            raise IllegalMove(f"no row {r + 1}")
-        row = self.rows[r]
-        how = self._end_fits(row[-1], card) if row else (1 if self.g.may_open(card, r) else 0)
-        if not how:
-            raise IllegalMove(f"{card} from the discard pile does not fit row {r + 1}")
-        if how == 2:
-            self.skips -= 1
-        self.discard.remove(card)
-        row.append(card)
-        self._complete(r)
-
-    def open_extra_row(self, cards: tuple[int, ...]) -> None:
-        """Open an extra row with hand ``cards`` (each continuing the one before)."""
-        g = self.g
-        if not g.may_open(cards[0]):
-            raise IllegalMove(f"{cards[0]} may not open a row")
-        for a, b in zip(cards, cards[1:], strict=False):
-            if b - a not in g.steps:
-                raise IllegalMove(f"{b} does not continue {a} in the extra row")
-        self._take_from_hand(cards)
-        self.rows.append(list(cards))
-        self.laid += len(cards)
-        self.phase = max(self.phase, LAYING) if self.phase != DONE else DONE
-        self._complete(len(self.rows) - 1)
-        self._out_check()
-
-    def recipients_for_row_starts(self, solo_to_self: bool) -> int:
-        """How many row-start cards a give-row-starts power hands out (one per other seat)."""
-        n = self.state.players - 1
-        return n if n > 0 else (1 if solo_to_self else 0)
-
-    def take_row_start(self, r: int, i: int, solo_to_self: bool) -> None:
-        """Move the first card of row ``r`` onto the top of recipient ``i``'s draw pile (a power)."""
-        if not 0 <= r < len(self.rows) or not self.rows[r]:
-            raise IllegalMove(f"row {r + 1} is empty")
-        row = self.rows[r]
-        if row[0] < 0:
-            raise IllegalMove("the joker cannot be handed out as a row start")
-        st = self.state
-        n = st.players
-        seat = (self.seat + 1 + i) % n if n > 1 else self.seat
-        st.piles[seat].append(row.pop(0))
-        self._prune()
-
-    def park(self, cards: tuple[int, ...]) -> None:
-        """Park hand ``cards`` face up in front of this seat; usable from its next turn."""
-        self._take_from_hand(cards)
-        self.state.parked[self.seat].extend((c, self.state.turn_no) for c in cards)
-
-    def lay_joker(self, value: int, r: int) -> None:
-        """Lay the character being played as a joker standing for ``value`` on the end of row ``r``."""
-        g = self.g
-        if not 0 <= r < len(self.rows):
-            raise IllegalMove(f"no row {r + 1}")
-        if not g.value_min <= value <= g.value_max:
-            raise IllegalMove(f"a joker stands for a value from {g.value_min} to {g.value_max}")
-        row = self.rows[r]
-        if row and value - abs(row[-1]) not in g.steps:
-            raise IllegalMove(f"a joker as {value} does not continue row {r + 1}")
-        if not row and not g.may_open(value, r):
-            raise IllegalMove(f"a joker as {value} may not open a row")
-        key = self._playing if self._playing is not None else next(c.key for c in g.roster if c.is_joker)
-        self.state.joker = key
-        row.append(-value)
-        self._complete(r)
-
     # ----------------------------------------------------------------- enumerating
     def lay_moves(self) -> list[Move]:
         """See :func:`kbsim.engine.rows.movegen.lay_moves`."""
@@ -1138,6 +1059,14 @@ class Turn:
         return t
 
 
+_VERBS = {
+    Lay: Turn._lay, Rebuild: Turn._rebuild, EndTurn: Turn._end, Exchange: Turn._exchange, Pass: Turn._pass_turn,
+    Play: Turn._play, LayStart: Turn._lay_start, FillGap: Turn._fill_gap, Swap: Turn._swap,
+    LayParked: Turn._lay_parked, Minus: Turn._minus,
+}
+"""Move type -> the turn's verb for it, called with the move's fields (the dispatch of :meth:`Turn.apply`)."""
+
+
 def _reachable_boards(game: CompiledGame, rows: list[list[int]]):
     """The boards reachable from ``rows`` by rebuilds, depth-first, each canonical board once.
 
@@ -1160,7 +1089,7 @@ def _reachable_boards(game: CompiledGame, rows: list[list[int]]):
         for mv in turn.rebuild_moves():
             trial.rows = new = [list(r) for r in board]
             trial.rebuilds = 0
-            trial.rebuild(mv.src, mv.count, mv.dst, mv.from_start)
+            trial._rebuild(mv.src, mv.count, mv.dst, mv.from_start)
             trial.discard.clear()
             key = tuple(sorted(tuple(r) for r in new))
             if key not in seen:

@@ -302,7 +302,7 @@ def _realize(turn: Turn, path: list[tuple[int, int]], val: Callable[[int], int],
                 if src is None:
                     raise PlanError(f"no row bridges {val(e)}-{val(e + 1)} to complete row {r + 1}: {rows}")
                 mv = Rebuild(src, pos(rows[src][-1]) - e, r)
-                turn.rebuild(*mv)
+                turn.apply(mv)
                 out.append(mv)
 
     back = g.step
@@ -321,7 +321,7 @@ def _realize(turn: Turn, path: list[tuple[int, int]], val: Callable[[int], int],
                 break
             src = starts[v]
             mv = Rebuild(src, len(rows[src]), ends[v - back])
-            turn.rebuild(*mv)
+            turn.apply(mv)
             out.append(mv)
         complete_rows()
 
@@ -338,20 +338,20 @@ def _realize(turn: Turn, path: list[tuple[int, int]], val: Callable[[int], int],
                 if r is None:
                     raise PlanError(f"no row ends at {val(p - 1)} to lay {val(p)} on: {rows}")
                 mv: Move = Lay(val(p), r)
-                turn.lay(*mv)
+                turn.apply(mv)
             elif kind == 1:
                 r = next((i for i, row in enumerate(rows) if not row), None)
                 if r is None:
                     raise PlanError(f"no empty row to open with {val(p)}: {rows}")
                 mv = Lay(val(p), r)
-                turn.lay(*mv)
+                turn.apply(mv)
             else:
                 src = next((i for i, row in enumerate(rows) if row and row[0] == val(p)), None)
                 dst = next((i for i, row in enumerate(rows) if row and row[-1] == val(p - 1)), None)
                 if src is None or dst is None:
                     raise PlanError(f"no row starting at {val(p)} or ending at {val(p - 1)}: {rows}")
                 mv = Rebuild(src, len(rows[src]), dst)
-                turn.rebuild(*mv)
+                turn.apply(mv)
             out.append(mv)
             if turn.phase == DONE:
                 break

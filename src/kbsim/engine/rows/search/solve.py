@@ -348,7 +348,7 @@ def solve(g: CompiledGame, rows: list[list[int]], hand: list[int], *, discard: S
     if character is not None:
         for mv in turn.play_moves():
             sb = turn.sandbox()
-            sb.play(mv.key, mv.args)
+            sb.apply(mv)
             p = plan_turn(sb, budget=min(budget, 5_000))
             laid = sb.laid + p.laid
             worth = (laid + (1 << 20 if sb.won or p.won else 0), p.score)

@@ -275,7 +275,7 @@ class GreedyBot(BaseBot):
             if n and any(g.may_open(c, src) for c in held):  # a whole pile into an empty slot of another group
                 for dst in empty:
                     if turn.can_rebuild(src, n, dst):
-                        turn.rebuild(src, n, dst)
+                        turn.apply(Rebuild(src, n, dst))
                         return True
             for k in range(1, n):
                 v = abs(s[n - k - 1])
@@ -284,9 +284,9 @@ class GreedyBot(BaseBot):
                     continue
                 for dst in empty:
                     if turn.can_rebuild(src, k, dst):
-                        turn.rebuild(src, k, dst)
+                        turn.apply(Rebuild(src, k, dst))
                         if turn.can_lay(card, src):
-                            turn.lay(card, src)
+                            turn.apply(Lay(card, src))
                         return True
         return False
 

@@ -142,8 +142,13 @@ class MarketState:
             self.reset_market(g, k.to)
 
     def reset_objectives(self, g: MarketGame, to: str) -> None:
-        """Clear the face-up objectives (under the objective deck, in their order; or out of the game)
-        and turn up a new line."""
+        """Clear the face-up objectives and turn up a new line.
+
+        Args:
+            g: the compiled market game.
+            to: where the cleared objectives go: ``"deck_bottom"`` (under the objective deck, in their order)
+                or out of the game.
+        """
         cleared = [o for o in self.obj_visible if o != GAP]
         self.obj_visible = [GAP] * len(self.obj_visible)
         if to == "deck_bottom":

@@ -89,6 +89,7 @@ class MarketState:
                             deck.append(card)  # nothing but events left: leave the place empty
                             return
                         deck.append(card)
+                        assert self.rng is not None, "setup runs on the dealt state, which holds the deal's stream"
                         self.rng.shuffle(deck)
                     else:
                         self.box[card] += 1

@@ -63,3 +63,16 @@ def test_mypy_is_clean():
     proc = _run([exe, "--config-file", str(ROOT / "pyproject.toml")])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Success" in proc.stdout, proc.stdout
+
+
+def test_mypy_reports_a_type_error(tmp_path):
+    """mypy with the project configuration fails on a wrong type -- the rail above can fail."""
+    exe = _tool("mypy")
+    if exe is None:
+        pytest.skip("mypy is not installed (it is in the dev extras: pip install -e '.[dev]')")
+    probe = tmp_path / "probe.py"
+    probe.write_text("x: int = 'seven'\n")
+    proc = _run([exe, "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / "cache"),
+                 str(probe)])
+    assert proc.returncode != 0
+    assert "[assignment]" in proc.stdout, proc.stdout

@@ -17,10 +17,12 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Ruff lint of the package, tests and this file; the import contracts of pyproject.toml (import-linter)."""
-    session.install("ruff", "import-linter")
+    """Ruff lint of the package, tests and this file (complexity and docstrings included); mypy on the rules and
+    the engine; the import contracts of pyproject.toml (import-linter). Configuration: pyproject.toml."""
+    session.install("ruff", "import-linter", "mypy")
     session.run("ruff", "check", "src", "tests", "noxfile.py", "benchmarks")
     session.install("-e", ".")
+    session.run("mypy")
     session.run("lint-imports")
 
 

@@ -182,9 +182,18 @@ def load_yaml(text: str) -> Any:
 
 
 def load_yaml_scalar(text: str) -> Any:
-    """Read the VALUE of ``--option KEY=VALUE`` by YAML 1.2 core rules: ``7`` is an int, ``7.0`` a float,
-    ``true`` a bool, ``yes`` the text ``yes``, ``[edgar, agatha]`` a list (for list options); a mapping or
-    anything unreadable is taken as text (the rules' strict validation then names the expected type)."""
+    """Read the VALUE of ``--option KEY=VALUE`` by YAML 1.2 core rules.
+
+    ``7`` is an int, ``7.0`` a float, ``true`` a bool, ``yes`` the text ``yes``, ``[edgar, agatha]`` a list (for
+    list options); a mapping or anything unreadable is taken as text (the rules' strict validation then names the
+    expected type).
+
+    Args:
+        text: the VALUE as typed on the command line.
+
+    Returns:
+        The value: an int, float, bool, None, list or str.
+    """
     try:
         value = load_yaml(text)
     except YamlInputError:

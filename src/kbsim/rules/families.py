@@ -17,8 +17,15 @@ RULE_MODELS: dict[str, type[RuleFile] | type[MarketRuleFile]] = {"rows": RuleFil
 
 
 def rule_model(family: str | None) -> type[RuleFile] | type[MarketRuleFile]:
-    """The model of rule files of ``family`` (the rows model when the family is missing or unknown, so that the
-    rows model's own validation names the bad ``family`` value)."""
+    """The model of rule files of ``family``.
+
+    Args:
+        family: the rule file's ``family`` value, or None when it has none.
+
+    Returns:
+        The pydantic model; the rows model when the family is missing or unknown, so that the rows model's own
+        validation names the bad ``family`` value.
+    """
     return RULE_MODELS.get(family or "rows", RuleFile)
 
 

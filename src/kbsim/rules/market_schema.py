@@ -570,6 +570,18 @@ class MarketRuleFile(Strict):
             if k not in self.characters:
                 problems.append(f"characters.{k}: not a character of the rule file; expected some of "
                                 f"{sorted(self.characters)}")
+        problems += self._contract_problems(table)
+        if published:
+            problems += self._published_problems(table)
+        if problems:
+            if rule_file is not None:  # a table written inside the rule file
+                raise RulesError([f"{rule_file}: {where}.{p}" for p in problems])
+            raise RulesError([f"{where}: {p}" for p in problems])
+
+
+    def _contract_problems(self, table: CardTable) -> list[str]:
+        """Contract terms of ``table`` whose pattern the rule file lacks, or whose colour the pattern contradicts."""
+        problems = []
         for i, c in enumerate(table.contracts):
             for j, t in enumerate(c.terms):
                 pat = self.contracts.patterns.get(t.pattern)
@@ -579,19 +591,20 @@ class MarketRuleFile(Strict):
                 elif (pat.colour == "contract") != (t.colour is not None):
                     need = "needs a `colour`" if pat.colour == "contract" else "takes no `colour`"
                     problems.append(f"contracts.{i}.terms.{j}: pattern {t.pattern!r} {need}")
-        if published:
-            totals = table.totals()
-            for k, want in self.published.model_dump().items():
-                if want is not None and totals[k] != want:
-                    problems.append(f"{k}: the table has {totals[k]}, the published total is {want} "
-                                    f"(rule file: published.{k})")
-            if len(table.contracts) < self.contracts.dealt * self.players.max:
-                problems.append(f"contracts: {len(table.contracts)} contracts cannot deal {self.contracts.dealt} to "
-                                f"each of {self.players.max} players")
-        if problems:
-            if rule_file is not None:  # a table written inside the rule file
-                raise RulesError([f"{rule_file}: {where}.{p}" for p in problems])
-            raise RulesError([f"{where}: {p}" for p in problems])
+        return problems
+
+    def _published_problems(self, table: CardTable) -> list[str]:
+        """Totals of ``table`` that differ from :attr:`published`, and too few contracts to deal at full table."""
+        problems = []
+        totals = table.totals()
+        for k, want in self.published.model_dump().items():
+            if want is not None and totals[k] != want:
+                problems.append(f"{k}: the table has {totals[k]}, the published total is {want} "
+                                f"(rule file: published.{k})")
+        if len(table.contracts) < self.contracts.dealt * self.players.max:
+            problems.append(f"contracts: {len(table.contracts)} contracts cannot deal {self.contracts.dealt} to "
+                            f"each of {self.players.max} players")
+        return problems
 
 
 # ------------------------------------------------------------------ reading the card table

@@ -53,8 +53,10 @@ LIMITS = {
 
 
 class Strict(BaseModel):
-    """Base for every rule-file model: unknown keys are rejected, values are never coerced (``"6"`` is not 6,
-    ``true`` is not 1, ``7.0`` is not 7)."""
+    """Base for every rule-file model: unknown keys are rejected, values are never coerced.
+
+    ``"6"`` is not 6, ``true`` is not 1, ``7.0`` is not 7.
+    """
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -180,6 +182,8 @@ class Rows(Strict):
 
 
 class Table(Strict):
+    """The table: the shared rows (row cards, piles) the players lay on."""
+
     summary: str = Field("", max_length=MAX_TEXT)
     rows: Rows
 
@@ -205,6 +209,8 @@ class Relocate(Strict):
 
 
 class Setup(Strict):
+    """Setting up a hand: row starts, the deal, the draw piles and the hand size."""
+
     summary: str = Summary
     draw_pile: Literal["personal", "shared"] = Field(
         "personal", description="`personal`: dealt cards form each player's draw pile; `shared`: undealt cards form "
@@ -265,6 +271,8 @@ class Exchange(Strict):
 
 
 class Pass(Strict):
+    """Turn option C: do nothing this turn (where the rules allow it)."""
+
     summary: str = Summary
     allowed: bool = True
     requires_empty_draw_pile: bool = Field(True, description="Only a player with an empty draw pile may pass.")
@@ -290,6 +298,8 @@ class Refill(Strict):
 
 
 class Turn(Strict):
+    """What a player may do on a turn: lay out, exchange, pass or (solo) minus, then refill."""
+
     summary: str = Summary
     lay_out: LayOut
     exchange: Exchange
@@ -301,6 +311,8 @@ class Turn(Strict):
 
 
 class Win(Strict):
+    """How a hand is won: the race to empty hand and draw pile, or all out."""
+
     summary: str = Summary
     when_hand_and_draw_pile_empty: bool = Field(
         True, description="Race: the first seat with no hand, draw-pile (or parked) cards wins at once.")
@@ -329,6 +341,8 @@ class Score(Strict):
 
 
 class Stalemate(Strict):
+    """When a game in which nobody can lay any more stops, and who wins it."""
+
     summary: str = Summary
     test: Literal["idle_turns", "exact"] = Field(
         "idle_turns",
@@ -354,6 +368,8 @@ class Stalemate(Strict):
 
 
 class TurnLimit(Strict):
+    """A safety stop for simulations: the game ends after this many turns."""
+
     summary: str = Summary
     turns: int = Field(ge=1, le=MAX_TURNS, description="Turns (all seats together) after which a game is stopped.")
 
@@ -380,6 +396,8 @@ class Match(Strict):
 
 
 class End(Strict):
+    """How a hand and a game end: win, stalemate, turn limit, and the optional score, penalties and match."""
+
     win: Win
     stalemate: Stalemate
     turn_limit: TurnLimit
@@ -580,6 +598,8 @@ class Variant(Strict):
 
 
 class Clarification(Strict):
+    """A reading of an unclear rule: the topic, the reading taken, the option that switches it, a confidence."""
+
     topic: str
     reading: str
     option: str | None = None

@@ -432,11 +432,14 @@ def _check_bots(where: str, lineups: dict[int, tuple[str, ...]]) -> None:
 
 
 def build_dir(source: Path) -> Path:
-    """Where a study's records and page go: ``_build/`` beside the study file, or, for a study shipped
-    inside the installed package (never written to), ``reports/_build/`` in the current directory.
+    """Where a study's records and page go.
 
     Args:
         source: the study file.
+
+    Returns:
+        ``_build/`` beside the study file, or, for a study shipped inside the installed package (never written
+        to), ``reports/_build/`` in the current directory.
     """
     if source.resolve().parent.name == "_reports":  # the packaged studies (kbsim/_reports)
         return Path.cwd() / "reports" / "_build"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kbsim.rules.loader import LoadedRules
+from kbsim.rules.loader import LoadedRules, RulesError
+from kbsim.rules.market_schema import MarketRuleFile
 
 GAP = -1
 HIDDEN = -2
@@ -191,9 +192,16 @@ def compile_market(loaded: LoadedRules, table: Any = None) -> MarketGame:
 
     Returns:
         The compiled game.
+
+    Raises:
+        RulesError: the rules are not of the market family, or there is no card table.
     """
     m = loaded.model
+    if not isinstance(m, MarketRuleFile):
+        raise RulesError(f"{loaded.source}: a rule file of the {m.family!r} family, not of the market family")
     table = table if table is not None else m.cards
+    if table is None:
+        raise RulesError(f"{loaded.source}: no card table (cards or card_table)")
     kinds: list[Kind] = []
     wild = set(m.turn.claim.wild)
     for w in table.wagons:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from kbsim.engine.expect import ExampleResult, illegal_problems
 from kbsim.engine.market.compiled import GAP, WAGON, MarketGame, compile_market
 from kbsim.engine.market.game import MarketPlay, final_points, winners_of
@@ -12,9 +10,15 @@ from kbsim.engine.market.notation import MarketNotationError, parse_market_move
 from kbsim.engine.market.state import MarketState
 from kbsim.engine.market.turn import MarketTurn
 from kbsim.rules.loader import LoadedRules, RulesError, load_rules
+from kbsim.rules.market_schema import ExampleExpect, ExamplePlayerExpect, MarketExample, MarketRuleFile
 
 
 def _cards(g: MarketGame, text: str, what: str) -> list[int]:
+    """Kind indices of space-separated card keys (``-`` is an empty place, GAP); ``what`` names the field.
+
+    Raises:
+        MarketNotationError: an unknown card key.
+    """
     out = []
     for word in text.split():
         if word == "-":
@@ -28,7 +32,12 @@ def _cards(g: MarketGame, text: str, what: str) -> list[int]:
     return out
 
 
-def _example_state(g: MarketGame, ex: Any) -> MarketState:
+def _example_state(g: MarketGame, ex: MarketExample) -> MarketState:
+    """The market state an example's ``state`` describes (lines, decks, objectives, players' cards).
+
+    Raises:
+        MarketNotationError: a card, objective, contract or company is unknown, or a count does not fit the rules.
+    """
     s = ex.state
     players = len(s.players)
     st = MarketState(g, players)
@@ -68,30 +77,18 @@ def _example_state(g: MarketGame, ex: Any) -> MarketState:
     return st
 
 
-def run_market_example(loaded: LoadedRules, ex: Any) -> tuple[bool, str]:
-    """Run one market example (its options already applied in ``loaded``).
-
-    The example plays on the rule file's ``example_cards`` (else its card table).
-    Moves are played in order; ``end`` closes the turn and the next seat plays;
-    the final score is computed on the table after the moves (whether or not the
-    game ended).
+def _play_example_moves(g: MarketGame, st: MarketState, play: MarketPlay,
+                        ex: MarketExample) -> tuple[MarketTurn | None, tuple[int, str] | None]:
+    """Play the example's moves in order until one is refused; ``end`` closes the turn and the next seat plays.
 
     Returns:
-        ``(ok, message)``; the message lists what differed.
+        The turn in progress (None once the game is over) and (1-based move number, refusal message) of the first
+        refused move, or None if every move was legal.
+
+    Raises:
+        MarketNotationError: a move's text is not valid notation (the message names the move).
     """
-    m = loaded.model
-    g = compile_market(loaded, m.example_cards)
-    try:
-        st = _example_state(g, ex)
-    except MarketNotationError as e:
-        return False, f"board: {e}"
-    n = st.players
-    play = MarketPlay(g, st, seat=ex.state.seat % n)
-    if ex.state.trigger_seat is not None:
-        play.trigger_seat = ex.state.trigger_seat
-        play.remaining = (ex.state.trigger_seat - play.seat) % n
     turn: MarketTurn | None = play.new_turn()
-    illegal = None
     for i, text in enumerate(ex.moves, start=1):
         try:
             mv = parse_market_move(text, g)
@@ -105,66 +102,66 @@ def run_market_example(loaded: LoadedRules, ex: Any) -> tuple[bool, str]:
                 continue
             turn.apply(mv)
         except MarketNotationError as e:
-            return False, f"move {i}: {e}"
+            raise MarketNotationError(f"move {i}: {e}") from None
         except IllegalMove as e:
-            illegal = (i, str(e))
-            break
-    lost = play.lost + (turn.lost if turn is not None else 0)
-    want = ex.expect
+            return turn, (i, str(e))
+    return turn, None
+
+
+def _same_lines(got: list[str], want: list[str]) -> bool:
+    """True if two lists of card lines hold the same words line by line (spacing aside)."""
+    return len(got) == len(want) and all(a.split() == b.split() for a, b in zip(got, want, strict=False))
+
+
+def _table_problems(g: MarketGame, st: MarketState, want: ExampleExpect) -> list[str]:
+    """Differences between the table after the moves and ``want``: market lines, decks and objectives."""
     problems = []
-    problems.extend(illegal_problems(want.illegal, illegal, ex.moves))
 
     def line_text(cards: list[int]) -> str:
         return " ".join(g.card_text(c) for c in cards)
 
-    def same(a: str, b: str) -> bool:
-        return a.split() == b.split()
-
     if want.market is not None:
-        got = [line_text(x) for x in st.lines]
-        if len(got) != len(want.market) or not all(same(a, b) for a, b in zip(got, want.market, strict=False)):
-            problems.append(f"market {got} != expected {want.market}")
+        lines = [line_text(x) for x in st.lines]
+        if not _same_lines(lines, want.market):
+            problems.append(f"market {lines} != expected {want.market}")
     if want.decks is not None:
-        got = [line_text(d[::-1]) for d in st.decks]
-        if len(got) != len(want.decks) or not all(same(a, b) for a, b in zip(got, want.decks, strict=False)):
-            problems.append(f"decks (top first) {got} != expected {want.decks}")
+        decks = [line_text(d[::-1]) for d in st.decks]
+        if not _same_lines(decks, want.decks):
+            problems.append(f"decks (top first) {decks} != expected {want.decks}")
     if want.objectives is not None:
-        got = ["-" if o == GAP else g.objectives[o].key for o in st.obj_visible]
-        if got != want.objectives:
-            problems.append(f"face-up objectives {got} != expected {want.objectives}")
+        visible = ["-" if o == GAP else g.objectives[o].key for o in st.obj_visible]
+        if visible != want.objectives:
+            problems.append(f"face-up objectives {visible} != expected {want.objectives}")
     if want.objective_deck is not None:
-        got = [g.objectives[o].key for o in st.obj_deck[::-1]]
-        if got != want.objective_deck:
-            problems.append(f"objective deck (top first) {got} != expected {want.objective_deck}")
-    if want.players is not None:
-        for k, pw in enumerate(want.players):
-            if k >= n:
-                problems.append(f"players.{k}: the example has {n} players")
-                continue
-            if pw.wagons is not None:
-                got = sorted(g.kinds[c].key for c in g.wagon_kinds for _ in range(st.wagons[k][c]))
-                if got != sorted(pw.wagons.split()):
-                    problems.append(f"seat {k} wagons {' '.join(got) or '(none)'} != expected {pw.wagons or '(none)'}")
-            if pw.currency is not None and st.currency[k] != pw.currency:
-                problems.append(f"seat {k} currency {st.currency[k]} != expected {pw.currency}")
-            if pw.tokens is not None:
-                got = sorted(g.companies[c] for c, x in enumerate(st.tokens[k]) for _ in range(x))
-                if got != sorted(pw.tokens.split()):
-                    problems.append(f"seat {k} tokens {got} != expected {pw.tokens}")
-            if pw.objectives is not None:
-                got = [g.objectives[o].key for o in st.claimed[k]]
-                if got != pw.objectives:
-                    problems.append(f"seat {k} objectives {got} != expected {pw.objectives}")
-    if want.box is not None:
-        got = sorted(g.kinds[c].key for c, x in enumerate(st.box) for _ in range(x))
-        if got != sorted(want.box.split()):
-            problems.append(f"box {' '.join(got) or '(empty)'} != expected {want.box}")
-    if want.characters_lost is not None and lost != want.characters_lost:
-        problems.append(f"{lost} characters lost, expected {want.characters_lost}")
-    if want.seat is not None and play.seat != want.seat:
-        problems.append(f"seat {play.seat} to play, expected {want.seat}")
-    if want.ended is not None and play.ended != want.ended:
-        problems.append(f"game ended is {play.ended}, expected {want.ended}")
+        deck = [g.objectives[o].key for o in st.obj_deck[::-1]]
+        if deck != want.objective_deck:
+            problems.append(f"objective deck (top first) {deck} != expected {want.objective_deck}")
+    return problems
+
+
+def _player_problems(g: MarketGame, st: MarketState, k: int, pw: ExamplePlayerExpect) -> list[str]:
+    """Differences between seat ``k``'s cards after the moves and ``pw``: wagons, currency, tokens, objectives."""
+    problems = []
+    if pw.wagons is not None:
+        wagons = sorted(g.kinds[c].key for c in g.wagon_kinds for _ in range(st.wagons[k][c]))
+        if wagons != sorted(pw.wagons.split()):
+            problems.append(f"seat {k} wagons {' '.join(wagons) or '(none)'} != expected {pw.wagons or '(none)'}")
+    if pw.currency is not None and st.currency[k] != pw.currency:
+        problems.append(f"seat {k} currency {st.currency[k]} != expected {pw.currency}")
+    if pw.tokens is not None:
+        tokens = sorted(g.companies[c] for c, x in enumerate(st.tokens[k]) for _ in range(x))
+        if tokens != sorted(pw.tokens.split()):
+            problems.append(f"seat {k} tokens {tokens} != expected {pw.tokens}")
+    if pw.objectives is not None:
+        claimed = [g.objectives[o].key for o in st.claimed[k]]
+        if claimed != pw.objectives:
+            problems.append(f"seat {k} objectives {claimed} != expected {pw.objectives}")
+    return problems
+
+
+def _score_problems(g: MarketGame, st: MarketState, want: ExampleExpect) -> list[str]:
+    """Differences between the final score of the table after the moves and ``want``: points, totals, winners."""
+    problems = []
     points = final_points(g, st)
     for key in ("objective_points", "contract_points"):
         exp = getattr(want, key)
@@ -175,10 +172,67 @@ def run_market_example(loaded: LoadedRules, ex: Any) -> tuple[bool, str]:
         problems.append(f"scores {[p['total'] for p in points]} != expected {want.scores}")
     if want.winners is not None and list(winners_of(g, points)) != want.winners:
         problems.append(f"winners {list(winners_of(g, points))} != expected {want.winners}")
+    return problems
+
+
+def run_market_example(loaded: LoadedRules, ex: MarketExample) -> tuple[bool, str]:
+    """Run one market example (its options already applied in ``loaded``).
+
+    The example plays on the rule file's ``example_cards`` (else its card table).
+    Moves are played in order; ``end`` closes the turn and the next seat plays;
+    the final score is computed on the table after the moves (whether or not the
+    game ended).
+
+    Args:
+        loaded: the market rule file with the example's variants and options applied.
+        ex: the example: a table, moves in the market notation, the expected result.
+
+    Returns:
+        ``(ok, message)``; the message lists what differed.
+
+    Raises:
+        RulesError: the rules are not of the market family.
+    """
+    m = loaded.model
+    if not isinstance(m, MarketRuleFile):
+        raise RulesError(f"{loaded.source}: a rule file of the {m.family!r} family, not of the market family")
+    g = compile_market(loaded, m.example_cards)
+    try:
+        st = _example_state(g, ex)
+    except MarketNotationError as e:
+        return False, f"board: {e}"
+    n = st.players
+    play = MarketPlay(g, st, seat=ex.state.seat % n)
+    if ex.state.trigger_seat is not None:
+        play.trigger_seat = ex.state.trigger_seat
+        play.remaining = (ex.state.trigger_seat - play.seat) % n
+    try:
+        turn, illegal = _play_example_moves(g, st, play, ex)
+    except MarketNotationError as e:
+        return False, str(e)
+    lost = play.lost + (turn.lost if turn is not None else 0)
+    want = ex.expect
+    problems = [*illegal_problems(want.illegal, illegal, ex.moves), *_table_problems(g, st, want)]
+    for k, pw in enumerate(want.players or []):
+        if k >= n:
+            problems.append(f"players.{k}: the example has {n} players")
+        else:
+            problems.extend(_player_problems(g, st, k, pw))
+    if want.box is not None:
+        box = sorted(g.kinds[c].key for c, x in enumerate(st.box) for _ in range(x))
+        if box != sorted(want.box.split()):
+            problems.append(f"box {' '.join(box) or '(empty)'} != expected {want.box}")
+    if want.characters_lost is not None and lost != want.characters_lost:
+        problems.append(f"{lost} characters lost, expected {want.characters_lost}")
+    if want.seat is not None and play.seat != want.seat:
+        problems.append(f"seat {play.seat} to play, expected {want.seat}")
+    if want.ended is not None and play.ended != want.ended:
+        problems.append(f"game ended is {play.ended}, expected {want.ended}")
+    problems.extend(_score_problems(g, st, want))
     return not problems, "; ".join(problems)
 
 
-def run_market_examples(loaded: LoadedRules, examples: list | None = None) -> list:
+def run_market_examples(loaded: LoadedRules, examples: list[MarketExample] | None = None) -> list[ExampleResult]:
     """Run the examples of a market rule file (default: its own) and return one result per example.
 
     Args:
@@ -186,11 +240,17 @@ def run_market_examples(loaded: LoadedRules, examples: list | None = None) -> li
         examples: :class:`~kbsim.rules.market_schema.MarketExample` objects to run instead of the file's own.
 
     Returns:
-        A list of :class:`kbsim.engine.expect.ExampleResult`.
+        One :class:`kbsim.engine.expect.ExampleResult` per example, in order.
+
+    Raises:
+        RulesError: the rules are not of the market family.
     """
     src = str(loaded.source)
+    m = loaded.model
+    if not isinstance(m, MarketRuleFile):
+        raise RulesError(f"{loaded.source}: a rule file of the {m.family!r} family, not of the market family")
     out = []
-    for ex in (loaded.model.examples if examples is None else examples):
+    for ex in (m.examples if examples is None else examples):
         try:
             lr = load_rules(src, loaded.variants, ex.options) if ex.options else loaded
         except RulesError as e:

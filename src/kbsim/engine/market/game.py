@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbsim.engine.market.compiled import MarketGame
-from kbsim.engine.market.moves import CHOOSE, DONE, TAKE
+from kbsim.engine.market.moves import CHOOSE, DONE, TAKE, Move
 from kbsim.engine.market.notation import format_market_move
 from kbsim.engine.market.scoring import pattern_points
 from kbsim.engine.market.state import MarketState, check_state, new_state
@@ -149,6 +149,7 @@ class MarketPlay:
             self.passes[s] += 1
         self.idle = 0 if (turn.took or turn.claims) else self.idle + 1
         if self.trigger_seat is not None:
+            assert self.remaining is not None, "the end was triggered without a final round"
             self.remaining -= 1
         elif len(self.state.claimed[s]) >= g.trigger:
             self.trigger_seat = s
@@ -199,35 +200,33 @@ def play_market_game(game: MarketGame, bots: list, seed: int, *, check: bool = F
     dealt = state_digest(st)
     for s, bot in enumerate(bots):
         bot.new_game(game, s, n, bot_seed(seed, s))
-    moves_log: list | None = [] if log else None
+    moves_log: list[tuple[int, list[Move] | None]] = []
 
-    def verify(_t: MarketTurn) -> None:
+    def verify(_t: MarketTurn | None) -> None:
         check_state(game, st, n)
+
+    def watch(t: MarketTurn) -> MarketTurn:
+        """Give turn ``t`` a move log (with ``log``) and the invariant check after every move (with ``check``)."""
+        if log:
+            t.log = []
+        if check:
+            t.on_move = verify
+        return t
 
     if check:
         verify(None)
     for s, bot in enumerate(bots):
-        t = MarketTurn(game, st, s, phase=CHOOSE)
-        if log:
-            t.log = []
-        if check:
-            t.on_move = verify
+        t = watch(MarketTurn(game, st, s, phase=CHOOSE))
         bot.play_turn(t)
         if t.phase != DONE:
             t._close()
-        if log:
-            moves_log.append((s, t.log))
+        moves_log.append((s, t.log))
     play = MarketPlay(game, st, seat=game.first_seat % n)
     while play.turns < game.turn_limit:
         seat = play.seat
-        t = play.new_turn()
-        if log:
-            t.log = []
-        if check:
-            t.on_move = verify
+        t = watch(play.new_turn())
         bots[seat].play_turn(t)
-        if log:
-            moves_log.append((seat, t.log))
+        moves_log.append((seat, t.log))
         if play.finish_turn(t):
             break
     if check:
@@ -241,8 +240,8 @@ def play_market_game(game: MarketGame, bots: list, seed: int, *, check: bool = F
     return MarketResult(winners=winners, end_reason=play.reason, turns=play.turns, passes=play.passes,
                         scores=[p["total"] for p in points], cards_held=held, wagons_spent=spent,
                         objectives=[len(c) for c in st.claimed], characters_lost=play.lost,
-                        character_plays=dict(play.char_plays), hands=1, hand_ends=[play.reason], log=moves_log,
-                        deal_hash=dealt)
+                        character_plays=dict(play.char_plays), hands=1, hand_ends=[play.reason],
+                        log=moves_log if log else None, deal_hash=dealt)
 
 
 def replay_market_log(game: MarketGame, players: int, seed: int, log: list) -> list[dict[str, Any]]:

@@ -89,6 +89,7 @@ class MarketState:
                             deck.append(card)  # nothing but events left: leave the place empty
                             return
                         deck.append(card)
+                        assert self.rng is not None, "setup runs on the dealt state, which holds the deal's stream"
                         self.rng.shuffle(deck)
                     else:
                         self.box[card] += 1
@@ -142,8 +143,13 @@ class MarketState:
             self.reset_market(g, k.to)
 
     def reset_objectives(self, g: MarketGame, to: str) -> None:
-        """Clear the face-up objectives (under the objective deck, in their order; or out of the game)
-        and turn up a new line."""
+        """Clear the face-up objectives and turn up a new line.
+
+        Args:
+            g: the compiled market game.
+            to: where the cleared objectives go: ``"deck_bottom"`` (under the objective deck, in their order)
+                or out of the game.
+        """
         cleared = [o for o in self.obj_visible if o != GAP]
         self.obj_visible = [GAP] * len(self.obj_visible)
         if to == "deck_bottom":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kbsim.engine.market.compiled import CHARACTER, CURRENCY, GAP, HIDDEN, WAGON, MarketGame
 from kbsim.engine.market.movegen import legal_moves, resolve_moves, take_moves
 from kbsim.engine.market.moves import CHOOSE, CLAIM, DONE, RESOLVE, TAKE, IllegalMove, Move
@@ -36,7 +38,7 @@ class MarketTurn:
         self.lost = 0
         self.resolved: list[int] = []   # character kinds that acted
         self.log: list[Move] | None = None
-        self.on_move = None
+        self.on_move: Callable[[MarketTurn], None] | None = None
         self._legal: list[Move] | None = None
         self.phase = phase
         if phase == TAKE and not self._take_moves(False):
@@ -171,7 +173,9 @@ class MarketTurn:
             else:
                 slot = move.a
                 o = st.obj_visible[slot]
-                for k, n in claim_cost(g, st.wagons[me], g.objectives[o]):
+                cost = claim_cost(g, st.wagons[me], g.objectives[o])
+                assert cost is not None, "a claim the legality check let through must be affordable"
+                for k, n in cost:
                     st.wagons[me][k] -= n
                     st.box[k] += n
                 st.claimed[me].append(o)

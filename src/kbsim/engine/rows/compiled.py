@@ -13,6 +13,7 @@ from typing import Any
 from kbsim.engine.families import family
 from kbsim.engine.rows.powers import compile_character
 from kbsim.rules.loader import LoadedRules, RulesError
+from kbsim.rules.schema import RuleFile
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,9 +185,8 @@ class CompiledGame:
         code = next((c for s, c, _ in self.suit_codes if s == sym), None)
         names = {n.upper(): v for v, n in self.value_names}
         head = token[:-1].upper()
-        v = names.get(head)
-        if v is None:
-            v = int(head)
+        named = names.get(head)
+        v = named if named is not None else int(head)
         if code is None or not self.value_min <= v <= self.value_max:
             raise ValueError(token)
         return (v << self.value_shift) | code
@@ -243,8 +243,11 @@ def compile_rules(loaded: LoadedRules) -> Any:
 
 
 def _variant_paths(m: Any) -> tuple[tuple[str, str, Any], ...]:
-    """(rule-file path, variant name, value) for every path a variant of the rule file sets, through an option
-    or its overlay: lets refusals name the variant that would allow a refused move."""
+    """(rule-file path, variant name, value) for every path a variant of the rule file sets.
+
+    A variant sets a path through an option or its overlay; the list lets refusals name the variant that would
+    allow a refused move.
+    """
     opt_path = {name: o.path for name, o in m.options.items()}
     out: list[tuple[str, str, Any]] = []
 
@@ -271,8 +274,13 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
 
     Returns:
         The compiled game (immutable, picklable, cheap to share with workers).
+
+    Raises:
+        RulesError: the rules are not of the rows family, or their row sequence cannot be checked on this deck.
     """
     m = loaded.model
+    if not isinstance(m, RuleFile):
+        raise RulesError(f"{loaded.source}: a rule file of the {m.family!r} family, not of the rows family")
     vals = range(m.cards.values.min, m.cards.values.max + 1)
     seq = m.table.rows.sequence
     suits = m.cards.suits
@@ -287,7 +295,8 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
     value_steps = {seq.step} | ({0} if seq.repeats else set())
     if suits:
         colour_of = {code: ci for _, code, ci in suit_codes}
-        good, bad = set(), set()
+        good: set[int] = set()
+        bad: set[int] = set()
         for a in kinds:
             for b in kinds:
                 ok = ((b >> shift) - (a >> shift) in value_steps and
@@ -321,14 +330,14 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
         gi = [g.name for g in rows.groups].index(m.setup.relocate_starts.to_group)
         relocate = (cards_of(m.setup.relocate_starts.values), tuple(r for r, g in enumerate(row_group) if g == gi))
     pen = m.end.penalties
-    penalty = ()
+    penalty: tuple[tuple[int, int], ...] = ()
     if pen:
         penalty = tuple((c, pen.values.get(c >> shift, (c >> shift) if pen.face_value else pen.per_card))
                         for c in kinds)
     lay = m.turn.lay_out
     ch = m.characters if (m.characters and m.characters.enabled) else None
-    roster = tuple(compile_character(key, c, m) for key, c in m.characters.roster.items()
-                   if key not in m.characters.removed) if ch else ()
+    roster = tuple(compile_character(key, c, m) for key, c in ch.roster.items()
+                   if key not in ch.removed) if ch else ()
     row_diffs = set(steps)
     for c in roster:
         row_diffs |= c.row_diffs

@@ -28,6 +28,9 @@ Moves (one per string)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from kbsim.engine.rows.moves import (
     END_TURN,
     PASS,
@@ -45,12 +48,15 @@ from kbsim.engine.rows.moves import (
     Swap,
 )
 
+if TYPE_CHECKING:
+    from kbsim.engine.rows.compiled import CompiledGame
+
 
 class NotationError(ValueError):
     """Text that is not valid notation; the message quotes it and says what was expected."""
 
 
-def parse_cards(text: str, game=None) -> list[int]:
+def parse_cards(text: str, game: CompiledGame | None = None) -> list[int]:
     """Parse ``"3 4 5"``, ``"3-5"`` or ``"_"`` into a list of cards.
 
     With a ``game`` whose deck has suits, each token is a card like ``10H``,
@@ -64,7 +70,7 @@ def parse_cards(text: str, game=None) -> list[int]:
     for tok in text.replace(",", " ").split():
         if tok == "_":
             continue
-        if suited:
+        if suited and game is not None:
             try:
                 out.append(game.parse_card(tok))
             except (ValueError, StopIteration):
@@ -78,7 +84,9 @@ def parse_cards(text: str, game=None) -> list[int]:
             continue
         try:
             if "-" in tok[1:]:
-                a, b = tok.split("-", 1) if not tok.startswith("-") else (None, None)
+                if tok.startswith("-"):
+                    raise ValueError(tok)  # a negative start is no run
+                a, b = tok.split("-", 1)
                 lo, hi = int(a), int(b)
                 step = 1 if hi >= lo else -1
                 out.extend(range(lo, hi + step, step))
@@ -89,7 +97,7 @@ def parse_cards(text: str, game=None) -> list[int]:
     return out
 
 
-def format_cards(cards: list[int] | tuple[int, ...], game=None) -> str:
+def format_cards(cards: list[int] | tuple[int, ...], game: CompiledGame | None = None) -> str:
     """Inverse of :func:`parse_cards`: ``[3, 4, 5, 9]`` -> ``"3-5 9"``; a joker ``-7`` -> ``"E7"``; empty -> ``"_"``.
 
     With a ``game`` whose deck has suits every card is written out (``KS QH``).
@@ -113,7 +121,8 @@ def format_cards(cards: list[int] | tuple[int, ...], game=None) -> str:
     return " ".join(parts)
 
 
-def _card(token: str, game) -> int:
+def _card(token: str, game: CompiledGame | None) -> int:
+    """One card token (``7``, ``E7``, ``10H``) of the notation; a suited deck's cards need ``game``."""
     if game is not None and game.suit_codes:
         try:
             return game.parse_card(token)
@@ -124,9 +133,93 @@ def _card(token: str, game) -> int:
     return int(token)
 
 
-def parse_move(text: str, rows: list[list[int]] | None = None, game=None) -> Move:
-    """Parse one move. ``rows`` (0-based lists) is needed for ``rebuild R from V``; ``game``
-    (a :class:`~kbsim.engine.rows.compiled.CompiledGame`) for ``play KEY ARGS``.
+def _parse_lay(words: list[str], text: str, rows: list[list[int]] | None, game: CompiledGame | None) -> Move | None:
+    """``lay C at start of R``, ``lay parked C on R`` or ``lay C on R``; None if the words are none of them."""
+    if len(words) == 6 and words[2:5] == ["at", "start", "of"]:
+        return LayStart(int(words[1]), int(words[5]) - 1)
+    if len(words) == 5 and words[1] == "parked" and words[3] == "on":
+        return LayParked(int(words[2]), int(words[4]) - 1)
+    if len(words) == 4 and words[2] == "on":
+        return Lay(_card(words[1], game), int(words[3]) - 1)
+    return None
+
+
+def _parse_play(words: list[str], text: str, rows: list[list[int]] | None, game: CompiledGame | None) -> Move | None:
+    """``play KEY ARGS``: character KEY of ``game``'s roster with its power's arguments parsed by the character."""
+    if len(words) < 2:
+        return None
+    key = words[1]
+    if game is None:
+        raise NotationError(f"{text!r}: character moves need the rules")
+    try:
+        ch = game.character(key)
+    except KeyError:
+        known = ", ".join(c.key for c in game.roster) or "none (characters are off)"
+        raise NotationError(f"{text!r}: unknown character {key!r}; expected one of: {known}") from None
+    try:
+        return Play(key, ch.parse_args(" ".join(words[2:])))
+    except ValueError as e:
+        raise NotationError(f"{text!r}: {e}") from None
+
+
+def _parse_rebuild(words: list[str], text: str, rows: list[list[int]] | None,
+                   game: CompiledGame | None) -> Move | None:
+    """``rebuild R last K|first K before start of S`` or ``rebuild R from V|last K|first K on S``.
+
+    ``from V`` takes row R's cards from its last card of value V to its end, so it needs ``rows`` (0-based).
+
+    Raises:
+        NotationError: ``from V`` names a value that row R does not hold (or ``rows`` is missing).
+    """
+    if len(words) == 8 and words[4:7] == ["before", "start", "of"]:
+        src, how, k, dst = int(words[1]) - 1, words[2], int(words[3]), int(words[7]) - 1
+        if how in ("last", "first"):
+            return Rebuild(src, k, dst, how == "first", True)
+        return None
+    if len(words) != 6 or words[4] != "on":
+        return None
+    src, how, dst = int(words[1]) - 1, words[2], int(words[5]) - 1
+    n = _card(words[3], game) if how == "from" else int(words[3])
+    if how == "last":
+        return Rebuild(src, n, dst)
+    if how == "first":
+        return Rebuild(src, n, dst, True)
+    if how == "from":
+        if rows is None or not 0 <= src < len(rows) or n not in rows[src]:
+            raise NotationError(f"{text!r}: row {src + 1} holds no card {words[3]}")
+        row = rows[src]
+        idx = len(row) - 1 - row[::-1].index(n)
+        return Rebuild(src, len(row) - idx, dst)
+    return None
+
+
+_Parser = Callable[[list[str], str, "list[list[int]] | None", "CompiledGame | None"], "Move | None"]
+
+# One parser per first word (lower case); a parser returns None when the words fit none of its forms.
+_PARSERS: dict[str, _Parser] = {
+    "lay": _parse_lay,
+    "fill": lambda w, t, r, g: FillGap(int(w[1]), int(w[3]) - 1) if len(w) == 4 and w[2] == "in" else None,
+    "swap": lambda w, t, r, g: Swap(int(w[1])) if len(w) == 2 else None,
+    "minus": lambda w, t, r, g: Minus(tuple(parse_cards(" ".join(w[1:]), g))) if len(w) >= 2 else None,
+    "play": _parse_play,
+    "rebuild": _parse_rebuild,
+    "exchange": lambda w, t, r, g: Exchange(tuple(parse_cards(" ".join(w[1:]), g))) if len(w) >= 2 else None,
+    "pass": lambda w, t, r, g: PASS if len(w) == 1 else None,
+    "end": lambda w, t, r, g: END_TURN if len(w) == 1 else None,
+}
+
+
+def parse_move(text: str, rows: list[list[int]] | None = None, game: CompiledGame | None = None) -> Move:
+    """Parse one move of the notation (the forms are listed in this module's docstring).
+
+    Args:
+        text: one move, e.g. ``"lay 7 on 2"`` or ``"rebuild 1 from 5 on 3"`` (rows numbered from 1).
+        rows: the rows before the move, 0-based lists of cards; needed only for ``rebuild R from V``.
+        game: the compiled rules (:class:`~kbsim.engine.rows.compiled.CompiledGame`); needed for
+            ``play KEY ARGS`` and for the cards of a suited deck.
+
+    Returns:
+        The move, with rows 0-based.
 
     Raises:
         NotationError: the text is not a move, ``from V`` names a value not in row R, or a
@@ -135,105 +228,81 @@ def parse_move(text: str, rows: list[list[int]] | None = None, game=None) -> Mov
     words = text.split()
     if not words:
         raise NotationError("empty move")
-    head = words[0].lower()
+    parser = _PARSERS.get(words[0].lower())
+    move: Move | None = None
     try:
-        if head == "lay" and len(words) == 6 and words[2:5] == ["at", "start", "of"]:
-            return LayStart(int(words[1]), int(words[5]) - 1)
-        if head == "lay" and len(words) == 5 and words[1] == "parked" and words[3] == "on":
-            return LayParked(int(words[2]), int(words[4]) - 1)
-        if head == "fill" and len(words) == 4 and words[2] == "in":
-            return FillGap(int(words[1]), int(words[3]) - 1)
-        if head == "swap" and len(words) == 2:
-            return Swap(int(words[1]))
-        if head == "minus" and len(words) >= 2:
-            return Minus(tuple(parse_cards(" ".join(words[1:]), game)))
-        if head == "play" and len(words) >= 2:
-            key = words[1]
-            if game is None:
-                raise NotationError(f"{text!r}: character moves need the rules")
-            try:
-                ch = game.character(key)
-            except KeyError:
-                known = ", ".join(c.key for c in game.roster) or "none (characters are off)"
-                raise NotationError(f"{text!r}: unknown character {key!r}; expected one of: {known}") from None
-            try:
-                return Play(key, ch.parse_args(" ".join(words[2:])))
-            except ValueError as e:
-                raise NotationError(f"{text!r}: {e}") from None
-        if head == "lay" and len(words) == 4 and words[2] == "on":
-            return Lay(_card(words[1], game), int(words[3]) - 1)
-        if head == "rebuild" and len(words) == 8 and words[4:7] == ["before", "start", "of"]:
-            src, how, n, dst = int(words[1]) - 1, words[2], int(words[3]), int(words[7]) - 1
-            if how in ("last", "first"):
-                return Rebuild(src, n, dst, how == "first", True)
-        if head == "rebuild" and len(words) == 6 and words[4] == "on":
-            src, how, dst = int(words[1]) - 1, words[2], int(words[5]) - 1
-            n = _card(words[3], game) if how == "from" else int(words[3])
-            if how == "last":
-                return Rebuild(src, n, dst)
-            if how == "first":
-                return Rebuild(src, n, dst, True)
-            if how == "from":
-                if rows is None or not 0 <= src < len(rows) or n not in rows[src]:
-                    raise NotationError(f"{text!r}: row {src + 1} holds no card {words[3]}")
-                row = rows[src]
-                idx = len(row) - 1 - row[::-1].index(n)
-                return Rebuild(src, len(row) - idx, dst)
-        if head == "exchange" and len(words) >= 2:
-            return Exchange(tuple(parse_cards(" ".join(words[1:]), game)))
-        if head == "pass" and len(words) == 1:
-            return PASS
-        if head == "end" and len(words) == 1:
-            return END_TURN
+        if parser is not None:
+            move = parser(words, text, rows, game)
     except ValueError as e:
         if isinstance(e, NotationError):
             raise
         raise NotationError(f"{text!r}: expected numbers where the notation has them") from None
+    if move is not None:
+        return move
     raise NotationError(f"{text!r}: expected 'lay C on R', 'rebuild R from V|last K|first K on S', "
                         f"'rebuild R last K|first K before start of S', "
                         f"'exchange C ...', 'pass', 'end', 'lay C at start of R', 'fill C in R', 'swap C', "
                         f"'lay parked C on R', 'minus C' or 'play KEY ARGS'")
 
 
-def format_move(move: Move, rows_before: list[list[int]] | None = None, game=None) -> str:
-    """Render a move in the notation (rows 1-based); ``game`` renders character arguments."""
-    t = type(move)
+def _format_rebuild(move: Rebuild, rows_before: list[list[int]] | None, game: CompiledGame | None) -> str:
+    """A rebuild as ``from V`` when ``rows_before`` shows that V names the segment unambiguously, else by count."""
+    if move.to_start:
+        how = "first" if move.from_start else "last"
+        return f"rebuild {move.src + 1} {how} {move.count} before start of {move.dst + 1}"
+    if move.from_start:
+        return f"rebuild {move.src + 1} first {move.count} on {move.dst + 1}"
+    if rows_before is not None and 0 < move.count <= len(rows_before[move.src]):
+        row = rows_before[move.src]
+        v = row[-move.count]
+        # `from V` names the last V of the row; with duplicates, only when that is the segment's first card
+        if len(row) - 1 - row[::-1].index(v) == len(row) - move.count:
+            v_text = game.card_text(v) if game is not None else format_cards([v])
+            return f"rebuild {move.src + 1} from {v_text} on {move.dst + 1}"
+    return f"rebuild {move.src + 1} last {move.count} on {move.dst + 1}"
+
+
+def format_move(move: Move, rows_before: list[list[int]] | None = None, game: CompiledGame | None = None) -> str:
+    """Render a move in the notation (the inverse of :func:`parse_move`).
+
+    Args:
+        move: the move, rows 0-based.
+        rows_before: the rows before the move (0-based lists of cards); with them a rebuild is written
+            ``from V`` where that is unambiguous, else ``last K``.
+        game: the compiled rules; renders character arguments and the cards of a suited deck.
+
+    Returns:
+        The move's text, rows numbered from 1.
+
+    Raises:
+        NotationError: ``move`` is not a move.
+    """
 
     def c(card: int) -> str:
         return game.card_text(card) if game is not None else format_cards([card])
 
-    if t is LayStart:
-        return f"lay {move.card} at start of {move.row + 1}"
-    if t is FillGap:
-        return f"fill {move.card} in {move.row + 1}"
-    if t is Swap:
-        return f"swap {move.card}"
-    if t is LayParked:
-        return f"lay parked {move.card} on {move.row + 1}"
-    if t is Minus:
-        return "minus " + " ".join(str(c) for c in move.cards)
-    if t is Play:
-        args = game.character(move.key).format_args(move.args) if game is not None else repr(move.args)
-        return f"play {move.key} {args}".rstrip()
-    if t is Lay:
-        return f"lay {c(move.card)} on {move.row + 1}"
-    if t is Rebuild:
-        if move.to_start:
-            how = "first" if move.from_start else "last"
-            return f"rebuild {move.src + 1} {how} {move.count} before start of {move.dst + 1}"
-        if move.from_start:
-            return f"rebuild {move.src + 1} first {move.count} on {move.dst + 1}"
-        if rows_before is not None and 0 < move.count <= len(rows_before[move.src]):
-            row = rows_before[move.src]
-            v = row[-move.count]
-            # `from V` names the last V of the row; with duplicates, only when that is the segment's first card
-            if len(row) - 1 - row[::-1].index(v) == len(row) - move.count:
-                return f"rebuild {move.src + 1} from {c(v)} on {move.dst + 1}"
-        return f"rebuild {move.src + 1} last {move.count} on {move.dst + 1}"
-    if t is Exchange:
-        return "exchange " + " ".join(c(x) for x in move.cards)
-    if t is Pass:
-        return "pass"
-    if t is EndTurn:
-        return "end"
+    match move:
+        case LayStart():
+            return f"lay {move.card} at start of {move.row + 1}"
+        case FillGap():
+            return f"fill {move.card} in {move.row + 1}"
+        case Swap():
+            return f"swap {move.card}"
+        case LayParked():
+            return f"lay parked {move.card} on {move.row + 1}"
+        case Minus():
+            return "minus " + " ".join(str(x) for x in move.cards)
+        case Play():
+            args = game.character(move.key).format_args(move.args) if game is not None else repr(move.args)
+            return f"play {move.key} {args}".rstrip()
+        case Lay():
+            return f"lay {c(move.card)} on {move.row + 1}"
+        case Rebuild():
+            return _format_rebuild(move, rows_before, game)
+        case Exchange():
+            return "exchange " + " ".join(c(x) for x in move.cards)
+        case Pass():
+            return "pass"
+        case EndTurn():
+            return "end"
     raise NotationError(f"not a move: {move!r}")

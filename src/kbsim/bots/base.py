@@ -36,6 +36,16 @@ class BaseBot:
     name = "base"
 
     def new_game(self, game: CompiledGame, seat: int, players: int, seed: int) -> None:
+        """Start a game: remember its rules, this bot's seat and the seed of its own random stream.
+
+        Called by the game loop once per hand before the first turn; :attr:`rng` restarts from ``seed``.
+
+        Args:
+            game: the compiled rules of the game.
+            seat: this bot's seat (0-based; seat 0 deals).
+            players: number of seats in the game.
+            seed: seed of this seat's random stream (derived from the game's seed, never the deal's stream).
+        """
         self.game = game
         self.seat = seat
         self.players = players

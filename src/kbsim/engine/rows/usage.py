@@ -32,10 +32,14 @@ Counters (:data:`COUNTERS` lists the fixed ones):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import EndTurn, FillGap, Lay, LayParked, LayStart, Minus, Move, Pass, Play, Rebuild, Swap
+
+if TYPE_CHECKING:  # turn.py imports this module
+    from kbsim.engine.rows.turn import Turn
 
 SEGMENTS = "turn.lay_out.rebuild.segments"
 INTO_EMPTY = "turn.lay_out.rebuild.into_empty_row"
@@ -68,65 +72,117 @@ def _joint(game: CompiledGame, lower: int, upper: int) -> tuple[str, ...]:
     return ()
 
 
-def classify(game: CompiledGame, turn, move: Move) -> tuple[str, ...]:
+def _row(turn: Turn, i: int) -> list[int] | None:
+    """Row ``i`` of the turn, or None when ``i`` is out of range (a move the caller will refuse)."""
+    rows = turn.rows
+    return rows[i] if 0 <= i < len(rows) else None
+
+
+def _lay(game: CompiledGame, turn: Turn, move: Lay) -> tuple[str, ...]:
+    """A lay on the end of a row: the joint it makes may need a modifier power (nothing for an empty row)."""
+    row = _row(turn, move.row)
+    return _joint(game, row[-1], move.card) if row else ()
+
+
+def _rebuild(game: CompiledGame, turn: Turn, move: Rebuild) -> tuple[str, ...]:
+    """A rebuild: start segments, moves before a row's first card, into an empty row, and the joint it makes.
+
+    Rule file: ``turn.lay_out.rebuild.segments`` (the first ``count`` cards of ``src``, not the whole row),
+    ``turn.lay_out.rebuild.into_empty_row``, and the modifier powers for the joint at the destination.
+    """
+    rows = turn.rows
+    if not (0 <= move.src < len(rows) and 0 <= move.dst < len(rows)):
+        return ()
+    keys: list[str] = []
+    s, d = rows[move.src], rows[move.dst]
+    if move.from_start and move.count < len(s):
+        keys.append(SEGMENTS)
+    if move.to_start:
+        keys.append(AT_START)
+        if d and s:
+            last = s[move.count - 1] if move.from_start else s[-1]
+            keys.extend(_joint(game, last, d[0]))
+    elif not d:
+        keys.append(INTO_EMPTY)
+    elif s and move.count <= len(s):
+        first = s[0] if move.from_start else s[len(s) - move.count]
+        keys.extend(_joint(game, d[-1], first))
+    return tuple(keys)
+
+
+def _lay_start(game: CompiledGame, turn: Turn, move: LayStart) -> tuple[str, ...]:
+    """A lay before a row's first card: the start-laying power, and the joint it makes with that card."""
+    row = _row(turn, move.row)
+    return (AT_START, *_joint(game, move.card, row[0])) if row else (AT_START,)
+
+
+def _lay_parked(game: CompiledGame, turn: Turn, move: LayParked) -> tuple[str, ...]:
+    """A parked card laid on the end of a row: the park power, and the joint it makes."""
+    row = _row(turn, move.row)
+    return (PARKED, *(_joint(game, row[-1], move.card) if row else ()))
+
+
+def _play(game: CompiledGame, turn: Turn, move: Play) -> tuple[str, ...]:
+    """A character play: all characters, and this character's key."""
+    return (CHARACTERS, CHARACTER_PLAY + move.key)
+
+
+def _pass(game: CompiledGame, turn: Turn, move: Pass) -> tuple[str, ...]:
+    """A pass while the draw pile still holds cards (``turn.pass.requires_empty_draw_pile`` is false)."""
+    return (PASS_WITH_PILE,) if turn.pile_size else ()
+
+
+def _end_turn(game: CompiledGame, turn: Turn, move: EndTurn) -> tuple[str, ...]:
+    """A lay-out turn ended with rebuilds but no laid card, where ``min_hand_cards`` is 0."""
+    return (MIN_HAND_CARDS,) if game.min_lay == 0 and turn.laid == 0 and turn.rebuilds else ()
+
+
+def _fixed(key: str) -> Callable[[CompiledGame, Turn, Any], tuple[str, ...]]:
+    """A classifier for a move kind that always exercises the one counter ``key``."""
+    keys = (key,)
+    return lambda game, turn, move: keys
+
+
+#: Move kind -> its classifier (a kind not listed exercises no counter, e.g. an exchange). Looked up by the
+#: exact type of the move (moves are never subclassed), which is what :func:`classify` did by ``type(move) is``.
+_CLASSIFIERS: dict[type, Callable[[CompiledGame, Turn, Any], tuple[str, ...]]] = {
+    Lay: _lay,
+    Rebuild: _rebuild,
+    LayStart: _lay_start,
+    FillGap: _fixed(FILL_GAP),
+    Swap: _fixed(JOKER_SWAP),
+    LayParked: _lay_parked,
+    Minus: _fixed(MINUS),
+    Play: _play,
+    Pass: _pass,
+    EndTurn: _end_turn,
+}
+
+
+def classify(game: CompiledGame, turn: Turn, move: Move) -> tuple[str, ...]:
     """The usage counters that ``move`` exercises if applied now to ``turn``.
+
+    Each move kind has its own test (see the module docstring for the counters and the rule-file paths they
+    are named after); the decision reads only the compiled rules, the table and the move.
 
     Args:
         game: the compiled rules of the turn.
-        turn: the :class:`~kbsim.engine.turn.Turn` *before* the move (read only).
+        turn: the :class:`~kbsim.engine.rows.turn.Turn` *before* the move (read only).
         move: the move about to be applied (assumed legal; an illegal move is not counted by the caller).
 
     Returns:
         Counter keys (see the module docstring), possibly empty (a move the default rules allow).
     """
-    t = type(move)
-    rows = turn.rows
-    if t is Lay:
-        row = rows[move.row] if 0 <= move.row < len(rows) else None
-        return _joint(game, row[-1], move.card) if row else ()
-    if t is Rebuild:
-        keys: list[str] = []
-        if not (0 <= move.src < len(rows) and 0 <= move.dst < len(rows)):
-            return ()
-        s, d = rows[move.src], rows[move.dst]
-        if move.from_start and move.count < len(s):
-            keys.append(SEGMENTS)
-        if move.to_start:
-            keys.append(AT_START)
-            if d and s:
-                last = s[move.count - 1] if move.from_start else s[-1]
-                keys.extend(_joint(game, last, d[0]))
-        elif not d:
-            keys.append(INTO_EMPTY)
-        elif s and move.count <= len(s):
-            first = s[0] if move.from_start else s[len(s) - move.count]
-            keys.extend(_joint(game, d[-1], first))
-        return tuple(keys)
-    if t is LayStart:
-        row = rows[move.row] if 0 <= move.row < len(rows) else None
-        return (AT_START, *_joint(game, move.card, row[0])) if row else (AT_START,)
-    if t is FillGap:
-        return (FILL_GAP,)
-    if t is Swap:
-        return (JOKER_SWAP,)
-    if t is LayParked:
-        row = rows[move.row] if 0 <= move.row < len(rows) else None
-        return (PARKED, *(_joint(game, row[-1], move.card) if row else ()))
-    if t is Minus:
-        return (MINUS,)
-    if t is Play:
-        return (CHARACTERS, CHARACTER_PLAY + move.key)
-    if t is Pass:
-        return (PASS_WITH_PILE,) if turn.pile_size else ()
-    if t is EndTurn:
-        return (MIN_HAND_CARDS,) if game.min_lay == 0 and turn.laid == 0 and turn.rebuilds else ()
-    return ()
+    f = _CLASSIFIERS.get(type(move))
+    return f(game, turn, move) if f is not None else ()
 
 
 def enabled(game: CompiledGame) -> tuple[str, ...]:
-    """The fixed counters whose moves the compiled rules permit at all (e.g. ``turn.lay_out.rebuild.segments``
-    only when rebuilds may move the first cards of a row). Records list each of them, with 0 uses if the bots
-    never made such a move, so a report can tell "allowed but never used" from "not allowed".
+    """The fixed counters whose moves the compiled rules permit at all.
+
+    For example ``turn.lay_out.rebuild.segments`` only when rebuilds may move the first cards of a row.
+    Records list each of them, with 0 uses if the bots never made such a move, so a report can tell "allowed
+    but never used" from "not allowed".
 
     Args:
         game: compiled rules (rows family).
@@ -149,8 +205,11 @@ def record(usage: dict[str, int]) -> list[dict]:
     """The ``rule_usage`` record column of one game: ``[{rule, uses}]`` sorted by rule.
 
     Args:
-        usage: counter -> uses (:attr:`kbsim.engine.game.GameResult.rule_usage`; starts with every
+        usage: counter -> uses (:attr:`kbsim.engine.rows.game.GameResult.rule_usage`; starts with every
             :func:`enabled` counter at 0, so "allowed but never used" shows as 0 uses).
+
+    Returns:
+        One ``{"rule": counter, "uses": n}`` dict per counter, sorted by counter name.
     """
     return [{"rule": k, "uses": v} for k, v in sorted(usage.items())]
 

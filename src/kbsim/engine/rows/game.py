@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial, reduce
 
@@ -30,9 +31,17 @@ from kbsim.engine.seeds import bot_seed, hand_seed
 def check_invariants(game: CompiledGame, state: GameState, expected: Counter, characters: Counter) -> None:
     """Raise :class:`InvariantError` unless cards are conserved and every row is legal.
 
+    Checks: story and character cards conserved, one joker on the table exactly when the joker mark is set,
+    every row follows the sequence constraint and none is complete, no empty extra row left on the table.
+
     Args:
+        game: compiled rules (the sequence constraint and complete rows).
+        state: the state to check (not changed).
         expected: story-card counts at the start of the game.
         characters: character-card counts at the start of the game.
+
+    Raises:
+        InvariantError: the first invariant found broken (an engine bug).
     """
     got = state.story_cards()
     if got != expected:
@@ -96,13 +105,22 @@ class GameResult:
     rule_usage: dict[str, int] = field(default_factory=dict)
 
 
-def _digest(parts) -> str:
+def _digest(parts: object) -> str:
+    """16 hex digits of the SHA-256 of ``repr(parts)``."""
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
 
 
 def state_hash(state: GameState) -> str:
-    """16 hex digits identifying a deal: the row starts, every seat's hand and draw pile (in order)
-    and the characters' piles, display and deck. Equal deals give equal hashes.
+    """16 hex digits identifying a deal.
+
+    The hash covers the row starts, every seat's hand and draw pile (in order) and the characters' piles,
+    display and deck. Equal deals give equal hashes.
+
+    Args:
+        state: the state just dealt.
+
+    Returns:
+        The hash, 16 lowercase hex digits.
     """
     return _digest((state.rows, state.hands, state.piles, state.char_piles, state.display, state.char_deck))
 
@@ -129,7 +147,20 @@ def _counts_after(state: GameState, seat: int) -> tuple[int, ...]:
 
 
 def team_score(game: CompiledGame, state: GameState) -> int:
-    """Solo/cooperative score: unplayed characters, empty row cards, minus cards (rulebook, Solo Game)."""
+    """Solo/cooperative score: unplayed characters, empty row cards, minus cards (rulebook, Solo Game).
+
+    Args:
+        game: compiled rules with a team score (``end.score`` in the rule file).
+        state: the state at the end of the game.
+
+    Returns:
+        The team score: points per unplayed character, per empty fixed row card and per minus card, summed.
+
+    Raises:
+        ValueError: the rules have no team score.
+    """
+    if game.score is None:
+        raise ValueError(f"{game.game} has no team score (end.score)")
     per_char, per_row, per_minus, _, _ = game.score
     unplayed = len(state.display) + len(state.char_deck)
     empty = sum(1 for row in state.rows[:state.n_fixed] if not row)
@@ -138,8 +169,10 @@ def team_score(game: CompiledGame, state: GameState) -> int:
 
 
 def _probe_turn(game: CompiledGame, state: GameState, seat: int, pile_cards: bool) -> Turn:
-    """A fresh turn of ``seat`` on a copy of ``state``: parked cards usable; with ``pile_cards``, the draw
-    pile's cards join the hand (they reach it by exchanges or refills).
+    """A fresh turn of ``seat`` on a copy of ``state``.
+
+    Parked cards are usable; with ``pile_cards``, the draw pile's cards join the hand (they reach it by
+    exchanges or refills).
     """
     st = state.copy()
     st.turn_no += 1
@@ -315,16 +348,178 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
                for i, r in enumerate(results) for s, d, start in r.deals])
 
 
+def _invariant_checker(game: CompiledGame, state: GameState) -> Callable[[Turn], None]:
+    """A ``Turn.on_move`` hook that runs :func:`check_invariants` against the counts of ``state`` as dealt now."""
+    expected, chars0 = state.story_cards(), state.characters()
+    return lambda _t: check_invariants(game, state, expected, chars0)
+
+
+def _play_turn(game: CompiledGame, state: GameState, bot, seat: int, usage: dict[str, int],
+               on_move: Callable[[Turn], None] | None, moves_log: list[tuple[int, list[Move]]] | None) -> Turn:
+    """Let ``seat``'s bot play one turn (turn number ``state.turn_no``), ending it if the bot did not.
+
+    Args:
+        game: compiled rules.
+        state: the hand's state (mutated by the turn).
+        bot: the seat's bot.
+        seat: the seat on turn.
+        usage: the hand's rule-usage counters (mutated; not counted when empty: the rules enable none).
+        on_move: invariant check run after every move, or None.
+        moves_log: the hand's move log (the turn's moves are appended), or None when not logging.
+
+    Returns:
+        The finished turn, for its counts.
+    """
+    turn = Turn(game, state.rows, state.hands[seat], state.piles[seat], state.discard,
+                partial(_counts_after, state, seat), state=state, seat=seat)
+    if moves_log is not None:
+        turn_log: list[Move] = []
+        turn.log = turn_log
+        moves_log.append((seat, turn_log))
+    if on_move is not None:
+        # Turn declares on_move as None in turn.py (being rewritten elsewhere); it is an optional callable
+        turn.on_move = on_move  # type: ignore[assignment]
+    if game.refill_at_start:
+        turn.draw_at_start()
+    # bots act through turn.apply, which counts the rules each move needed, only when the rules enable a
+    # counter at all (the base game enables none)
+    turn.usage = usage or None
+    bot.play_turn(turn)
+    if turn.phase != DONE:
+        turn.apply(END_TURN)
+    return turn
+
+
+class _HandTally:
+    """Per-seat statistics of one hand and the idle-turn bookkeeping of the stalemate test.
+
+    Args:
+        game: compiled rules.
+        state: the hand's state (read by the stalemate test).
+    """
+
+    def __init__(self, game: CompiledGame, state: GameState) -> None:
+        n = state.players
+        self.game = game
+        self.state = state
+        self.laid = [0] * n
+        self.exchanges = [0] * n
+        self.passes = [0] * n
+        self.rebuilds = [0] * n
+        self.minus = [0] * n
+        self.completed = 0
+        self.idle = [0] * n
+        self.exact_round = 0
+        self.verdicts: dict = {}  # exact stalemate test, memoised by the position
+
+    def add(self, turn: Turn, seat: int) -> None:
+        """Count a finished turn of ``seat``.
+
+        A turn that lays nothing, exchanges nothing and puts nothing on the minus pile, with an empty draw
+        pile, counts as a pass where the rules allow passing, however it was ended.
+        """
+        self.laid[seat] += turn.laid
+        self.rebuilds[seat] += turn.rebuilds
+        self.minus[seat] += turn.minus_cards
+        self.completed += turn.completed
+        if turn.exchanged:
+            self.exchanges[seat] += 1
+        if turn.passed or (self.game.pass_allowed and not turn.laid and not turn.exchanged and not turn.minus_cards
+                           and not turn.won and not self.state.piles[seat]):
+            self.passes[seat] += 1
+
+    def stalemate_after(self, turn: Turn, seat: int) -> bool:
+        """Whether the hand ends in a stalemate after ``seat``'s finished ``turn`` (not for all-out rules).
+
+        A turn that lays a card resets every seat's idle count. Otherwise the rule file's trigger (every
+        seat idle once, with ``stalemate.exact``; else every seat idle for as many turns as its held cards
+        fill hands plus ``idle_extra_turns``; never while a draw pile holds cards where the rules need them
+        empty) calls the exact test :func:`stalemate_confirmed`, memoised by the position.
+        """
+        game = self.game
+        if turn.laid:
+            self.idle = [0] * len(self.idle)
+            self.exact_round = 0
+            return False
+        if game.all_out:
+            return False
+        self.idle[seat] += 1
+        if game.stalemate_needs_empty_piles and any(self.state.piles):
+            return False
+        if not self._triggered():
+            return False
+        key = self.state.position_key()
+        verdict = self.verdicts.get(key)
+        if verdict is None:
+            verdict = self.verdicts[key] = stalemate_confirmed(game, self.state)
+        if verdict:
+            return True
+        if not game.stalemate_exact:
+            self.idle = [0] * len(self.idle)  # not a stalemate: count a fresh cycle before testing again
+        return False
+
+    def _triggered(self) -> bool:
+        """The rule file's stalemate trigger (only the trigger; the exact test confirms)."""
+        game, idle = self.game, self.idle
+        if game.stalemate_exact:
+            low = min(idle)
+            trigger = low >= 1 and low != self.exact_round
+            if trigger:
+                self.exact_round = low
+            return trigger
+        held = self.state.held
+        return all(idle[k] >= -(-held(k) // game.hand_size) + game.idle_extra_turns for k in range(len(idle)))
+
+
+def _hand_winners(game: CompiledGame, state: GameState, reason: str,
+                  winners: tuple[int, ...]) -> tuple[tuple[int, ...], int | None]:
+    """The winners and team score at the end of a hand.
+
+    Rules: with ``stalemate.fewest_cards_wins``, a stalemate is won by the seats holding the fewest cards;
+    in solo/cooperative play (all out), every seat wins when the team score reaches the win threshold.
+
+    Args:
+        game: compiled rules.
+        state: the state at the end of the hand.
+        reason: the end reason.
+        winners: the winners so far (the seat that won a race, else empty).
+
+    Returns:
+        ``(winners, score)``; ``score`` is the team score, or None outside solo/cooperative play.
+    """
+    n = state.players
+    score = None
+    if reason == STALEMATE and game.stalemate_fewest_wins:
+        left = [state.held(k) for k in range(n)]
+        low = min(left)
+        winners = tuple(k for k in range(n) if left[k] == low)
+    if game.score is not None and reason == ALL_OUT:
+        score = team_score(game, state)
+        if score >= game.score[3]:
+            winners = tuple(range(n))
+    return winners, score
+
+
 def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, check: bool = False,
               log: bool = False) -> GameResult:
     """Play one hand (a whole game for rules without matches) from the deal to its end.
+
+    The seat after the dealer by ``setup.deal.first_player`` plays first; seats take turns until a seat
+    wins a race, every seat is out (solo/cooperative), the stalemate test confirms, or the turn limit.
 
     Args:
         game: compiled rules.
         bots: one bot per seat.
         seed: seed of this hand's deal and bot streams.
-        first_seat: the seat that deals and plays first.
-        check, log: as for :func:`play_game`.
+        first_seat: the seat that deals.
+        check: verify the invariants after every move (as for :func:`play_game`).
+        log: keep the move log in the result (as for :func:`play_game`).
+
+    Returns:
+        The hand's :class:`GameResult` (``hands`` is 1).
+
+    Raises:
+        InvariantError: with ``check``, when an invariant breaks (an engine bug).
     """
     n = len(bots)
     if first_seat != game.first_seat % n:
@@ -333,110 +528,44 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
     dealt = state_hash(state)
     for s, bot in enumerate(bots):
         bot.new_game(game, s, n, bot_seed(seed, s))
-    if check:
-        expected, chars0 = state.story_cards(), state.characters()
-    laid = [0] * n
-    exchanges = [0] * n
-    passes = [0] * n
-    rebuilds = [0] * n
-    minus = [0] * n
-    completed = 0
-    idle = [0] * n
-    exact_round = 0
-    moves_log: list | None = [] if log else None
+    on_move = _invariant_checker(game, state) if check else None
+    tally = _HandTally(game, state)
+    moves_log: list[tuple[int, list[Move]]] | None = [] if log else None
     usage = dict.fromkeys(usage_enabled(game), 0)  # every counter the rules enable, used or not
-    rows, hands, piles = state.rows, state.hands, state.piles
     seat = (first_seat + game.first_player) % n  # rule file: setup.deal.first_player, counted from the dealer
-    verdicts: dict = {}  # exact stalemate test, memoised by the position
     turns = 0
     winners: tuple[int, ...] = ()
     reason = TURN_LIMIT
-    hand_size = game.hand_size
     all_out = game.all_out
-    score = None
     while turns < game.turn_limit:
         if all_out and state.held(seat) == 0:  # out (a seat handed cards again by a power plays again)
             seat = (seat + 1) % n
             continue
         turns += 1
         state.turn_no = turns
-        turn = Turn(game, rows, hands[seat], piles[seat], state.discard, partial(_counts_after, state, seat),
-                    state=state, seat=seat)
-        if log:
-            turn.log = []
-        if check:
-            turn.on_move = lambda _t: check_invariants(game, state, expected, chars0)
-        if game.refill_at_start:
-            turn.draw_at_start()
-        # bots act through turn.apply, which counts the rules each move needed, only when the rules enable a
-        # counter at all (the base game enables none)
-        turn.usage = usage or None
-        bots[seat].play_turn(turn)
-        if turn.phase != DONE:
-            turn.apply(END_TURN)
-        if log:
-            moves_log.append((seat, turn.log))
-        laid[seat] += turn.laid
-        rebuilds[seat] += turn.rebuilds
-        minus[seat] += turn.minus_cards
-        completed += turn.completed
-        if turn.exchanged:
-            exchanges[seat] += 1
-        if turn.passed or (game.pass_allowed and not turn.laid and not turn.exchanged and not turn.minus_cards
-                           and not turn.won and not piles[seat]):
-            passes[seat] += 1  # a turn that lays nothing with an empty draw pile is a pass, however it was ended
+        turn = _play_turn(game, state, bots[seat], seat, usage, on_move, moves_log)
+        tally.add(turn, seat)
         if turn.won and not all_out:
             winners, reason = (seat,), WON
             break
         if all_out and all(state.held(k) == 0 for k in range(n)):
             reason = ALL_OUT
             break
-        if turn.laid:
-            for k in range(n):
-                idle[k] = 0
-            exact_round = 0
-        elif not all_out:
-            idle[seat] += 1
-            if game.stalemate_needs_empty_piles and any(piles):
-                pass
-            else:
-                # the rule file's test is only the trigger; the exact test confirms before the game stops
-                if game.stalemate_exact:
-                    low = min(idle)
-                    trigger = low >= 1 and low != exact_round
-                    if trigger:
-                        exact_round = low
-                else:
-                    trigger = all(idle[k] >= -(-state.held(k) // hand_size) + game.idle_extra_turns
-                                  for k in range(n))
-                if trigger:
-                    key = state.position_key()
-                    verdict = verdicts.get(key)
-                    if verdict is None:
-                        verdict = verdicts[key] = stalemate_confirmed(game, state)
-                    if verdict:
-                        reason = STALEMATE
-                        break
-                    if not game.stalemate_exact:
-                        idle = [0] * n  # not a stalemate: count a fresh cycle before testing again
+        if tally.stalemate_after(turn, seat):
+            reason = STALEMATE
+            break
         seat = (seat + 1) % n
-    left = [state.held(k) for k in range(n)]
-    if reason == STALEMATE and game.stalemate_fewest_wins:
-        low = min(left)
-        winners = tuple(k for k in range(n) if left[k] == low)
-    if game.score is not None and reason == ALL_OUT:
-        score = team_score(game, state)
-        if score >= game.score[3]:
-            winners = tuple(range(n))
+    winners, score = _hand_winners(game, state, reason, winners)
     penalties = []
     if game.penalty:
         table = dict(game.penalty)
-        penalties = [sum(table.get(c, 0) for c in hands[k]) for k in range(n)]
-    return GameResult(winners=winners, end_reason=reason, turns=turns, cards_left=left, cards_laid=laid,
-                      exchanges=exchanges, passes=passes, rebuilds=rebuilds, rows_completed=completed,
-                      minus_cards=minus, character_plays=dict(state.char_plays), score=score,
-                      penalties=penalties, hands=1, hand_ends=[reason], log=moves_log, deal_hash=dealt,
-                      deals=[(seed, first_seat, 0)], rule_usage=usage)
+        penalties = [sum(table.get(c, 0) for c in state.hands[k]) for k in range(n)]
+    return GameResult(winners=winners, end_reason=reason, turns=turns, cards_left=[state.held(k) for k in range(n)],
+                      cards_laid=tally.laid, exchanges=tally.exchanges, passes=tally.passes,
+                      rebuilds=tally.rebuilds, rows_completed=tally.completed, minus_cards=tally.minus,
+                      character_plays=dict(state.char_plays), score=score, penalties=penalties, hands=1,
+                      hand_ends=[reason], log=moves_log, deal_hash=dealt, deals=[(seed, first_seat, 0)],
+                      rule_usage=usage)
 
 
 __all__ = ["ALL_OUT", "GameResult", "GameState", "InvariantError", "STALEMATE", "TURN_LIMIT", "WON",

@@ -47,8 +47,10 @@ from kbsim.engine.rows.moves import DONE, LAYING
 
 
 class Primitive(ABC):
-    """A generic power step. Subclasses define ``from_params``, ``choices``, ``apply``, ``parse`` and ``format``
-    and are registered under their rule-file name with :func:`primitive`.
+    """A generic power step.
+
+    Subclasses define ``from_params``, ``choices``, ``apply``, ``parse`` and ``format`` and are registered under
+    their rule-file name with :func:`primitive`.
 
     Attributes:
         kind: the primitive's name in rule files (a ``PowerStep`` field), set by :func:`primitive`.
@@ -152,15 +154,26 @@ class ModifierStep(Primitive):
 
     @classmethod
     def from_params(cls, params, model) -> ModifierStep:
+        """The modifier ``kind`` and whether it also applies to rebuilds.
+
+        For ``skip_value`` also how many skips and which values may be skipped (``skippable``; default: every
+        value strictly between the lowest and the highest).
+        """
         values = model.cards.values
         rng = params.skippable
         return cls(params.kind, params.rebuilds, params.count, rng.min if rng else values.min + 1,
                    rng.max if rng else values.max - 1, model.table.rows.sequence.step)
 
     def choices(self, turn) -> list[tuple]:
+        """A modifier takes no arguments: the one choice ``()``."""
         return [()]
 
     def apply(self, turn, args: tuple) -> None:
+        """Switch the modifier on for the rest of the turn (skips add up over several plays).
+
+        Raises:
+            IllegalMove: ``args`` is not empty.
+        """
         if args:
             raise IllegalMove("a modifier takes no arguments")
         if self.mod == "lay_at_start":
@@ -182,12 +195,19 @@ class RemoveFromRowEndStep(Primitive):
 
     @classmethod
     def from_params(cls, params, model) -> RemoveFromRowEndStep:
+        """The card range ``min``..``max`` of the rule file."""
         return cls(params.min, params.max)
 
     def choices(self, turn) -> list[tuple]:
+        """Every ``(row, count)`` with ``min <= count <= max`` and ``count`` at most the row's length."""
         return [(r, k) for r, row in enumerate(turn.rows) for k in range(self.lo, min(self.hi, len(row)) + 1)]
 
     def apply(self, turn, args: tuple) -> None:
+        """Remove the last ``count`` cards of ``row`` to the discard pile (``args`` = ``(row, count)``, row 0-based).
+
+        Raises:
+            IllegalMove: not a ``(row, count)`` pair, no such row, or ``count`` outside the range or the row.
+        """
         if len(args) != 2:
             raise IllegalMove("expected (row, count)")
         r, k = args
@@ -196,10 +216,12 @@ class RemoveFromRowEndStep(Primitive):
         _remove_to_discard(turn, r, len(turn.rows[r]) - k)
 
     def parse(self, text: str) -> tuple:
+        """``"R K"`` -> ``(R - 1, K)``."""
         r, k = _ints(text)
         return (r - 1, k)
 
     def format(self, args: tuple) -> str:
+        """``(row, count)`` -> ``"R K"`` (row 1-based)."""
         return f"{args[0] + 1} {args[1]}"
 
 
@@ -209,21 +231,30 @@ class ClearRowStep(Primitive):
 
     @classmethod
     def from_params(cls, params, model) -> ClearRowStep:
+        """The primitive has no parameters."""
         return cls()
 
     def choices(self, turn) -> list[tuple]:
+        """Every non-empty row, as ``(row,)``."""
         return [(r,) for r, row in enumerate(turn.rows) if row]
 
     def apply(self, turn, args: tuple) -> None:
+        """Remove every card of row ``args[0]`` to the discard pile.
+
+        Raises:
+            IllegalMove: ``args`` is not one existing, non-empty row.
+        """
         if len(args) != 1 or not 0 <= args[0] < len(turn.rows) or not turn.rows[args[0]]:
             raise IllegalMove("expected a non-empty row")
         _remove_to_discard(turn, args[0], 0)
 
     def parse(self, text: str) -> tuple:
+        """``"R"`` -> ``(R - 1,)``."""
         (r,) = _ints(text)
         return (r - 1,)
 
     def format(self, args: tuple) -> str:
+        """``(row,)`` -> ``"R"`` (row 1-based)."""
         return str(args[0] + 1)
 
 
@@ -237,6 +268,7 @@ class TakeFromDiscardStep(Primitive):
 
     @classmethod
     def from_params(cls, params, model) -> TakeFromDiscardStep:
+        """The card range ``min``..``max`` and ``without_effect_allowed`` of the rule file."""
         return cls(params.min, params.max, params.without_effect_allowed)
 
     @staticmethod
@@ -262,6 +294,11 @@ class TakeFromDiscardStep(Primitive):
         return any(turn.can_place(c, r) for c in set(turn.discard) for r in range(len(turn.rows)))
 
     def choices(self, turn) -> list[tuple]:
+        """Every sequence of ``min``..``max`` ``(card, row)`` placements, each legal after the ones before it.
+
+        Capped at about 200 sequences. When no discard card fits anywhere, the choice is ``()`` (play to no
+        effect) where the rules allow it, else there is none.
+        """
         out: list[tuple] = []
         if not self._possible(turn):  # empty discard pile, or nothing in it fits anywhere
             return [()] if self.without_effect else []
@@ -282,6 +319,12 @@ class TakeFromDiscardStep(Primitive):
         return out
 
     def apply(self, turn, args: tuple) -> None:
+        """Lay each ``(card, row)`` of ``args`` from the discard pile, in order; ``()`` plays the power to no effect.
+
+        Raises:
+            IllegalMove: a card is not in the discard pile or does not fit its row, the count is outside
+                ``min``..``max``, or ``()`` while the rules forbid it or a discard card could be laid.
+        """
         if not args:
             if not self.without_effect:
                 raise IllegalMove(f"take {self.lo} to {self.hi} card(s) from the discard pile")
@@ -295,6 +338,11 @@ class TakeFromDiscardStep(Primitive):
             self._place(turn, card, r)
 
     def parse(self, text: str) -> tuple:
+        """``"C on R, C on R"`` -> ``((C, R - 1), ...)``; empty text -> ``()``.
+
+        Raises:
+            ValueError: a part is not ``C on R``.
+        """
         out = []
         for part in text.split(","):
             if part.strip():
@@ -305,6 +353,7 @@ class TakeFromDiscardStep(Primitive):
         return tuple(out)
 
     def format(self, args: tuple) -> str:
+        """``((card, row), ...)`` -> ``"C on R, ..."`` (rows 1-based)."""
         return ", ".join(f"{c} on {r + 1}" for c, r in args)
 
 
@@ -317,9 +366,14 @@ class ExtraRowStep(Primitive):
 
     @classmethod
     def from_params(cls, params, model) -> ExtraRowStep:
+        """The minimum number of hand cards (``min_cards``) that open the extra row."""
         return cls(params.min_cards)
 
     def choices(self, turn) -> list[tuple]:
+        """For each hand card that may open a row, the shortest run of ``min_cards`` hand cards it starts.
+
+        The run climbs by the base step of the sequence; longer runs are legal in :meth:`apply` but not listed.
+        """
         g = turn.g
         hand = sorted(set(turn.hand))
         out = []
@@ -334,6 +388,12 @@ class ExtraRowStep(Primitive):
         return out
 
     def apply(self, turn, args: tuple) -> None:
+        """Open a new row with the hand cards ``args``, in order (they count as laid; the row may complete).
+
+        Raises:
+            IllegalMove: fewer than ``min_cards`` cards, a first card that may not open a row, a card that does
+                not continue the one before it, or a card not in the hand.
+        """
         if len(args) < self.min_cards:
             raise IllegalMove(f"an extra row opens with at least {self.min_cards} hand card(s)")
         g = turn.g
@@ -350,9 +410,11 @@ class ExtraRowStep(Primitive):
         turn._out_check()
 
     def parse(self, text: str) -> tuple:
+        """``"C C ..."`` -> ``(C, C, ...)``."""
         return tuple(_ints(text))
 
     def format(self, args: tuple) -> str:
+        """``(card, ...)`` -> ``"C C ..."``."""
         return " ".join(str(c) for c in args)
 
 
@@ -365,6 +427,7 @@ class GiveRowStartsStep(Primitive):
 
     @classmethod
     def from_params(cls, params, model) -> GiveRowStartsStep:
+        """Whether a solo player hands the one row start to themself (``solo_to_self``)."""
         return cls(params.solo_to_self)
 
     def _recipients(self, turn) -> int:
@@ -387,6 +450,10 @@ class GiveRowStartsStep(Primitive):
         turn._prune()
 
     def choices(self, turn) -> list[tuple]:
+        """Every tuple of rows, one per recipient in turn order, each with a story card first at that point.
+
+        Capped at about 300 tuples.
+        """
         n = self._recipients(turn)
         out: list[tuple] = []
 
@@ -404,6 +471,11 @@ class GiveRowStartsStep(Primitive):
         return out
 
     def apply(self, turn, args: tuple) -> None:
+        """Move the first card of row ``args[i]`` onto the draw pile of the ``i``-th seat after the player.
+
+        Raises:
+            IllegalMove: not one row per recipient, an empty row, or a row starting with the joker.
+        """
         n = self._recipients(turn)
         if len(args) != n:
             raise IllegalMove(f"choose one row for each of the {n} recipient(s)")
@@ -411,9 +483,11 @@ class GiveRowStartsStep(Primitive):
             self._give(turn, r, i)
 
     def parse(self, text: str) -> tuple:
+        """``"R R ..."`` -> ``(R - 1, ...)``."""
         return tuple(r - 1 for r in _ints(text))
 
     def format(self, args: tuple) -> str:
+        """``(row, ...)`` -> ``"R R ..."`` (rows 1-based)."""
         return " ".join(str(r + 1) for r in args)
 
 
@@ -426,22 +500,31 @@ class ParkStep(Primitive):
 
     @classmethod
     def from_params(cls, params, model) -> ParkStep:
+        """The card range ``min``..``max`` of the rule file."""
         return cls(params.min, params.max)
 
     def choices(self, turn) -> list[tuple]:
+        """Every set of ``min``..``max`` hand cards (as sorted tuples, in sorted order)."""
         hand = sorted(turn.hand)
         return sorted({c for k in range(self.lo, self.hi + 1) for c in combinations(hand, k)})
 
     def apply(self, turn, args: tuple) -> None:
+        """Park the hand cards ``args`` in front of the player, stamped with this turn's number.
+
+        Raises:
+            IllegalMove: the count is outside ``min``..``max`` or a card is not in the hand.
+        """
         if not self.lo <= len(args) <= self.hi:
             raise IllegalMove(f"park {self.lo} to {self.hi} hand card(s)")
         turn._take_from_hand(args)
         turn.state.parked[turn.seat].extend((c, turn.state.turn_no) for c in args)
 
     def parse(self, text: str) -> tuple:
+        """``"C C ..."`` -> ``(C, C, ...)``."""
         return tuple(_ints(text))
 
     def format(self, args: tuple) -> str:
+        """``(card, ...)`` -> ``"C C ..."``."""
         return " ".join(str(c) for c in args)
 
 
@@ -457,9 +540,19 @@ class JokerStep(Primitive):
 
     @classmethod
     def from_params(cls, params, model) -> JokerStep:
+        """The joker's reclaim and completion rules of the rule file.
+
+        ``reclaim_with_exact_card``: a seat may swap the exact card for it; ``completer_takes``: the seat that
+        completes its row takes it.
+        """
         return cls(params.reclaim_with_exact_card, params.completer_takes)
 
     def choices(self, turn) -> list[tuple]:
+        """Every ``(value, row)`` the joker may take.
+
+        That is the value continuing each non-empty row by the base step, and every value that may open each
+        empty row.
+        """
         g = turn.g
         out = []
         for r, row in enumerate(turn.rows):
@@ -472,6 +565,12 @@ class JokerStep(Primitive):
         return out
 
     def apply(self, turn, args: tuple) -> None:
+        """Lay the character card into row ``r`` as ``value`` (stored as ``-value``); it marks the joker as in play.
+
+        Raises:
+            IllegalMove: not a ``(value, row)`` pair, no such row, a value outside the range, or one that does not
+                continue the row (or may not open it).
+        """
         if len(args) != 2:
             raise IllegalMove("expected (value, row)")
         value, r = args
@@ -491,12 +590,18 @@ class JokerStep(Primitive):
         turn._complete(r)
 
     def parse(self, text: str) -> tuple:
+        """``"V on R"`` -> ``(V, R - 1)``.
+
+        Raises:
+            ValueError: the text is not ``V on R``.
+        """
         words = text.split()
         if len(words) != 3 or words[1] != "on":
             raise ValueError(f"expected 'V on R', got {text!r}")
         return (int(words[0]), int(words[2]) - 1)
 
     def format(self, args: tuple) -> str:
+        """``(value, row)`` -> ``"V on R"`` (row 1-based)."""
         return f"{args[0]} on {args[1] + 1}"
 
 
@@ -510,6 +615,7 @@ class CompiledCharacter:
 
     @property
     def row_diffs(self) -> frozenset[int]:
+        """The differences between neighbouring card values that any of its steps can leave inside a row."""
         out: frozenset[int] = frozenset()
         for s in self.steps:
             out |= s.row_diffs
@@ -534,6 +640,14 @@ class CompiledCharacter:
         return tuple(step.parse(part) for step, part in zip(self.steps, parts, strict=True))
 
     def format_args(self, args: tuple) -> str:
+        """The notation of every step's arguments, joined by ``then`` (trailing steps without arguments left out).
+
+        Args:
+            args: one argument tuple per step.
+
+        Returns:
+            The text :meth:`parse_args` reads back.
+        """
         parts = [step.format(a) for step, a in zip(self.steps, args, strict=True)]
         while parts and not parts[-1]:
             parts.pop()  # trailing steps without arguments are implied

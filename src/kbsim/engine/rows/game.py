@@ -126,7 +126,16 @@ def state_hash(state: GameState) -> str:
 
 
 def rows_deal_hash(game: CompiledGame, players: int, seed: int) -> str:
-    """The rows family's deal hash of the game with ``seed`` (:func:`state_hash` of its deal)."""
+    """The rows family's deal hash of the game with ``seed`` (:func:`state_hash` of its deal).
+
+    Args:
+        game: compiled rules (``rows`` family).
+        players: seats.
+        seed: the game's (or hand's) seed.
+
+    Returns:
+        16 hex digits, as :func:`state_hash`.
+    """
     return state_hash(deal(game, players, random.Random(seed)))
 
 
@@ -137,6 +146,9 @@ def deal_hash_of(game, players: int, seed: int) -> str:
         game: a compiled game of any family.
         players: seats.
         seed: the game's seed.
+
+    Returns:
+        16 hex digits from the family's ``deal_hash`` part.
     """
     return family_of(game).part("deal_hash")(game, players, seed)
 
@@ -198,6 +210,9 @@ def seat_can_lay(game: CompiledGame, state: GameState, seat: int) -> bool:
         game: compiled rules (``rows`` family).
         state: the game between turns (not changed).
         seat: the seat tested.
+
+    Returns:
+        False only when the search proves the seat can never lay a card it holds.
     """
     pile_cards = game.exchange_allowed or len(state.hands[seat]) < game.hand_size
     turn = _probe_turn(game, state, seat, pile_cards)
@@ -238,6 +253,13 @@ def stalemate_confirmed(game: CompiledGame, state: GameState) -> bool:
     Implements "the game ends when nobody can lay a card, even after exchanging" as the exact
     test of :func:`seat_can_lay` for every seat. The idle-turn count of the rule file is only
     the trigger that calls this test.
+
+    Args:
+        game: compiled rules (``rows`` family).
+        state: the game between turns (not changed).
+
+    Returns:
+        True when no seat can lay (the game ends in a stalemate).
     """
     return not any(seat_can_lay(game, state, k) for k in range(state.players))
 
@@ -248,6 +270,15 @@ def replay_hands(game: CompiledGame, players: int, result: GameResult):
     Yields ``("deal", hand_index, state)`` before each hand's first turn (the state just dealt),
     then ``("turn", turn_no, seat, [(move, rows_before)], state)`` after each turn (turn_no counts
     within the hand from 1; ``rows_before`` is a copy of the rows the move was made on).
+
+    Args:
+        game: the compiled rules the game was played with.
+        players: seats.
+        result: the game's result, played with ``log=True``.
+
+    Yields:
+        The ``deal`` and ``turn`` tuples above, in playing order (within a hand the state is one object,
+        mutated by later turns).
 
     Raises:
         ValueError: the result carries no log.

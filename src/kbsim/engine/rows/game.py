@@ -23,7 +23,9 @@ from kbsim.engine.rows.moves import END_TURN, Move
 from kbsim.engine.rows.state import GameState, deal
 from kbsim.engine.rows.turn import DONE, Turn, can_progress
 from kbsim.engine.rows.usage import enabled as usage_enabled
+from kbsim.engine.rows.usage import chances as rule_chances
 from kbsim.engine.rows.usage import merge as merge_usage
+from kbsim.engine.rows.usage import watched as watched_rules
 from kbsim.engine.seeds import bot_seed, hand_seed
 
 
@@ -72,6 +74,8 @@ class GameResult:
         log: ``(seat, [moves])`` per turn when logging was asked for.
         rule_usage: usage counter -> uses in the game (:mod:`kbsim.engine.rows.usage`): how often an optional
             rule, option or power made a taken move legal.
+        rule_legal: for the rebuild counters of :data:`kbsim.engine.rows.usage.CHANCES` the rules enable, the
+            turns at whose start such a rebuild was legal (the bots' chances to use the rule).
     """
 
     winners: tuple[int, ...]
@@ -94,6 +98,7 @@ class GameResult:
     deal_hash: str = ""
     deals: list[tuple[int, int, int]] = field(default_factory=list)
     rule_usage: dict[str, int] = field(default_factory=dict)
+    rule_legal: dict[str, int] = field(default_factory=dict)
 
 
 def _digest(parts) -> str:
@@ -311,6 +316,7 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
         log=[entry for r in results for entry in (r.log or [])] if log else None,
         deal_hash=_digest([r.deal_hash for r in results]) if len(results) > 1 else results[0].deal_hash,
         rule_usage=reduce(merge_usage, (r.rule_usage for r in results), {}),
+        rule_legal=reduce(merge_usage, (r.rule_legal for r in results), {}),
         deals=[(s, d, start + sum(r2.turns for r2 in results[:i]))
                for i, r in enumerate(results) for s, d, start in r.deals])
 
@@ -345,6 +351,8 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
     exact_round = 0
     moves_log: list | None = [] if log else None
     usage = dict.fromkeys(usage_enabled(game), 0)  # every counter the rules enable, used or not
+    watch = watched_rules(usage)
+    legal = dict.fromkeys(watch, 0)  # turns at whose start such a rule made a rebuild legal
     rows, hands, piles = state.rows, state.hands, state.piles
     seat = (first_seat + game.first_player) % n  # rule file: setup.deal.first_player, counted from the dealer
     verdicts: dict = {}  # exact stalemate test, memoised by the position
@@ -371,6 +379,9 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
         # bots act through turn.apply, which counts the rules each move needed, only when the rules enable a
         # counter at all (the base game enables none)
         turn.usage = usage or None
+        if watch:
+            for k in rule_chances(game, turn, watch):
+                legal[k] += 1
         bots[seat].play_turn(turn)
         if turn.phase != DONE:
             turn.apply(END_TURN)
@@ -436,7 +447,7 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
                       exchanges=exchanges, passes=passes, rebuilds=rebuilds, rows_completed=completed,
                       minus_cards=minus, character_plays=dict(state.char_plays), score=score,
                       penalties=penalties, hands=1, hand_ends=[reason], log=moves_log, deal_hash=dealt,
-                      deals=[(seed, first_seat, 0)], rule_usage=usage)
+                      deals=[(seed, first_seat, 0)], rule_usage=usage, rule_legal=legal)
 
 
 __all__ = ["ALL_OUT", "GameResult", "GameState", "InvariantError", "STALEMATE", "TURN_LIMIT", "WON",

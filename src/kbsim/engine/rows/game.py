@@ -22,8 +22,8 @@ from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import END_TURN, Move
 from kbsim.engine.rows.state import GameState, deal
 from kbsim.engine.rows.turn import DONE, Turn, can_progress
-from kbsim.engine.rows.usage import enabled as usage_enabled
 from kbsim.engine.rows.usage import chances as rule_chances
+from kbsim.engine.rows.usage import enabled as usage_enabled
 from kbsim.engine.rows.usage import merge as merge_usage
 from kbsim.engine.rows.usage import watched as watched_rules
 from kbsim.engine.seeds import bot_seed, hand_seed

@@ -94,14 +94,22 @@ def _links_apply(g: CompiledGame, rows0: Rows, n0: int, reb_left: int) -> bool:
     """True if the rules allow the link-count search (:func:`_search_links`) to be exact.
 
     It needs rows that are strict runs by +1 or -1, rebuilds of end segments
-    onto non-empty rows only (the default rebuild rules), and enough rebuilds
-    left for every merge and completion a turn could need.
+    onto non-empty rows (the default rebuild rules), plus at most one of the
+    options "start segments" (``rebuild_from_start``) and "splits into an
+    empty row" (``rebuild_into_empty``), and enough rebuilds left for every
+    merge, completion and tail swap a turn could need.
     """
-    if not (len(g.steps) == 1 and g.step in (1, -1) and g.rebuild_allowed and not g.rebuild_from_start
-            and not g.rebuild_into_empty and g.full_length == g.value_max - g.value_min + 1):
+    if not (len(g.steps) == 1 and g.step in (1, -1) and g.rebuild_allowed
+            and not (g.rebuild_from_start and g.rebuild_into_empty)
+            and g.full_length == g.value_max - g.value_min + 1):
         return False
     cards = sum(len(r) for r in rows0) + n0
-    return reb_left >= len(rows0) + n0 + (cards // g.full_length + 1) * g.full_length
+    need = len(rows0) + n0 + (cards // g.full_length + 1) * g.full_length
+    if g.rebuild_from_start:
+        # a start segment may need a chain of tail swaps first; should a plan still need more rebuilds than
+        # are left, carrying it out fails and plan_turn falls back to the runs search
+        need += 2 * g.full_length
+    return reb_left >= need
 
 
 def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, reb_left: int, budget: int,
@@ -131,6 +139,23 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
     Since which row holds which tail never matters, the search runs over
     ``(n, l, hand)`` with three moves (lay on an end, open a row, move a whole
     row) and rebuilds that only swap tails are left out.
+
+    Two rebuild options keep this exact, each a move on the counts alone:
+
+    * **splits into an empty row** (``rebuild_into_empty``): the cards after a
+      link ``p -> p + 1`` go to an empty row card (``may_open(p + 1)``): some
+      row holds such a link exactly when ``l[p] >= 1``; ``l[p] -= 1``, a row
+      end at ``p``, a row start at ``p + 1``, one row more;
+    * **start segments** (``rebuild_from_start``): the first ``k`` cards
+      ``f..f+k-1`` of a row go onto a row ending at ``f - 1``. Some row starting
+      at ``f`` can be made to run past ``f + k - 1`` by tail swaps exactly when
+      every boundary ``f .. f+k-1`` has a link (while that row ends at ``a`` below
+      ``f + k``, the link ``a -> a + 1`` lies in another row, whose tail moves
+      onto it); then ``l[f-1] += 1``, ``l[f+k-1] -= 1``, the row end moves from
+      ``f - 1`` to ``f + k - 1`` and the row start from ``f`` to ``f + k``.
+
+    With either option the whole-row moves of ``prune`` (below) are not made at
+    once (a row end may then serve start segments too).
 
     With ``prune``, a whole row starting at ``f`` is moved onto a row ending at
     ``f - 1`` at once whenever the hand holds no card ``f``: that row end then
@@ -197,6 +222,10 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
                     E, S, L, Z, R = close(E, S, L, Z, R)
         return E, S, L, Z, R
 
+    starts = g.rebuild_from_start
+    splits = g.rebuild_into_empty
+    merge = prune and not (starts or splits)
+    split_at = sum(one[p] for p in range(B) if g.may_open(val(p + 1)))
     E = S = L = R = H = 0
     for row in rows0:
         if not row:
@@ -210,7 +239,7 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
         H += one[pos(c)]
     Z = B - (nz(L) & lows_b).bit_count()
     E, S, L, Z, R = close(E, S, L, Z, R)
-    if prune:
+    if merge:
         E, S, L, Z, R = merge_free(E, S, L, Z, R, H, range(1, K))
     start = (E, S, L, Z, R, H)
     fr = _Frontier(start, start, needed=needed, full=full, budget=budget)
@@ -236,7 +265,7 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
                         c = close(*c)
                 else:  # open an empty row
                     c = (E + low, S + low, L, Z, R + 1)
-                if prune:
+                if merge:
                     c = merge_free(*c, H2, (p, p + 1))
                 children.append(((*c, H2), (kind, p), laid))
         mask = nz(S) & (ne << W)
@@ -250,6 +279,27 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
             if Z2 == 0:
                 c = close(*c)
             children.append(((*c, H), (2, f), laid - 1))
+            if starts:  # the first k cards f..f+k-1 of a row starting at f onto a row ending at f - 1
+                gain = 0 if L & (below * M) else 1
+                top_k = low
+                k = 1
+                while top_k & lows_b and (L >> (W * (f + k - 1))) & M:
+                    cut = one[f + k - 1]
+                    Z3 = Z - gain + (1 if (L >> (W * (f + k - 1))) & M == 1 else 0)
+                    c = (E - below + cut, S - low + one[f + k], L + below - cut, Z3, R)
+                    if Z3 == 0:
+                        c = close(*c)
+                    children.append(((*c, H), (4, f, k), laid - 1))
+                    top_k = one[f + k]
+                    k += 1
+        if splits and R < n_rows:
+            mask = nz(L) & split_at
+            while mask:  # the cards after a link p -> p + 1 onto an empty row card
+                low = mask & -mask
+                mask ^= low
+                p = (low.bit_length() - 1) // W
+                Z2 = Z + 1 if (L >> (W * p)) & M == 1 else Z
+                children.append(((E + low, S + (low << W), L - low, Z2, R + 1, H), (3, p), laid - 1))
         for state, mv, lc in children:
             if state not in seen and fr.add(state, state, mv, lc):
                 break
@@ -266,7 +316,7 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
         return _no_plan(g, rows0, hand0, len(fr.seen), fr.truncated, "links")
     best = fr.best(score)
     before = sb.laid
-    out = _realize(sb, fr.path(best), val, pos, prune)
+    out = _realize(sb, fr.path(best), val, pos, merge)
     laid = laids[best]
     if sb.laid - before != laid:
         raise PlanError(f"carrying out the plan laid {sb.laid - before} cards, the search expected {laid}")
@@ -275,12 +325,13 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
                 engine="links")
 
 
-def _realize(turn: Turn, path: list[tuple[int, int]], val: Callable[[int], int],
+def _realize(turn: Turn, path: list[tuple[int, ...]], val: Callable[[int], int],
              pos: Callable[[int], int], prune: bool) -> list[Move]:
     """Carry out a :func:`_search_links` path on ``turn``; return the concrete moves made.
 
     After every step it completes rows while it can and, with ``prune``, makes
-    the whole-row moves the search made at once, in the same order.
+    the whole-row moves the search made at once, in the same order. A start
+    segment is preceded by the tail swaps that make its row long enough.
 
     Raises:
         PlanError: a needed row end or start is missing, or the engine refused a move (a solver bug).
@@ -289,6 +340,18 @@ def _realize(turn: Turn, path: list[tuple[int, int]], val: Callable[[int], int],
     rows = turn.rows
     K = g.full_length
     out: list[Move] = []
+
+    def do(mv: Move) -> None:
+        turn.apply(mv)
+        out.append(mv)
+
+    def link_row(p: int, skip: int = -1) -> tuple[int, int]:
+        """A row (not ``skip``) holding the link ``p -> p + 1``, and how many of its cards follow ``p``."""
+        v = val(p)
+        for i, row in enumerate(rows):
+            if i != skip and row and v in row[:-1]:
+                return i, len(row) - 1 - row.index(v)
+        raise PlanError(f"no row holds the link {v}-{val(p + 1)}: {rows}")
 
     def complete_rows() -> None:
         while g.complete_when_all and turn.phase != DONE:
@@ -301,9 +364,7 @@ def _realize(turn: Turn, path: list[tuple[int, int]], val: Callable[[int], int],
                             if i != r and row and pos(row[0]) <= e < pos(row[-1])), None)
                 if src is None:
                     raise PlanError(f"no row bridges {val(e)}-{val(e + 1)} to complete row {r + 1}: {rows}")
-                mv = Rebuild(src, pos(rows[src][-1]) - e, r)
-                turn.rebuild(*mv)
-                out.append(mv)
+                do(Rebuild(src, pos(rows[src][-1]) - e, r))
 
     back = g.step
 
@@ -320,9 +381,7 @@ def _realize(turn: Turn, path: list[tuple[int, int]], val: Callable[[int], int],
             if v is None:
                 break
             src = starts[v]
-            mv = Rebuild(src, len(rows[src]), ends[v - back])
-            turn.rebuild(*mv)
-            out.append(mv)
+            do(Rebuild(src, len(rows[src]), ends[v - back]))
         complete_rows()
 
     def settle() -> None:
@@ -330,29 +389,45 @@ def _realize(turn: Turn, path: list[tuple[int, int]], val: Callable[[int], int],
         if prune:
             merge_free()
 
+    def ending_at(p: int) -> int:
+        r = next((i for i, row in enumerate(rows) if row and row[-1] == val(p)), None)
+        if r is None:
+            raise PlanError(f"no row ends at {val(p)}: {rows}")
+        return r
+
+    def starting_at(p: int) -> int:
+        r = next((i for i, row in enumerate(rows) if row and row[0] == val(p)), None)
+        if r is None:
+            raise PlanError(f"no row starts at {val(p)}: {rows}")
+        return r
+
+    def empty_row() -> int:
+        r = next((i for i, row in enumerate(rows) if not row), None)
+        if r is None:
+            raise PlanError(f"no empty row card: {rows}")
+        return r
+
     try:
         settle()
-        for kind, p in path:
-            if kind == 0:
-                r = next((i for i, row in enumerate(rows) if row and row[-1] == val(p - 1)), None)
-                if r is None:
-                    raise PlanError(f"no row ends at {val(p - 1)} to lay {val(p)} on: {rows}")
-                mv: Move = Lay(val(p), r)
-                turn.lay(*mv)
-            elif kind == 1:
-                r = next((i for i, row in enumerate(rows) if not row), None)
-                if r is None:
-                    raise PlanError(f"no empty row to open with {val(p)}: {rows}")
-                mv = Lay(val(p), r)
-                turn.lay(*mv)
-            else:
-                src = next((i for i, row in enumerate(rows) if row and row[0] == val(p)), None)
-                dst = next((i for i, row in enumerate(rows) if row and row[-1] == val(p - 1)), None)
-                if src is None or dst is None:
-                    raise PlanError(f"no row starting at {val(p)} or ending at {val(p - 1)}: {rows}")
-                mv = Rebuild(src, len(rows[src]), dst)
-                turn.rebuild(*mv)
-            out.append(mv)
+        for step in path:
+            kind, p = step[0], step[1]
+            if kind == 0:  # lay on a row end
+                do(Lay(val(p), ending_at(p - 1)))
+            elif kind == 1:  # open an empty row
+                do(Lay(val(p), empty_row()))
+            elif kind == 2:  # a whole row onto a row end
+                src, dst = starting_at(p), ending_at(p - 1)
+                do(Rebuild(src, len(rows[src]), dst))
+            elif kind == 3:  # split after the link p -> p + 1 into an empty row
+                src, n = link_row(p)
+                do(Rebuild(src, n, empty_row()))
+            else:  # the first k cards of a row starting at p onto a row ending at p - 1
+                k = step[2]
+                a = starting_at(p)
+                while pos(rows[a][-1]) < p + k:  # tail swaps until row a runs past p + k - 1
+                    src, n = link_row(pos(rows[a][-1]), skip=a)
+                    do(Rebuild(src, n, a))
+                do(Rebuild(a, k, ending_at(p - 1), True))
             if turn.phase == DONE:
                 break
             settle()

@@ -39,10 +39,11 @@ def plan_turn(turn: Turn, *, budget: int = DEFAULT_BUDGET, prune: bool = False) 
     The engine is picked from the position (all give the same cards laid;
     they differ in speed):
 
-    * **link counts** (:func:`_search_links`) for strict runs under the default
-      rebuild rules on a plain table;
+    * **link counts** (:func:`_search_links`) for strict runs on a plain table
+      under the default rebuild rules, or with one of the options start
+      segments and splits into empty rows;
     * **runs** (:func:`_search_runs`) for strict runs under other rebuild rules
-      (start segments, splits into empty rows);
+      (both options, or too few rebuilds left for the link counts' tail swaps);
     * **rows** (:func:`_search_rows`) for other sequence rules (repeats) and
       for tables that hold what powers leave behind (a joker, gaps,
       duplicates, extra rows, parked cards);
@@ -85,7 +86,12 @@ def plan_turn(turn: Turn, *, budget: int = DEFAULT_BUDGET, prune: bool = False) 
     full = n0 if (prune or win_possible) else n0 + 1
     plain = _plain(turn)
     if plain and _links_apply(g, rows0, n0, reb_left):
-        return _search_links(sb, rows0, hand0, needed, reb_left, budget, full, prune)
+        if not (g.rebuild_from_start or g.rebuild_into_empty):
+            return _search_links(sb, rows0, hand0, needed, reb_left, budget, full, prune)
+        try:
+            return _search_links(sb, rows0, hand0, needed, reb_left, budget, full, prune)
+        except PlanError:  # the tail swaps of a start segment ran out of rebuilds: search the runs
+            sb = turn.sandbox()
     if not plain or len(g.steps) != 1 or g.step == 0 or g.value_max - g.value_min >= 250:
         return _search_rows(sb, needed, reb_left, budget, prune)
     engine = "runs"

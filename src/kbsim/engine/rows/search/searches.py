@@ -154,8 +154,10 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
       onto it); then ``l[f-1] += 1``, ``l[f+k-1] -= 1``, the row end moves from
       ``f - 1`` to ``f + k - 1`` and the row start from ``f`` to ``f + k``.
 
-    With either option the whole-row moves of ``prune`` (below) are not made at
-    once (a row end may then serve start segments too).
+    With start segments the whole-row moves of ``prune`` (below) are not made
+    at once (a row end may then serve start segments too); with splits they
+    are, where every value may open a row (a split onto the freed row card
+    undoes the move, so nothing is lost).
 
     With ``prune``, a whole row starting at ``f`` is moved onto a row ending at
     ``f - 1`` at once whenever the hand holds no card ``f``: that row end then
@@ -224,8 +226,9 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
 
     starts = g.rebuild_from_start
     splits = g.rebuild_into_empty
-    merge = prune and not (starts or splits)
     split_at = sum(one[p] for p in range(B) if g.may_open(val(p + 1)))
+    # with splits, a whole-row move can be undone (the freed row card takes the split) when any value opens a row
+    merge = prune and not starts and (not splits or split_at == lows_b)
     E = S = L = R = H = 0
     for row in rows0:
         if not row:
@@ -242,7 +245,8 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
     if merge:
         E, S, L, Z, R = merge_free(E, S, L, Z, R, H, range(1, K))
     start = (E, S, L, Z, R, H)
-    fr = _Frontier(start, start, needed=needed, full=full, budget=budget)
+    # with the rebuild options, lays first: a turn laying the whole hand is found without listing every board
+    fr = _Frontier(start, start, needed=needed, full=full, budget=budget, lays_first=starts or splits)
     states, laids, seen = fr.states, fr.laids, fr.seen
     for E, S, L, Z, R, H in fr:
         laid = laids[fr.parent] + 1

@@ -48,11 +48,19 @@ from __future__ import annotations
 
 from kbsim.bots.base import BaseBot
 from kbsim.engine.rows.moves import Play
-from kbsim.engine.rows.search import Plan, plan_turn
+from kbsim.engine.rows.search import Plan, engine_for, plan_turn
 from kbsim.engine.rows.turn import DONE, START, Turn
 
 PLANNER_BUDGET = 3_000
 """Positions the bot's search may store per turn (see :mod:`kbsim.engine.rows.search`)."""
+
+ENGINE_COST = {"links": 1, "runs": 1, "rows": 5, "clones": 10}
+"""Relative cost of a stored position in each search engine (measured: about 10, 50 and 150-300
+microseconds per position for ``links``, ``rows`` and ``clones``); a search's budget is divided by it,
+so a decision's worst case is bounded by a count that stands for about the same time in every engine."""
+
+MIN_BUDGET = 40
+"""The smallest budget a search is given after dividing by :data:`ENGINE_COST`."""
 
 
 class PlannerBot(BaseBot):
@@ -128,7 +136,8 @@ class PlannerBot(BaseBot):
 
     # ------------------------------------------------------------------ searching
     def _plan(self, turn: Turn, budget: int) -> Plan:
-        plan = plan_turn(turn, budget=budget, prune=True)
+        cost = ENGINE_COST.get(engine_for(turn), 1)
+        plan = plan_turn(turn, budget=max(min(budget, MIN_BUDGET), budget // cost), prune=True)
         self.nodes += plan.nodes
         return plan
 

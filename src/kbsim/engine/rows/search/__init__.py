@@ -69,6 +69,7 @@ from kbsim.engine.rows.search.frontier import DEFAULT_BUDGET, WEIGHTS, BoardErro
 from kbsim.engine.rows.search.solve import (
            Solution,
            check_board,
+           engine_for,
            parse_board,
            parse_hand,
            plan_turn,
@@ -77,5 +78,5 @@ from kbsim.engine.rows.search.solve import (
            verify,
 )
 
-__all__ = ["DEFAULT_BUDGET", "WEIGHTS", "BoardError", "Plan", "PlanError", "Solution", "check_board", "evaluate",
-           "parse_board", "parse_hand", "plan_turn", "search", "solve", "verify"]
+__all__ = ["DEFAULT_BUDGET", "WEIGHTS", "BoardError", "Plan", "PlanError", "Solution", "check_board", "engine_for",
+           "evaluate", "parse_board", "parse_hand", "plan_turn", "search", "solve", "verify"]

@@ -50,6 +50,10 @@ def _plain(turn: Turn) -> bool:
     return True
 
 
+_ROW_FIELDS = frozenset(("row", "src", "dst"))
+"""Fields of a move that name a row (by index)."""
+
+
 def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
     """Breadth-first search over copies of the turn itself (any position the engine can hold).
 
@@ -69,11 +73,20 @@ def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
     base = root.laid
     total = len(root.hand) + len(root.parked)
     fr = _Frontier(root, key(root), needed=0, full=total if prune else float("inf"), budget=budget,
-                   root_ok=root.can_end())
+                   root_ok=root.can_end(), lays_first=prune)
+    nf = root.state.n_fixed
     for t in fr:
         if t.phase == DONE:
             continue
+        rows = t.rows
+        tried: set[tuple] = set()
         for mv in [*t.lay_moves(), *t.rebuild_moves()]:
+            if same_rows:  # the same move on a row of the same cards leaves the same position: try it once
+                sig = tuple((tuple(rows[x]), x < nf) if name in _ROW_FIELDS else x
+                            for name, x in zip(mv._fields, mv, strict=True))
+                if (type(mv), sig) in tried:
+                    continue
+                tried.add((type(mv), sig))
             c = t.clone()
             c.apply(mv)
             k = key(c)
@@ -246,7 +259,7 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
         E, S, L, Z, R = merge_free(E, S, L, Z, R, H, range(1, K))
     start = (E, S, L, Z, R, H)
     # with the rebuild options, lays first: a turn laying the whole hand is found without listing every board
-    fr = _Frontier(start, start, needed=needed, full=full, budget=budget, lays_first=starts or splits)
+    fr = _Frontier(start, start, needed=needed, full=full, budget=budget, lays_first=prune and (starts or splits))
     states, laids, seen = fr.states, fr.laids, fr.seen
     for E, S, L, Z, R, H in fr:
         laid = laids[fr.parent] + 1
@@ -617,7 +630,7 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
     two = 2 * step
     # a position is (rows, hand, parked cards, joker on the table, rebuilds made)
     fr = _Frontier((rows0, hand0, park0, joker0, 0), key(rows0, hand0, park0, joker0), needed=needed, full=full,
-                   budget=budget)
+                   budget=budget, lays_first=prune)
     seen = fr.seen
     for cur, hand, park, joker, reb in fr:
         nr = len(cur)

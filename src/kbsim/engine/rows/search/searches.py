@@ -632,9 +632,24 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
     fr = _Frontier((rows0, hand0, park0, joker0, 0), key(rows0, hand0, park0, joker0), needed=needed, full=full,
                    budget=budget, lays_first=prune)
     seen = fr.seen
+    abs_of: dict[Row, Row] = {}  # a row's values (a joker counts as the value it stands for)
+    gaps_of: dict[Row, tuple[int, ...]] = {}  # the places q of a row where a card is missing before q
+
+    def absolute(row: Row) -> Row:
+        a = abs_of.get(row)
+        if a is None:
+            a = abs_of[row] = tuple(abs(c) for c in row)
+        return a
+
+    def gaps(row: Row, arow: Row) -> tuple[int, ...]:
+        q = gaps_of.get(row)
+        if q is None:
+            q = gaps_of[row] = tuple(q for q in range(1, len(row)) if arow[q] - arow[q - 1] == two)
+        return q
+
     for cur, hand, park, joker, reb in fr:
         nr = len(cur)
-        absr = [tuple(abs(c) for c in row) for row in cur] if joker else cur
+        absr = [absolute(row) for row in cur] if joker else cur
         children = []  # (rows list, hand, parked, joker on table, move, is a rebuild)
         done: set[Row] = set()
         for r in range(nr):
@@ -644,16 +659,17 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
             done.add(row)
             end = absr[r][-1] if row else None
             for src, pool in ((0, hand), (1, park)):
-                prev = None
-                for j, c in enumerate(pool):
-                    if c == prev:
-                        continue
-                    prev = c
-                    if row:
-                        if c - end not in gsteps:
-                            continue
-                    elif not may_open(c):
-                        continue
+                if row:  # the values that continue the row end, in the pool's (sorted) order
+                    js = [pool.index(c) for c in (end + st for st in steps) if c in pool]
+                else:
+                    prev = None
+                    js = []
+                    for j, c in enumerate(pool):
+                        if c != prev and may_open(c):
+                            js.append(j)
+                        prev = c
+                for j in js:
+                    c = pool[j]
                     rest = pool[:j] + pool[j + 1:]
                     rows = list(cur)
                     rows[r] = row + (c,)
@@ -665,9 +681,9 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
             if hand and len(row) > 1:  # gaps a hand card fills exactly (first gap per card, as the engine does)
                 arow = absr[r]
                 filled: set[int] = set()
-                for q in range(1, len(row)):
+                for q in gaps(row, arow):
                     a = arow[q - 1]
-                    if arow[q] - a == two and a + step in hand and a + step not in filled:
+                    if a + step in hand and a + step not in filled:
                         c = a + step
                         filled.add(c)
                         rows = list(cur)
@@ -687,7 +703,40 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                     j = hand.index(c)
                     children.append((rows, hand[:j] + hand[j + 1:], park, False, Swap(c), False))
                     break
-        if can_rebuild and reb < reb_left:
+        if can_rebuild and reb < reb_left and not (from_start or into_empty):
+            # end segments onto row ends only: find the cuts through an index of the values of the rows
+            # (one row per content as the source, the first other row of each content as the target);
+            # the same moves in the same order as the general loop below
+            same: dict[Row, list[int]] = {}
+            for r in range(nr):
+                rs = same.setdefault(cur[r], [])
+                if len(rs) < 2:
+                    rs.append(r)
+            index: dict[int, list[tuple[int, int]]] = {}
+            for row, rs in same.items():
+                if row:
+                    s = rs[0]
+                    for q, v in enumerate(absr[s]):
+                        index.setdefault(v, []).append((s, q))
+            found = []
+            for row, rs in same.items():
+                if not row:
+                    continue
+                e = absr[rs[0]][-1]
+                for si, st in enumerate(steps):
+                    for s, q in index.get(e + st, ()):
+                        d = rs[0] if rs[0] != s else (rs[1] if len(rs) > 1 else -1)
+                        if d >= 0:
+                            found.append((s, d, si, q))
+            found.sort()
+            for s, d, _, q in found:
+                src = cur[s]
+                rows = list(cur)
+                rows[s] = src[:q]
+                rows[d] = cur[d] + src[q:]
+                gone = settle(rows, d)
+                children.append((rows, hand, park, joker and not gone, Rebuild(s, len(src) - q, d, False), True))
+        elif can_rebuild and reb < reb_left:
             done_src: set[Row] = set()
             for s in range(nr):
                 src = cur[s]

@@ -54,10 +54,12 @@ from kbsim.engine.rows.turn import DONE, START, Turn
 PLANNER_BUDGET = 3_000
 """Positions the bot's search may store per turn (see :mod:`kbsim.engine.rows.search`)."""
 
-ENGINE_COST = {"links": 1, "runs": 1, "rows": 5, "clones": 10}
-"""Relative cost of a stored position in each search engine (measured: about 10, 50 and 150-300
-microseconds per position for ``links``, ``rows`` and ``clones``); a search's budget is divided by it,
-so a decision's worst case is bounded by a count that stands for about the same time in every engine."""
+ENGINE_COST = {"links": 1, "links+": 3, "runs": 3, "rows": 5, "clones": 10}
+"""Relative cost of a stored position in each search engine (measured on one core: about 5-10, 15-30, 50
+and 150-300 microseconds per position for ``links``, ``links`` with the rebuild options (``links+``),
+``rows`` and ``clones``); a search's budget is divided by it, so a decision's worst case is bounded by a
+count of positions that stands for about the same time in every engine (3,000 / 3 = 1,000 positions
+with the rebuild options: about 20 ms on a loaded core)."""
 
 MIN_BUDGET = 40
 """The smallest budget a search is given after dividing by :data:`ENGINE_COST`."""
@@ -136,7 +138,10 @@ class PlannerBot(BaseBot):
 
     # ------------------------------------------------------------------ searching
     def _plan(self, turn: Turn, budget: int) -> Plan:
-        cost = ENGINE_COST.get(engine_for(turn), 1)
+        engine = engine_for(turn)
+        if engine == "links" and (self.game.rebuild_from_start or self.game.rebuild_into_empty):
+            engine = "links+"
+        cost = ENGINE_COST.get(engine, 1)
         plan = plan_turn(turn, budget=max(min(budget, MIN_BUDGET), budget // cost), prune=True)
         self.nodes += plan.nodes
         return plan

@@ -107,15 +107,17 @@ def _links_apply(g: CompiledGame, rows0: Rows, n0: int, reb_left: int) -> bool:
     """True if the rules allow the link-count search (:func:`_search_links`) to be exact.
 
     It needs rows that are strict runs by +1 or -1, rebuilds of end segments
-    onto non-empty rows (the default rebuild rules), plus at most one of the
-    options "start segments" (``rebuild_from_start``) and "splits into an
-    empty row" (``rebuild_into_empty``), and enough rebuilds left for every
-    merge, completion and tail swap a turn could need.
+    onto non-empty rows (the default rebuild rules), plus the options "start
+    segments" (``rebuild_from_start``) and "splits into an empty row"
+    (``rebuild_into_empty``), both only where any value may open a row, and
+    enough rebuilds left for every merge, completion and tail swap a turn
+    could need.
     """
     if not (len(g.steps) == 1 and g.step in (1, -1) and g.rebuild_allowed
-            and not (g.rebuild_from_start and g.rebuild_into_empty)
             and g.full_length == g.value_max - g.value_min + 1):
         return False
+    if g.rebuild_from_start and g.rebuild_into_empty and not g.open_any:
+        return False  # start segments into an empty row are splits only when any value may open a row
     cards = sum(len(r) for r in rows0) + n0
     need = len(rows0) + n0 + (cards // g.full_length + 1) * g.full_length
     if g.rebuild_from_start:
@@ -166,6 +168,10 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
       ``f + k``, the link ``a -> a + 1`` lies in another row, whose tail moves
       onto it); then ``l[f-1] += 1``, ``l[f+k-1] -= 1``, the row end moves from
       ``f - 1`` to ``f + k - 1`` and the row start from ``f`` to ``f + k``.
+
+    With both options, the first ``k`` cards of a row moved into an empty row
+    change the counts as the split after ``f + k - 1`` does; that is the same
+    move where any value may open a row (the only case searched here).
 
     With start segments the whole-row moves of ``prune`` (below) are not made
     at once (a row end may then serve start segments too); with splits they

@@ -339,7 +339,13 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
         return _no_plan(g, rows0, hand0, len(fr.seen), fr.truncated, "links")
     best = fr.best(score)
     before = sb.laid
-    out = _realize(sb, fr.path(best), val, pos, merge)
+    rows_after = []  # rows on the table after each step of the path (the start first)
+    k = best
+    while k >= 0:
+        rows_after.append(states[k][4])
+        k = fr.parents[k]
+    rows_after.reverse()
+    out = _realize(sb, fr.path(best), val, pos, merge, rows_after)
     laid = laids[best]
     if sb.laid - before != laid:
         raise PlanError(f"carrying out the plan laid {sb.laid - before} cards, the search expected {laid}")
@@ -348,13 +354,22 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
                 engine="links")
 
 
+_ROWS_DELTA = (0, 1, -1, 1, 0)
+"""Rows on the table gained by each kind of step of the link-count search (lay, open, whole row,
+split, start segment), before completions and whole-row moves made at once."""
+
+
 def _realize(turn: Turn, path: list[tuple[int, ...]], val: Callable[[int], int],
-             pos: Callable[[int], int], prune: bool) -> list[Move]:
+             pos: Callable[[int], int], prune: bool, rows_after: list[int] | None = None) -> list[Move]:
     """Carry out a :func:`_search_links` path on ``turn``; return the concrete moves made.
 
     After every step it completes rows while it can and, with ``prune``, makes
     the whole-row moves the search made at once, in the same order. A start
     segment is preceded by the tail swaps that make its row long enough.
+    ``rows_after`` (the search's count of rows after each step, the start
+    first) lets it skip that after a step where the search made neither
+    (both lower the count of rows, nothing else changes it beyond the step's own
+    ``_ROWS_DELTA``).
 
     Raises:
         PlanError: a needed row end or start is missing, or the engine refused a move (a solver bug).
@@ -432,7 +447,7 @@ def _realize(turn: Turn, path: list[tuple[int, ...]], val: Callable[[int], int],
 
     try:
         settle()
-        for step in path:
+        for i, step in enumerate(path):
             kind, p = step[0], step[1]
             if kind == 0:  # lay on a row end
                 do(Lay(val(p), ending_at(p - 1)))
@@ -453,7 +468,8 @@ def _realize(turn: Turn, path: list[tuple[int, ...]], val: Callable[[int], int],
                 do(Rebuild(a, k, ending_at(p - 1), True))
             if turn.phase == DONE:
                 break
-            settle()
+            if rows_after is None or rows_after[i + 1] - rows_after[i] != _ROWS_DELTA[kind]:
+                settle()
     except IllegalMove as e:
         raise PlanError(f"the engine refused a planned move: {e}") from None
     return out

@@ -288,8 +288,8 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
                         c = close(*c)
                 else:  # open an empty row
                     c = (E + low, S + low, L, Z, R + 1)
-                if merge:
-                    c = merge_free(*c, H2, (p, p + 1))
+                if merge and (nz(c[0]) << W) & nz(c[1]) & (low | (low << W)) & ~nz(H2):
+                    c = merge_free(*c, H2, (p, p + 1))  # only where a whole-row move is open at p or p + 1
                 children.append(((*c, H2), (kind, p), laid))
         mask = nz(S) & (ne << W)
         while mask:  # move a whole row starting at f onto a row ending at f - 1

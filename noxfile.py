@@ -17,8 +17,12 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Ruff lint of the package, tests and this file (complexity and docstrings included); mypy on the rules and
-    the engine; the import contracts of pyproject.toml (import-linter). Configuration: pyproject.toml."""
+    """Static checks: ruff, mypy and import-linter, configured in pyproject.toml.
+
+    Ruff lints the package, tests, benchmarks and this file (complexity and docstrings included); mypy checks the
+    rules and the engine; import-linter checks the layer contracts. tests/test_static.py and
+    tests/test_architecture.py run the same checks in CI.
+    """
     session.install("ruff", "import-linter", "mypy")
     session.run("ruff", "check", "src", "tests", "noxfile.py", "benchmarks")
     session.install("-e", ".")
@@ -35,8 +39,11 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Games and turns per second on one core per workload, as a ratio to ../shared/bench/baseline.py timed in
-    the same process (see benchmarks/bench.py and docs/performance.md); options after -- go to the script."""
+    """Games and turns per second on one core per workload, as a ratio to ../shared/bench/baseline.py.
+
+    The baseline is timed in the same process (see benchmarks/bench.py and docs/performance.md); options after --
+    go to the script.
+    """
     session.install("-e", ".")
     session.run("python", "benchmarks/bench.py", *session.posargs)
 

@@ -10,6 +10,8 @@ batch, reference batch, kbsim batch, ...), so both see the same machine load. Th
 games per second divided by the reference's (greedy reference for every workload except ``random``, which is
 compared with the reference's random policy), the median over the rounds. Absolute figures move with the load
 of the machine; the ratios are what to compare. When the reference is absent only kbsim's figures are printed.
+For the planner the worst and 99th-percentile time of a turn are printed as wall time and as CPU time of the
+process's thread (the latter moves less with the load of a shared machine).
 
 Not a timed test: nothing here fails on a slow machine.
 """
@@ -61,29 +63,34 @@ def load_reference(path: Path = REFERENCE):
 
 
 class _TimedBot:
-    """Wraps a bot to record the wall time of each of its turns (seconds)."""
+    """Wraps a bot to record the wall time and the CPU time (this thread) of each of its turns (seconds)."""
 
-    def __init__(self, bot, times: list[float]):
+    def __init__(self, bot, times: list[float], cpu_times: list[float] | None = None):
         self._bot = bot
         self._times = times
+        self._cpu = cpu_times
 
     def __getattr__(self, name):
         return getattr(self._bot, name)
 
     def play_turn(self, turn) -> None:
         t0 = time.perf_counter()
+        c0 = time.thread_time()
         self._bot.play_turn(turn)
         self._times.append(time.perf_counter() - t0)
+        if self._cpu is not None:
+            self._cpu.append(time.thread_time() - c0)
 
 
-def kbsim_batch(game, bot: str, players: int, seeds: list[int], turn_times: list[float] | None = None):
+def kbsim_batch(game, bot: str, players: int, seeds: list[int], turn_times: list[float] | None = None,
+                cpu_times: list[float] | None = None):
     """Play one game per seed; return (seconds, games, turns)."""
     turns = 0
     t0 = time.perf_counter()
     for s in seeds:
         bots = [make_bot(bot, game.family) for _ in range(players)]
         if turn_times is not None:
-            bots = [_TimedBot(b, turn_times) for b in bots]
+            bots = [_TimedBot(b, turn_times, cpu_times) for b in bots]
         turns += play_game(game, bots, s).turns
     return time.perf_counter() - t0, len(seeds), turns
 
@@ -113,10 +120,11 @@ def run(rounds: int, scale: float, players: int, only: list[str] | None, seed: i
         r_stats = [0.0, 0, 0]
         ratios, turn_ratios = [], []
         times: list[float] = []
+        cpu: list[float] = []
         rng = random.Random(seed)
         for rnd in range(rounds):
             seeds = [game_seed(seed, rnd * n + i) for i in range(n)]
-            kt, kg, ktu = kbsim_batch(game, bot, players, seeds, times if bot == "planner" else None)
+            kt, kg, ktu = kbsim_batch(game, bot, players, seeds, times if bot == "planner" else None, cpu)
             for i, v in enumerate((kt, kg, ktu)):
                 k_stats[i] += v
             if ref is not None:
@@ -135,6 +143,9 @@ def run(rounds: int, scale: float, players: int, only: list[str] | None, seed: i
         if times:
             times.sort()
             row.update(worst_turn_ms=times[-1] * 1000, p99_turn_ms=times[int(0.99 * (len(times) - 1))] * 1000)
+        if cpu:
+            cpu.sort()
+            row.update(worst_turn_cpu_ms=cpu[-1] * 1000, p99_turn_cpu_ms=cpu[int(0.99 * (len(cpu) - 1))] * 1000)
         rows.append(row)
         if not _quiet:
             print_row(row)
@@ -152,6 +163,8 @@ def print_row(r: dict) -> None:
                  f" turns/s  | ratio {r['ratio']:.4f} (turns {r['turn_ratio']:.4f})")
     if "worst_turn_ms" in r:
         line += f"  | worst turn {r['worst_turn_ms']:.1f} ms, p99 {r['p99_turn_ms']:.1f} ms"
+    if "worst_turn_cpu_ms" in r:
+        line += f" (CPU: worst {r['worst_turn_cpu_ms']:.1f} ms, p99 {r['p99_turn_cpu_ms']:.1f} ms)"
     print(line, flush=True)
 
 

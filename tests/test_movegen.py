@@ -136,3 +136,37 @@ def test_reachable_openings_agrees_with_progress_path(game: str, variants: tuple
     fives = [[5] for _ in range(g.n_rows)]
     assert reachable_openings(g, fives) == (frozenset({5}), frozenset(), frozenset())
     assert progress_path(g, fives, {9})[0] is False and progress_path(g, fives, {6})[0] is True
+
+
+@pytest.mark.parametrize(("game", "variants"), [CASES[0], CASES[2], CASES[3]])
+def test_search_successors_equal_rebuilds_made_by_the_turn(game: str, variants: tuple[str, ...], monkeypatch) -> None:
+    """The rebuild searches make each next board from an immutable board (``_successors``); every such board
+    equals the rows a turn holds after applying the same rebuild through ``Turn.apply`` (the one engine)."""
+    from kbsim.engine.rows.state import GameState
+    from kbsim.engine.rows.turn import _successors
+
+    g = compile_rules(load_rules(game, list(variants)))
+    boards = []
+    rebuild_moves = Turn.rebuild_moves
+
+    def record(self):
+        if self.phase != DONE and self.state.n_fixed == g.n_rows and len(boards) < 40:
+            boards.append(tuple(tuple(r) for r in self.rows))
+        return rebuild_moves(self)
+
+    monkeypatch.setattr(Turn, "rebuild_moves", record)
+    play_game(g, [make_bot("random") for _ in range(3)], game_seed(19, 0))
+    monkeypatch.setattr(Turn, "rebuild_moves", rebuild_moves)
+    checked = 0
+    for board in boards:
+        scratch = Turn(g, [], [], [], [], state=GameState(rows=[], hands=[[]], piles=[[]], discard=[],
+                                                          n_fixed=g.n_rows))
+        succ = _successors(g, board, scratch)
+        assert [mv for _, _, mv in succ] == Turn(g, [list(r) for r in board], [], [], []).rebuild_moves()
+        for new_board, key, mv in succ:
+            t = Turn(g, [list(r) for r in board], [], [], [])
+            t.apply(mv)
+            assert new_board == tuple(map(tuple, t.rows)), (board, mv)
+            assert key == tuple(sorted(new_board))
+            checked += 1
+    assert checked > 20

@@ -82,7 +82,31 @@ def test_greedy_never_rebuilds_from_the_start_planner_does(either):
 
 
 def test_records_column_declared():
-    assert str(SCHEMA.field("rule_usage").type) == "list<item: struct<rule: string, uses: int32>>"
+    assert str(SCHEMA.field("rule_usage").type) == (
+        "list<item: struct<rule: string, uses: int32, legal_turns: int32>>")
+
+
+def test_chances_count_the_turns_where_the_variant_rebuild_was_legal():
+    g = load_game("kingsbridge", ["rebuild-split"])
+    watch = usage.watched(dict.fromkeys(usage.enabled(g), 0))
+    assert watch == (usage.INTO_EMPTY,)
+    assert usage.chances(g, _turn(g, ["5 6 7", "4", "_", "_", "_", "_"], "9"), watch) == {usage.INTO_EMPTY}
+    # no empty row card: no split is legal
+    assert usage.chances(g, _turn(g, ["5 6 7", "4", "1", "2", "3", "10"], "9"), watch) == set()
+    # a one-card row cannot be split, and a whole row into an empty row of its own group changes nothing
+    assert usage.chances(g, _turn(g, ["5", "9", "_", "_", "_", "_"], "9"), watch) == set()
+    assert usage.watched(dict.fromkeys(usage.enabled(load_game("kingsbridge", ["characters"])), 0)) == ()
+
+
+def test_game_result_and_record_carry_the_chances():
+    g = load_game("kingsbridge", ["rebuild-split"])
+    results = [play_game(g, "greedy", s, players=4) for s in range(6)]
+    assert all(set(r.rule_legal) == {usage.INTO_EMPTY} for r in results)
+    assert sum(r.rule_legal[usage.INTO_EMPTY] for r in results) > 0
+    rec = usage.record(results[0].rule_usage, results[0].rule_legal)
+    assert rec == [{"rule": usage.INTO_EMPTY, "uses": results[0].rule_usage[usage.INTO_EMPTY],
+                    "legal_turns": results[0].rule_legal[usage.INTO_EMPTY]}]
+    assert usage.record({usage.CHARACTERS: 2}) == [{"rule": usage.CHARACTERS, "uses": 2, "legal_turns": None}]
 
 
 def test_report_warns_when_the_arms_rule_is_never_used(tmp_path):
@@ -97,6 +121,27 @@ def test_report_warns_when_the_arms_rule_is_never_used(tmp_path):
     assert stats["unused_rules"] == {either_key: [usage.SEGMENTS]}
     assert either_key in stats["unused"]
     warning = text_summary(inp, stats)[0]
-    assert warning.startswith("WARNING:") and usage.SEGMENTS in warning and "planner" in warning
+    assert warning.startswith("WARNING:") and usage.SEGMENTS in warning
+    # greedy never even had the chance: its whole-row rebuilds come first (legal_turns counted, all 0)
+    assert stats["rule_chances"] == {either_key: {usage.SEGMENTS: 0}}
+    assert "never arose" in warning
     page = write_report(inp, tmp_path / "ru.html").path.read_text(encoding="utf-8")
     assert "rule never used: " + usage.SEGMENTS in page
+
+
+def test_warning_tells_never_chosen_from_never_possible():
+    from types import SimpleNamespace
+
+    from kbsim.analysis.tables import _unused_text
+
+    inp = SimpleNamespace(conditions=[SimpleNamespace(key="b", label="split", bots="planner")])
+    st = {"unused_rules": {"b": [usage.INTO_EMPTY]}, "rule_chances": {"b": {usage.INTO_EMPTY: 12}}}
+    text = _unused_text(inp, "b", st)
+    assert "legal at the start of 12 turn(s)" in text and "never found it lays more cards" in text
+    st["rule_chances"] = {"b": {usage.INTO_EMPTY: 0}}
+    assert "never arose" in _unused_text(inp, "b", st)
+    inp.conditions[0].bots = "greedy"
+    st["rule_chances"] = {"b": {usage.INTO_EMPTY: 3}}
+    assert 'bots = "planner"' in _unused_text(inp, "b", st)
+    st["rule_chances"] = {}  # records before schema 6: no chances known
+    assert 'bots = "planner"' in _unused_text(inp, "b", st)

@@ -149,6 +149,7 @@ def compute(inp: ReportInput) -> dict:
             key=lambda k: next((i for i, c in enumerate(inp.conditions) if c.key == k), 0),
         ),
         "unused_rules": unused_rules,
+        "rule_chances": {k: _rule_uses(df, k, "legal_turns") for k in unused_rules},
         "players": players,
         "games": df.height,
         "groups": groups,
@@ -173,15 +174,22 @@ def _unused_arms(deltas: list[dict]) -> list[str]:
     return [b for b, ds in by_b.items() if ds and all(x.identical for x in ds)]
 
 
-def _rule_uses(df: pl.DataFrame, key: str) -> dict[str, int]:
-    """Rule-usage counter -> total uses over the records of condition ``key`` (column ``rule_usage``)."""
+def _rule_uses(df: pl.DataFrame, key: str, field: str = "uses") -> dict[str, int]:
+    """Rule-usage counter -> the sum of ``field`` over the records of condition ``key`` (column ``rule_usage``).
+
+    ``field`` is ``uses`` (moves that needed the rule) or ``legal_turns`` (turns at whose start a rebuild that
+    needs it was legal; counters without it, and records older than schema 6, are left out).
+    """
     if "rule_usage" not in df.columns:
         return {}
     rows = df.filter(pl.col("condition") == key).select(pl.col("rule_usage").explode()).drop_nulls()
     if rows.height == 0:
         return {}
-    u = rows.unnest("rule_usage").group_by("rule").agg(pl.col("uses").sum())
-    return dict(zip(u["rule"].to_list(), u["uses"].to_list(), strict=True))
+    rows = rows.unnest("rule_usage")
+    if field not in rows.columns:
+        return {}
+    u = rows.drop_nulls(field).group_by("rule").agg(pl.col(field).sum())
+    return dict(zip(u["rule"].to_list(), u[field].to_list(), strict=True))
 
 
 def _unused_rules(inp: ReportInput, df: pl.DataFrame) -> dict[str, list[str]]:

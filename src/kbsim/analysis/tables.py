@@ -205,11 +205,28 @@ def _unused_text(inp: ReportInput, key: str, st: dict | None = None) -> str:
     c = next(x for x in inp.conditions if x.key == key)
     rules = (st or {}).get("unused_rules", {}).get(key)
     if rules:
-        return (
-            f"arm {c.label!r}: its rule(s) {', '.join(rules)} made no move legal in any of its games "
-            f"(rule usage counted in the records): its bots ({c.bots}) never used what tells this arm from "
-            f"its baseline, so it measured nothing. Fix: give the arm (or the study) a bot that uses the "
-            f'rule, e.g. bots = "planner".'
+        chances = (st or {}).get("rule_chances", {}).get(key, {})
+        counted = [r for r in rules if r in chances]
+        legal = sum(chances[r] for r in counted)
+        text = (
+            f"arm {c.label!r}: no game used its rule(s) {', '.join(rules)} (rule usage counted in the records), "
+            f"so it measured nothing about them."
+        )
+        if counted and legal == 0:
+            return text + (
+                " The position where the rule applies never arose at the start of a turn in its games: with "
+                "these bots the rule changes nothing (a stronger or different bot may still reach it)."
+            )
+        if counted:
+            return text + (
+                f" Such a move was legal at the start of {legal:,} turn(s), and the bots ({c.bots}) never chose "
+                "it" + (": the planner never found it lays more cards that turn, so for a player maximising the "
+                        "cards laid each turn this rule changes nothing." if "planner" in str(c.bots) else
+                        '. Fix: give the arm (or the study) a bot that weighs the rule, e.g. bots = "planner".')
+            )
+        return text + (
+            f" Its bots ({c.bots}) never used what tells this arm from its baseline. Fix: give the arm (or the "
+            f'study) a bot that uses the rule, e.g. bots = "planner".'
         )
     return (
         f"arm {c.label!r} played exactly like its baseline on every deal at every player count: its bots "

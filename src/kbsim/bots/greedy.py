@@ -191,15 +191,10 @@ class GreedyBot(BaseBot):
                 moved = True
                 while moved:
                     moved = False
-                    ends = {}
-                    low = []  # rows starting with the lowest value: the only ones a rebuild can complete
+                    ends = {row[-1]: r for r, row in enumerate(rows) if row}  # (the last row of an end wins)
+                    # rows starting with the lowest value: the only ones a rebuild can complete
+                    low = [r for r, row in enumerate(rows) if row and row[0] == vmin]
                     n_rows = len(rows)
-                    for r in range(n_rows):
-                        row = rows[r]
-                        if row:
-                            ends[row[-1]] = r
-                            if row[0] == vmin:
-                                low.append(r)
                     for src in range(n_rows):
                         s = rows[src]
                         if not s:

@@ -37,9 +37,11 @@ wagons_spent       list<int16>     market: wagons spent on objectives per seat
 objectives         list<int16>     market: objectives claimed per seat
 characters_lost    int16           market: characters taken that could not act
 deal_hash          string          16 hex digits identifying the deal(s) played: equal deals, equal hash
-rule_usage         list<struct>    ``{rule, uses}``: how often an optional rule, option or power made a taken
-                                   move legal (:mod:`kbsim.engine.rows.usage`); every counter the rules enable is
-                                   listed, with 0 uses if never used; market games: empty
+rule_usage         list<struct>    ``{rule, uses, legal_turns}``: how often an optional rule, option or power made
+                                   a taken move legal (:mod:`kbsim.engine.rows.usage`); every counter the rules
+                                   enable is listed, with 0 uses if never used; ``legal_turns``: for a variant's
+                                   rebuilds (start segments, into an empty row) the turns at whose start such a
+                                   rebuild was legal, else null; market games: empty
 =================  ==============  ===================================================
 
 The Parquet file's key-value metadata holds ``kbsim.version``, ``kbsim.run``
@@ -63,10 +65,11 @@ from kbsim.engine.families import FAMILIES
 #: Version of the record columns; bumped whenever a column is added, removed or changes meaning.
 #: 1: one set of columns for every game. 2: common columns plus the family's own (market games no longer
 #: write the rows family's columns).
-RECORDS_SCHEMA_VERSION = 5
+RECORDS_SCHEMA_VERSION = 6
 #: 2: per-family columns; 3: deal_hash; 4: rule_usage; 5: same columns, but the bots' streams and the later
 #: hands of a match come from SeedSequence spawn keys (kbsim.engine.seeds), so a seed gives new records wherever a
-#: bot draws random numbers (the random bot, tie-breaks) or a match plays several hands.
+#: bot draws random numbers (the random bot, tie-breaks) or a match plays several hands; 6: rule_usage entries
+#: carry legal_turns (the turns at whose start a variant's rebuild was legal, null where not counted).
 
 #: Every record column, in file order.
 ALL_FIELDS = pa.schema([
@@ -100,7 +103,7 @@ ALL_FIELDS = pa.schema([
     ("objectives", pa.list_(pa.int16())),
     ("characters_lost", pa.int16()),
     ("deal_hash", pa.string()),
-    ("rule_usage", pa.list_(pa.struct([("rule", pa.string()), ("uses", pa.int32())]))),
+    ("rule_usage", pa.list_(pa.struct([("rule", pa.string()), ("uses", pa.int32()), ("legal_turns", pa.int32())]))),
 ])
 
 

@@ -202,7 +202,8 @@ def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
         for name, value in family_of(g).record_values(r).items():  # the family's own columns
             cols[name].append(value)
         cols["deal_hash"].append(r.deal_hash or deal_hash_of(spec.game, spec.players, seed))
-        cols["rule_usage"].append(usage_record(getattr(r, "rule_usage", {})))  # market: empty
+        # market games: empty
+        cols["rule_usage"].append(usage_record(getattr(r, "rule_usage", {}), getattr(r, "rule_legal", {})))
     return cols
 
 

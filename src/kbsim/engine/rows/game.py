@@ -23,8 +23,10 @@ from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import END_TURN, Move
 from kbsim.engine.rows.state import GameState, deal
 from kbsim.engine.rows.turn import DONE, Turn, can_progress
+from kbsim.engine.rows.usage import chances as rule_chances
 from kbsim.engine.rows.usage import enabled as usage_enabled
 from kbsim.engine.rows.usage import merge as merge_usage
+from kbsim.engine.rows.usage import watched as watched_rules
 from kbsim.engine.seeds import bot_seed, hand_seed
 
 
@@ -81,6 +83,8 @@ class GameResult:
         log: ``(seat, [moves])`` per turn when logging was asked for.
         rule_usage: usage counter -> uses in the game (:mod:`kbsim.engine.rows.usage`): how often an optional
             rule, option or power made a taken move legal.
+        rule_legal: for the rebuild counters of :data:`kbsim.engine.rows.usage.CHANCES` the rules enable, the
+            turns at whose start such a rebuild was legal (the bots' chances to use the rule).
     """
 
     winners: tuple[int, ...]
@@ -103,6 +107,7 @@ class GameResult:
     deal_hash: str = ""
     deals: list[tuple[int, int, int]] = field(default_factory=list)
     rule_usage: dict[str, int] = field(default_factory=dict)
+    rule_legal: dict[str, int] = field(default_factory=dict)
 
 
 def _digest(parts: object) -> str:
@@ -375,6 +380,7 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
         log=[entry for r in results for entry in (r.log or [])] if log else None,
         deal_hash=_digest([r.deal_hash for r in results]) if len(results) > 1 else results[0].deal_hash,
         rule_usage=reduce(merge_usage, (r.rule_usage for r in results), {}),
+        rule_legal=reduce(merge_usage, (r.rule_legal for r in results), {}),
         deals=[(s, d, start + sum(r2.turns for r2 in results[:i]))
                for i, r in enumerate(results) for s, d, start in r.deals])
 
@@ -386,7 +392,8 @@ def _invariant_checker(game: CompiledGame, state: GameState) -> Callable[[Turn],
 
 
 def _play_turn(game: CompiledGame, state: GameState, bot, seat: int, usage: dict[str, int],
-               on_move: Callable[[Turn], None] | None, moves_log: list[tuple[int, list[Move]]] | None) -> Turn:
+               watch: tuple[str, ...], legal: dict[str, int], on_move: Callable[[Turn], None] | None,
+               moves_log: list[tuple[int, list[Move]]] | None) -> Turn:
     """Let ``seat``'s bot play one turn (turn number ``state.turn_no``), ending it if the bot did not.
 
     Args:
@@ -395,6 +402,8 @@ def _play_turn(game: CompiledGame, state: GameState, bot, seat: int, usage: dict
         bot: the seat's bot.
         seat: the seat on turn.
         usage: the hand's rule-usage counters (mutated; not counted when empty: the rules enable none).
+        watch: the counters whose chances are counted (:func:`kbsim.engine.rows.usage.watched`).
+        legal: counter of ``watch`` -> turns at whose start such a rebuild was legal (mutated).
         on_move: invariant check run after every move, or None.
         moves_log: the hand's move log (the turn's moves are appended), or None when not logging.
 
@@ -415,6 +424,9 @@ def _play_turn(game: CompiledGame, state: GameState, bot, seat: int, usage: dict
     # bots act through turn.apply, which counts the rules each move needed, only when the rules enable a
     # counter at all (the base game enables none)
     turn.usage = usage or None
+    if watch:
+        for k in rule_chances(game, turn, watch):
+            legal[k] += 1
     bot.play_turn(turn)
     if turn.phase != DONE:
         turn.apply(END_TURN)
@@ -563,6 +575,8 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
     tally = _HandTally(game, state)
     moves_log: list[tuple[int, list[Move]]] | None = [] if log else None
     usage = dict.fromkeys(usage_enabled(game), 0)  # every counter the rules enable, used or not
+    watch = watched_rules(usage)
+    legal = dict.fromkeys(watch, 0)  # turns at whose start such a rule made a rebuild legal
     seat = (first_seat + game.first_player) % n  # rule file: setup.deal.first_player, counted from the dealer
     turns = 0
     winners: tuple[int, ...] = ()
@@ -574,7 +588,7 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
             continue
         turns += 1
         state.turn_no = turns
-        turn = _play_turn(game, state, bots[seat], seat, usage, on_move, moves_log)
+        turn = _play_turn(game, state, bots[seat], seat, usage, watch, legal, on_move, moves_log)
         tally.add(turn, seat)
         if turn.won and not all_out:
             winners, reason = (seat,), WON
@@ -596,7 +610,7 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
                       rebuilds=tally.rebuilds, rows_completed=tally.completed, minus_cards=tally.minus,
                       character_plays=dict(state.char_plays), score=score, penalties=penalties, hands=1,
                       hand_ends=[reason], log=moves_log, deal_hash=dealt, deals=[(seed, first_seat, 0)],
-                      rule_usage=usage)
+                      rule_usage=usage, rule_legal=legal)
 
 
 __all__ = ["ALL_OUT", "GameResult", "GameState", "InvariantError", "STALEMATE", "TURN_LIMIT", "WON",

@@ -31,6 +31,8 @@ from kbsim.engine.rows.moves import (
 Turn = Any
 """A :class:`kbsim.engine.rows.turn.Turn` (not imported here: the turn imports this module)."""
 
+_new = tuple.__new__  # builds a move without the named tuple's Python-level constructor (hot loops)
+
 
 def lay_moves(turn: Turn) -> list[Move]:
     """Every legal lay: on row ends, before row starts (modifier), into gaps, the joker swap, parked cards."""
@@ -57,9 +59,9 @@ def lay_moves(turn: Turn) -> list[Move]:
                 if row:
                     e = row[-1]
                     if card - e in steps or (e < 0 and card + e in steps):
-                        out.append(Lay(card, r))
+                        out.append(_new(Lay, (card, r)))
                 elif may_open(card, r):
-                    out.append(Lay(card, r))
+                    out.append(_new(Lay, (card, r)))
     if turn.m_start:
         for card in cards:
             for r in range(len(rows)):
@@ -95,9 +97,9 @@ def rebuild_moves(turn: Turn) -> list[Rebuild]:
     starts = (False, True) if g.rebuild_from_start else (False,)
     targets = (False, True) if (turn.m_start and turn.m_start_rb) else (False,)
     plain = not (turn.m_equal or turn.skips or turn.m_start) and turn.state.joker is None
-    ends = [row[-1] if row else None for row in rows]
     if plain and targets == (False,):
         return _plain_rebuild_moves(turn, starts)
+    ends = [row[-1] if row else None for row in rows]
     # the first cards each non-empty row end accepts from a rebuild (the test of _end_fits, as sets)
     raw_ok: list[set[int] | None] = []
     abs_ok: list[set[int] | None] = []
@@ -176,11 +178,20 @@ def _plain_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
         elif empties or (from_start and s[0] in want):
             ks = range(1, length + 1)
         else:
-            # only segments whose first card some row end accepts (k ascending, as above)
+            # only segments whose first card some row end accepts (k ascending, as above): the positions of
+            # those values, found by the list's own search (a row holds each value once or a few times)
             common = want.keys() & s
             if not common:
                 continue
-            ks = [length - i for i in range(length - 1, -1, -1) if s[i] in common]
+            idx = []
+            for v in common:
+                i = -1
+                for _ in range(s.count(v)):
+                    i = s.index(v, i + 1)
+                    idx.append(i)
+            if len(idx) > 1:
+                idx.sort(reverse=True)
+            ks = [length - i for i in idx]
         for k in ks:
             for fs in starts:
                 if fs and k == length:
@@ -194,7 +205,7 @@ def _plain_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
                 elif cands:
                     for dst in cands:
                         if dst != src:
-                            out.append(Rebuild(src, k, dst, fs, False))
+                            out.append(_new(Rebuild, (src, k, dst, fs, False)))
     return out
 
 

@@ -590,16 +590,7 @@ class Turn:
         elif d and s[0 if from_start else len(s) - count] - d[-1] not in self.g.steps:
             if self._end_fits(d[-1], abs(s[0 if from_start else len(s) - count]), rebuild=True) == 2:
                 self.skips -= 1
-        if from_start:
-            seg = s[:count]
-            del s[:count]
-        else:
-            seg = s[-count:]
-            del s[-count:]
-        if to_start:
-            d[0:0] = seg
-        else:
-            d.extend(seg)
+        s[:], d[:] = _segment_move(s, d, count, from_start, to_start)
         self.rebuilds += 1
         self.phase = LAYING
         self._complete(dst)
@@ -1067,37 +1058,75 @@ _VERBS = {
 """Move type -> the turn's verb for it, called with the move's fields (the dispatch of :meth:`Turn.apply`)."""
 
 
+def _segment_move(s, d, count: int, from_start: bool, to_start: bool):
+    """The effect of a rebuild on its two rows: ``(rest of s, d with the segment joined)``.
+
+    Works on lists or tuples (returns the same kind). The one definition of what a rebuild moves, used by
+    :meth:`Turn._rebuild` (in place) and by the rebuild searches (on immutable boards).
+    """
+    if from_start:
+        seg, rest = s[:count], s[count:]
+    else:
+        cut = len(s) - count
+        seg, rest = s[cut:], s[:cut]
+    return rest, (seg + d if to_start else d + seg)
+
+
+def _successors(game: CompiledGame, board: tuple, turn: Turn) -> list[tuple[tuple, tuple, Rebuild]]:
+    """The boards one rebuild away from ``board`` (a tuple of row tuples): ``(new board, its canonical key,
+    the rebuild)`` per legal rebuild, in :meth:`Turn.rebuild_moves` order. ``turn`` is a scratch turn of
+    ``game`` with no modifier and no joker mark, used to list the rebuilds (its rows are replaced).
+
+    A rebuild listed for a board (so legal there) makes the new board from the old one (:func:`_segment_move`,
+    then a completed row is cleared and an emptied extra row vanishes, as :meth:`Turn._complete` and
+    :meth:`Turn._prune` do) without copying the other rows or checking the rebuild again.
+    """
+    n_fixed = game.n_rows  # rows beyond these are extra rows: emptied, they vanish
+    full = game.full_length
+    is_complete = game.is_complete
+    turn.rows = board
+    out = []
+    for mv in turn.rebuild_moves():
+        src, dst = mv.src, mv.dst
+        rest, joined = _segment_move(board[src], board[dst], mv.count, mv.from_start, mv.to_start)
+        if len(joined) >= full and is_complete(joined):
+            joined = ()
+        new = list(board)
+        new[src] = rest
+        new[dst] = joined
+        if len(new) > n_fixed and not (rest and joined):
+            new[n_fixed:] = [r for r in new[n_fixed:] if r]
+        new_board = tuple(new)
+        out.append((new_board, tuple(sorted(new_board)), mv))
+    return out
+
+
 def _reachable_boards(game: CompiledGame, rows: list[list[int]]):
     """The boards reachable from ``rows`` by rebuilds, depth-first, each canonical board once.
 
-    Yields ``(board, path)`` (the rows as lists, and the rebuilds that lead there from ``rows``), the start
+    Yields ``(board, path)`` (the rows as tuples, and the rebuilds that lead there from ``rows``), the start
     first; yields ``(None, [])`` and stops once ``game.exact_search_limit`` boards have been seen. The
     caller may stop early; ``rows`` is not changed.
+
+    Boards are immutable tuples of rows; :func:`_successors` makes the boards one rebuild away.
     """
-    start = [list(r) for r in rows]
-    seen = {tuple(sorted(tuple(r) for r in start))}
-    frontier: list[tuple[list[list[int]], list[Rebuild]]] = [(start, [])]
-    n_fixed = game.n_rows  # rows beyond these are extra rows: emptied, they vanish
-    # one scratch state for every trial turn below (a rebuild reads only n_fixed and the joker from it)
-    scratch = GameState(rows=[], hands=[[]], piles=[[]], discard=[], n_fixed=n_fixed)
-    turn = Turn(game, [], [], [], [], state=scratch)  # lists the rebuilds of each board
-    trial = Turn(game, [], [], [], [], state=scratch)  # makes each rebuild on a copy of the board
+    start = tuple(map(tuple, rows))
+    seen = {tuple(sorted(start))}
+    frontier: list[tuple[tuple, list[Rebuild]]] = [(start, [])]
+    limit = game.exact_search_limit
+    # the scratch turn lists the rebuilds (listing reads only n_fixed and the joker from its state)
+    scratch = Turn(game, [], [], [], [], state=GameState(rows=[], hands=[[]], piles=[[]], discard=[],
+                                                         n_fixed=game.n_rows))
     while frontier:
         board, path = frontier.pop()
         yield board, path
-        turn.rows = board
-        for mv in turn.rebuild_moves():
-            trial.rows = new = [list(r) for r in board]
-            trial.rebuilds = 0
-            trial._rebuild(mv.src, mv.count, mv.dst, mv.from_start)
-            trial.discard.clear()
-            key = tuple(sorted(tuple(r) for r in new))
+        for new_board, key, mv in _successors(game, board, scratch):
             if key not in seen:
                 seen.add(key)
-                if len(seen) > game.exact_search_limit:
+                if len(seen) > limit:
                     yield None, []
                     return
-                frontier.append((new, [*path, mv]))
+                frontier.append((new_board, [*path, mv]))
 
 
 def progress_path(game: CompiledGame, rows: list[list[int]], held: set[int],

@@ -201,17 +201,49 @@ def enabled(game: CompiledGame) -> tuple[str, ...]:
     return tuple(k for k in COUNTERS if on.get(k))
 
 
-def record(usage: dict[str, int]) -> list[dict]:
-    """The ``rule_usage`` record column of one game: ``[{rule, uses}]`` sorted by rule.
+#: Counters whose *chances* are counted too: the turns at whose start the rule made some rebuild legal. They tell
+#: "the bots could have used the rule and never chose to" from "the position never arose".
+CHANCES = (SEGMENTS, INTO_EMPTY)
+
+
+def watched(usage: dict[str, int]) -> tuple[str, ...]:
+    """The counters of ``usage`` (the enabled ones) whose chances a game counts (:data:`CHANCES`)."""
+    return tuple(k for k in CHANCES if k in usage)
+
+
+def chances(game: CompiledGame, turn: Turn, keys: tuple[str, ...]) -> set[str]:
+    """The counters among ``keys`` that some legal rebuild exercises at this point of ``turn``.
+
+    Args:
+        game: the compiled rules of the turn.
+        turn: a :class:`~kbsim.engine.rows.turn.Turn` (read only), normally at the start of the seat's turn.
+        keys: counters to look for (from :func:`watched`).
+
+    Returns:
+        The subset of ``keys`` for which some move of ``turn.rebuild_moves()`` needs that rule.
+    """
+    found: set[str] = set()
+    for mv in turn.rebuild_moves():
+        found.update(k for k in classify(game, turn, mv) if k in keys)
+        if len(found) == len(keys):
+            break
+    return found
+
+
+def record(usage: dict[str, int], legal: dict[str, int] | None = None) -> list[dict]:
+    """The ``rule_usage`` record column of one game: ``[{rule, uses, legal_turns}]`` sorted by rule.
 
     Args:
         usage: counter -> uses (:attr:`kbsim.engine.rows.game.GameResult.rule_usage`; starts with every
             :func:`enabled` counter at 0, so "allowed but never used" shows as 0 uses).
+        legal: counter -> turns at whose start the rule made a rebuild legal, for the :data:`CHANCES` counters
+            (:attr:`~kbsim.engine.rows.game.GameResult.rule_legal`); other counters get None (not counted).
 
     Returns:
-        One ``{"rule": counter, "uses": n}`` dict per counter, sorted by counter name.
+        One ``{"rule": counter, "uses": n, "legal_turns": n or None}`` dict per counter, sorted by counter name.
     """
-    return [{"rule": k, "uses": v} for k, v in sorted(usage.items())]
+    legal = legal or {}
+    return [{"rule": k, "uses": v, "legal_turns": legal.get(k)} for k, v in sorted(usage.items())]
 
 
 def count(usage: dict[str, int], keys: Iterable[str]) -> None:
@@ -227,4 +259,4 @@ def merge(total: dict[str, int], part: dict[str, int]) -> dict[str, int]:
     return total
 
 
-__all__ = ["COUNTERS", "classify", "count", "enabled", "merge", "record"]
+__all__ = ["CHANCES", "COUNTERS", "chances", "classify", "count", "enabled", "merge", "record", "watched"]

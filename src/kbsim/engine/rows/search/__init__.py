@@ -33,7 +33,9 @@ Search
       per value, the hand), because rebuilds that only swap the tails of two
       rows never change what can be laid; see the function for the argument.
       This is what makes the bot fast in the base game.
-    * ``runs`` (:func:`_search_runs`): strict runs with start segments or
+      With start segments or splits into empty rows (one of the two) the
+      counts stay exact: each is one more move on the counts.
+    * ``runs`` (:func:`_search_runs`): strict runs with both start segments and
       splits; a row is coded by its first and last value.
     * ``rows`` (:func:`_search_rows`): rows as tuples of cards: repeats, and
       the marks powers leave (joker, gaps, duplicates, extra rows, parked cards).
@@ -67,6 +69,7 @@ from kbsim.engine.rows.search.frontier import DEFAULT_BUDGET, WEIGHTS, BoardErro
 from kbsim.engine.rows.search.solve import (
            Solution,
            check_board,
+           engine_for,
            parse_board,
            parse_hand,
            plan_turn,
@@ -75,5 +78,5 @@ from kbsim.engine.rows.search.solve import (
            verify,
 )
 
-__all__ = ["DEFAULT_BUDGET", "WEIGHTS", "BoardError", "Plan", "PlanError", "Solution", "check_board", "evaluate",
-           "parse_board", "parse_hand", "plan_turn", "search", "solve", "verify"]
+__all__ = ["DEFAULT_BUDGET", "WEIGHTS", "BoardError", "Plan", "PlanError", "Solution", "check_board", "engine_for",
+           "evaluate", "parse_board", "parse_hand", "plan_turn", "search", "solve", "verify"]

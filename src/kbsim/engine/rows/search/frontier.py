@@ -134,9 +134,10 @@ class _Frontier:
     """
 
     __slots__ = ("states", "parents", "moves", "laids", "seen", "needed", "full", "budget", "cand", "best_laid",
-                 "truncated", "stop", "parent")
+                 "truncated", "stop", "parent", "buckets")
 
-    def __init__(self, root, key, *, needed: int, full: float, budget: int, root_ok: bool = True) -> None:
+    def __init__(self, root, key, *, needed: int, full: float, budget: int, root_ok: bool = True,
+                 lays_first: bool = False) -> None:
         self.states = [root]
         self.parents = [-1]
         self.moves: list = [None]
@@ -147,13 +148,41 @@ class _Frontier:
         self.best_laid = 0 if self.cand else -1
         self.truncated = self.stop = False
         self.parent = 0
+        self.buckets: list[list[int]] | None = [[0]] if lays_first else None
 
     def __iter__(self):
+        if self.buckets is not None:
+            yield from self._lays_first()
+            return
         for i, state in enumerate(self.states):  # positions added meanwhile come later in the list
             if self.stop:
                 return
             self.parent = i
             yield state
+
+    def _lays_first(self):
+        """Expand the stored positions that have laid the most cards first, in the order stored among equals.
+
+        Lays go deep at once (a sequence laying the whole hand is found after a few expansions, and
+        ``full`` stops the search), rebuilds breadth-first; when the search runs to the end it
+        expands the same positions as breadth-first order, so the cards laid are the same.
+        """
+        buckets = self.buckets
+        heads = [0]
+        top = 0
+        states = self.states
+        while not self.stop:
+            while len(heads) < len(buckets):
+                heads.append(0)
+            top = len(buckets) - 1
+            while top >= 0 and heads[top] >= len(buckets[top]):
+                top -= 1
+            if top < 0:
+                return
+            i = buckets[top][heads[top]]
+            heads[top] += 1
+            self.parent = i
+            yield states[i]
 
     def add(self, key, state, move, laid: int, ok: bool = True, won: bool = False) -> bool:
         """Store a new position (``key`` not in ``seen``); True if the search stops here.
@@ -168,6 +197,11 @@ class _Frontier:
         self.parents.append(self.parent)
         self.moves.append(move)
         self.laids.append(laid)
+        buckets = self.buckets
+        if buckets is not None:
+            while len(buckets) <= laid:
+                buckets.append([])
+            buckets[laid].append(idx)
         if won:
             self.cand, self.best_laid, self.stop = [idx], laid, True
             return True

@@ -50,6 +50,10 @@ def _plain(turn: Turn) -> bool:
     return True
 
 
+_ROW_FIELDS = frozenset(("row", "src", "dst"))
+"""Fields of a move that name a row (by index)."""
+
+
 def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
     """Breadth-first search over copies of the turn itself (any position the engine can hold).
 
@@ -69,11 +73,20 @@ def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
     base = root.laid
     total = len(root.hand) + len(root.parked)
     fr = _Frontier(root, key(root), needed=0, full=total if prune else float("inf"), budget=budget,
-                   root_ok=root.can_end())
+                   root_ok=root.can_end(), lays_first=prune)
+    nf = root.state.n_fixed
     for t in fr:
         if t.phase == DONE:
             continue
+        rows = t.rows
+        tried: set[tuple] = set()
         for mv in [*t.lay_moves(), *t.rebuild_moves()]:
+            if same_rows:  # the same move on a row of the same cards leaves the same position: try it once
+                sig = tuple((tuple(rows[x]), x < nf) if name in _ROW_FIELDS else x
+                            for name, x in zip(mv._fields, mv, strict=True))
+                if (type(mv), sig) in tried:
+                    continue
+                tried.add((type(mv), sig))
             c = t.clone()
             c.apply(mv)
             k = key(c)
@@ -94,14 +107,24 @@ def _links_apply(g: CompiledGame, rows0: Rows, n0: int, reb_left: int) -> bool:
     """True if the rules allow the link-count search (:func:`_search_links`) to be exact.
 
     It needs rows that are strict runs by +1 or -1, rebuilds of end segments
-    onto non-empty rows only (the default rebuild rules), and enough rebuilds
-    left for every merge and completion a turn could need.
+    onto non-empty rows (the default rebuild rules), plus the options "start
+    segments" (``rebuild_from_start``) and "splits into an empty row"
+    (``rebuild_into_empty``), both only where any value may open a row, and
+    enough rebuilds left for every merge, completion and tail swap a turn
+    could need.
     """
-    if not (len(g.steps) == 1 and g.step in (1, -1) and g.rebuild_allowed and not g.rebuild_from_start
-            and not g.rebuild_into_empty and g.full_length == g.value_max - g.value_min + 1):
+    if not (len(g.steps) == 1 and g.step in (1, -1) and g.rebuild_allowed
+            and g.full_length == g.value_max - g.value_min + 1):
         return False
+    if g.rebuild_from_start and g.rebuild_into_empty and not g.open_any:
+        return False  # start segments into an empty row are splits only when any value may open a row
     cards = sum(len(r) for r in rows0) + n0
-    return reb_left >= len(rows0) + n0 + (cards // g.full_length + 1) * g.full_length
+    need = len(rows0) + n0 + (cards // g.full_length + 1) * g.full_length
+    if g.rebuild_from_start:
+        # a start segment may need a chain of tail swaps first; should a plan still need more rebuilds than
+        # are left, carrying it out fails and plan_turn falls back to the runs search
+        need += 2 * g.full_length
+    return reb_left >= need
 
 
 def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, reb_left: int, budget: int,
@@ -131,6 +154,29 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
     Since which row holds which tail never matters, the search runs over
     ``(n, l, hand)`` with three moves (lay on an end, open a row, move a whole
     row) and rebuilds that only swap tails are left out.
+
+    Two rebuild options keep this exact, each a move on the counts alone:
+
+    * **splits into an empty row** (``rebuild_into_empty``): the cards after a
+      link ``p -> p + 1`` go to an empty row card (``may_open(p + 1)``): some
+      row holds such a link exactly when ``l[p] >= 1``; ``l[p] -= 1``, a row
+      end at ``p``, a row start at ``p + 1``, one row more;
+    * **start segments** (``rebuild_from_start``): the first ``k`` cards
+      ``f..f+k-1`` of a row go onto a row ending at ``f - 1``. Some row starting
+      at ``f`` can be made to run past ``f + k - 1`` by tail swaps exactly when
+      every boundary ``f .. f+k-1`` has a link (while that row ends at ``a`` below
+      ``f + k``, the link ``a -> a + 1`` lies in another row, whose tail moves
+      onto it); then ``l[f-1] += 1``, ``l[f+k-1] -= 1``, the row end moves from
+      ``f - 1`` to ``f + k - 1`` and the row start from ``f`` to ``f + k``.
+
+    With both options, the first ``k`` cards of a row moved into an empty row
+    change the counts as the split after ``f + k - 1`` does; that is the same
+    move where any value may open a row (the only case searched here).
+
+    With start segments the whole-row moves of ``prune`` (below) are not made
+    at once (a row end may then serve start segments too); with splits they
+    are, where every value may open a row (a split onto the freed row card
+    undoes the move, so nothing is lost).
 
     With ``prune``, a whole row starting at ``f`` is moved onto a row ending at
     ``f - 1`` at once whenever the hand holds no card ``f``: that row end then
@@ -197,6 +243,11 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
                     E, S, L, Z, R = close(E, S, L, Z, R)
         return E, S, L, Z, R
 
+    starts = g.rebuild_from_start
+    splits = g.rebuild_into_empty
+    split_at = sum(one[p] for p in range(B) if g.may_open(val(p + 1)))
+    # with splits, a whole-row move can be undone (the freed row card takes the split) when any value opens a row
+    merge = prune and not starts and (not splits or split_at == lows_b)
     E = S = L = R = H = 0
     for row in rows0:
         if not row:
@@ -210,10 +261,11 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
         H += one[pos(c)]
     Z = B - (nz(L) & lows_b).bit_count()
     E, S, L, Z, R = close(E, S, L, Z, R)
-    if prune:
+    if merge:
         E, S, L, Z, R = merge_free(E, S, L, Z, R, H, range(1, K))
     start = (E, S, L, Z, R, H)
-    fr = _Frontier(start, start, needed=needed, full=full, budget=budget)
+    # with the rebuild options, lays first: a turn laying the whole hand is found without listing every board
+    fr = _Frontier(start, start, needed=needed, full=full, budget=budget, lays_first=prune and (starts or splits))
     states, laids, seen = fr.states, fr.laids, fr.seen
     for E, S, L, Z, R, H in fr:
         laid = laids[fr.parent] + 1
@@ -236,8 +288,8 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
                         c = close(*c)
                 else:  # open an empty row
                     c = (E + low, S + low, L, Z, R + 1)
-                if prune:
-                    c = merge_free(*c, H2, (p, p + 1))
+                if merge and (nz(c[0]) << W) & nz(c[1]) & (low | (low << W)) & ~nz(H2):
+                    c = merge_free(*c, H2, (p, p + 1))  # only where a whole-row move is open at p or p + 1
                 children.append(((*c, H2), (kind, p), laid))
         mask = nz(S) & (ne << W)
         while mask:  # move a whole row starting at f onto a row ending at f - 1
@@ -250,6 +302,27 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
             if Z2 == 0:
                 c = close(*c)
             children.append(((*c, H), (2, f), laid - 1))
+            if starts:  # the first k cards f..f+k-1 of a row starting at f onto a row ending at f - 1
+                gain = 0 if L & (below * M) else 1
+                top_k = low
+                k = 1
+                while top_k & lows_b and (L >> (W * (f + k - 1))) & M:
+                    cut = one[f + k - 1]
+                    Z3 = Z - gain + (1 if (L >> (W * (f + k - 1))) & M == 1 else 0)
+                    c = (E - below + cut, S - low + one[f + k], L + below - cut, Z3, R)
+                    if Z3 == 0:
+                        c = close(*c)
+                    children.append(((*c, H), (4, f, k), laid - 1))
+                    top_k = one[f + k]
+                    k += 1
+        if splits and R < n_rows:
+            mask = nz(L) & split_at
+            while mask:  # the cards after a link p -> p + 1 onto an empty row card
+                low = mask & -mask
+                mask ^= low
+                p = (low.bit_length() - 1) // W
+                Z2 = Z + 1 if (L >> (W * p)) & M == 1 else Z
+                children.append(((E + low, S + (low << W), L - low, Z2, R + 1, H), (3, p), laid - 1))
         for state, mv, lc in children:
             if state not in seen and fr.add(state, state, mv, lc):
                 break
@@ -266,7 +339,13 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
         return _no_plan(g, rows0, hand0, len(fr.seen), fr.truncated, "links")
     best = fr.best(score)
     before = sb.laid
-    out = _realize(sb, fr.path(best), val, pos, prune)
+    rows_after = []  # rows on the table after each step of the path (the start first)
+    k = best
+    while k >= 0:
+        rows_after.append(states[k][4])
+        k = fr.parents[k]
+    rows_after.reverse()
+    out = _realize(sb, fr.path(best), val, pos, merge, rows_after)
     laid = laids[best]
     if sb.laid - before != laid:
         raise PlanError(f"carrying out the plan laid {sb.laid - before} cards, the search expected {laid}")
@@ -275,12 +354,22 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
                 engine="links")
 
 
-def _realize(turn: Turn, path: list[tuple[int, int]], val: Callable[[int], int],
-             pos: Callable[[int], int], prune: bool) -> list[Move]:
+_ROWS_DELTA = (0, 1, -1, 1, 0)
+"""Rows on the table gained by each kind of step of the link-count search (lay, open, whole row,
+split, start segment), before completions and whole-row moves made at once."""
+
+
+def _realize(turn: Turn, path: list[tuple[int, ...]], val: Callable[[int], int],
+             pos: Callable[[int], int], prune: bool, rows_after: list[int] | None = None) -> list[Move]:
     """Carry out a :func:`_search_links` path on ``turn``; return the concrete moves made.
 
     After every step it completes rows while it can and, with ``prune``, makes
-    the whole-row moves the search made at once, in the same order.
+    the whole-row moves the search made at once, in the same order. A start
+    segment is preceded by the tail swaps that make its row long enough.
+    ``rows_after`` (the search's count of rows after each step, the start
+    first) lets it skip that after a step where the search made neither
+    (both lower the count of rows, nothing else changes it beyond the step's own
+    ``_ROWS_DELTA``).
 
     Raises:
         PlanError: a needed row end or start is missing, or the engine refused a move (a solver bug).
@@ -289,6 +378,18 @@ def _realize(turn: Turn, path: list[tuple[int, int]], val: Callable[[int], int],
     rows = turn.rows
     K = g.full_length
     out: list[Move] = []
+
+    def do(mv: Move) -> None:
+        turn.apply(mv)
+        out.append(mv)
+
+    def link_row(p: int, skip: int = -1) -> tuple[int, int]:
+        """A row (not ``skip``) holding the link ``p -> p + 1``, and how many of its cards follow ``p``."""
+        v = val(p)
+        for i, row in enumerate(rows):
+            if i != skip and row and v in row[:-1]:
+                return i, len(row) - 1 - row.index(v)
+        raise PlanError(f"no row holds the link {v}-{val(p + 1)}: {rows}")
 
     def complete_rows() -> None:
         while g.complete_when_all and turn.phase != DONE:
@@ -301,9 +402,7 @@ def _realize(turn: Turn, path: list[tuple[int, int]], val: Callable[[int], int],
                             if i != r and row and pos(row[0]) <= e < pos(row[-1])), None)
                 if src is None:
                     raise PlanError(f"no row bridges {val(e)}-{val(e + 1)} to complete row {r + 1}: {rows}")
-                mv = Rebuild(src, pos(rows[src][-1]) - e, r)
-                turn.apply(mv)
-                out.append(mv)
+                do(Rebuild(src, pos(rows[src][-1]) - e, r))
 
     back = g.step
 
@@ -320,9 +419,7 @@ def _realize(turn: Turn, path: list[tuple[int, int]], val: Callable[[int], int],
             if v is None:
                 break
             src = starts[v]
-            mv = Rebuild(src, len(rows[src]), ends[v - back])
-            turn.apply(mv)
-            out.append(mv)
+            do(Rebuild(src, len(rows[src]), ends[v - back]))
         complete_rows()
 
     def settle() -> None:
@@ -330,32 +427,49 @@ def _realize(turn: Turn, path: list[tuple[int, int]], val: Callable[[int], int],
         if prune:
             merge_free()
 
+    def ending_at(p: int) -> int:
+        r = next((i for i, row in enumerate(rows) if row and row[-1] == val(p)), None)
+        if r is None:
+            raise PlanError(f"no row ends at {val(p)}: {rows}")
+        return r
+
+    def starting_at(p: int) -> int:
+        r = next((i for i, row in enumerate(rows) if row and row[0] == val(p)), None)
+        if r is None:
+            raise PlanError(f"no row starts at {val(p)}: {rows}")
+        return r
+
+    def empty_row() -> int:
+        r = next((i for i, row in enumerate(rows) if not row), None)
+        if r is None:
+            raise PlanError(f"no empty row card: {rows}")
+        return r
+
     try:
         settle()
-        for kind, p in path:
-            if kind == 0:
-                r = next((i for i, row in enumerate(rows) if row and row[-1] == val(p - 1)), None)
-                if r is None:
-                    raise PlanError(f"no row ends at {val(p - 1)} to lay {val(p)} on: {rows}")
-                mv: Move = Lay(val(p), r)
-                turn.apply(mv)
-            elif kind == 1:
-                r = next((i for i, row in enumerate(rows) if not row), None)
-                if r is None:
-                    raise PlanError(f"no empty row to open with {val(p)}: {rows}")
-                mv = Lay(val(p), r)
-                turn.apply(mv)
-            else:
-                src = next((i for i, row in enumerate(rows) if row and row[0] == val(p)), None)
-                dst = next((i for i, row in enumerate(rows) if row and row[-1] == val(p - 1)), None)
-                if src is None or dst is None:
-                    raise PlanError(f"no row starting at {val(p)} or ending at {val(p - 1)}: {rows}")
-                mv = Rebuild(src, len(rows[src]), dst)
-                turn.apply(mv)
-            out.append(mv)
+        for i, step in enumerate(path):
+            kind, p = step[0], step[1]
+            if kind == 0:  # lay on a row end
+                do(Lay(val(p), ending_at(p - 1)))
+            elif kind == 1:  # open an empty row
+                do(Lay(val(p), empty_row()))
+            elif kind == 2:  # a whole row onto a row end
+                src, dst = starting_at(p), ending_at(p - 1)
+                do(Rebuild(src, len(rows[src]), dst))
+            elif kind == 3:  # split after the link p -> p + 1 into an empty row
+                src, n = link_row(p)
+                do(Rebuild(src, n, empty_row()))
+            else:  # the first k cards of a row starting at p onto a row ending at p - 1
+                k = step[2]
+                a = starting_at(p)
+                while pos(rows[a][-1]) < p + k:  # tail swaps until row a runs past p + k - 1
+                    src, n = link_row(pos(rows[a][-1]), skip=a)
+                    do(Rebuild(src, n, a))
+                do(Rebuild(a, k, ending_at(p - 1), True))
             if turn.phase == DONE:
                 break
-            settle()
+            if rows_after is None or rows_after[i + 1] - rows_after[i] != _ROWS_DELTA[kind]:
+                settle()
     except IllegalMove as e:
         raise PlanError(f"the engine refused a planned move: {e}") from None
     return out
@@ -538,11 +652,26 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
     two = 2 * step
     # a position is (rows, hand, parked cards, joker on the table, rebuilds made)
     fr = _Frontier((rows0, hand0, park0, joker0, 0), key(rows0, hand0, park0, joker0), needed=needed, full=full,
-                   budget=budget)
+                   budget=budget, lays_first=prune)
     seen = fr.seen
+    abs_of: dict[Row, Row] = {}  # a row's values (a joker counts as the value it stands for)
+    gaps_of: dict[Row, tuple[int, ...]] = {}  # the places q of a row where a card is missing before q
+
+    def absolute(row: Row) -> Row:
+        a = abs_of.get(row)
+        if a is None:
+            a = abs_of[row] = tuple(abs(c) for c in row)
+        return a
+
+    def gaps(row: Row, arow: Row) -> tuple[int, ...]:
+        q = gaps_of.get(row)
+        if q is None:
+            q = gaps_of[row] = tuple(q for q in range(1, len(row)) if arow[q] - arow[q - 1] == two)
+        return q
+
     for cur, hand, park, joker, reb in fr:
         nr = len(cur)
-        absr = [tuple(abs(c) for c in row) for row in cur] if joker else cur
+        absr = [absolute(row) for row in cur] if joker else cur
         children = []  # (rows list, hand, parked, joker on table, move, is a rebuild)
         done: set[Row] = set()
         for r in range(nr):
@@ -552,16 +681,17 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
             done.add(row)
             end = absr[r][-1] if row else None
             for src, pool in ((0, hand), (1, park)):
-                prev = None
-                for j, c in enumerate(pool):
-                    if c == prev:
-                        continue
-                    prev = c
-                    if row:
-                        if c - end not in gsteps:
-                            continue
-                    elif not may_open(c):
-                        continue
+                if row:  # the values that continue the row end, in the pool's (sorted) order
+                    js = [pool.index(c) for c in (end + st for st in steps) if c in pool]
+                else:
+                    prev = None
+                    js = []
+                    for j, c in enumerate(pool):
+                        if c != prev and may_open(c):
+                            js.append(j)
+                        prev = c
+                for j in js:
+                    c = pool[j]
                     rest = pool[:j] + pool[j + 1:]
                     rows = list(cur)
                     rows[r] = row + (c,)
@@ -573,9 +703,9 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
             if hand and len(row) > 1:  # gaps a hand card fills exactly (first gap per card, as the engine does)
                 arow = absr[r]
                 filled: set[int] = set()
-                for q in range(1, len(row)):
+                for q in gaps(row, arow):
                     a = arow[q - 1]
-                    if arow[q] - a == two and a + step in hand and a + step not in filled:
+                    if a + step in hand and a + step not in filled:
                         c = a + step
                         filled.add(c)
                         rows = list(cur)
@@ -595,7 +725,40 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                     j = hand.index(c)
                     children.append((rows, hand[:j] + hand[j + 1:], park, False, Swap(c), False))
                     break
-        if can_rebuild and reb < reb_left:
+        if can_rebuild and reb < reb_left and not (from_start or into_empty):
+            # end segments onto row ends only: find the cuts through an index of the values of the rows
+            # (one row per content as the source, the first other row of each content as the target);
+            # the same moves in the same order as the general loop below
+            same: dict[Row, list[int]] = {}
+            for r in range(nr):
+                rs = same.setdefault(cur[r], [])
+                if len(rs) < 2:
+                    rs.append(r)
+            index: dict[int, list[tuple[int, int]]] = {}
+            for row, rs in same.items():
+                if row:
+                    s = rs[0]
+                    for q, v in enumerate(absr[s]):
+                        index.setdefault(v, []).append((s, q))
+            found = []
+            for row, rs in same.items():
+                if not row:
+                    continue
+                e = absr[rs[0]][-1]
+                for si, st in enumerate(steps):
+                    for s, q in index.get(e + st, ()):
+                        d = rs[0] if rs[0] != s else (rs[1] if len(rs) > 1 else -1)
+                        if d >= 0:
+                            found.append((s, d, si, q))
+            found.sort()
+            for s, d, _, q in found:
+                src = cur[s]
+                rows = list(cur)
+                rows[s] = src[:q]
+                rows[d] = cur[d] + src[q:]
+                gone = settle(rows, d)
+                children.append((rows, hand, park, joker and not gone, Rebuild(s, len(src) - q, d, False), True))
+        elif can_rebuild and reb < reb_left:
             done_src: set[Row] = set()
             for s in range(nr):
                 src = cur[s]

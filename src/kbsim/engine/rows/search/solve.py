@@ -39,10 +39,11 @@ def plan_turn(turn: Turn, *, budget: int = DEFAULT_BUDGET, prune: bool = False) 
     The engine is picked from the position (all give the same cards laid;
     they differ in speed):
 
-    * **link counts** (:func:`_search_links`) for strict runs under the default
-      rebuild rules on a plain table;
+    * **link counts** (:func:`_search_links`) for strict runs on a plain table
+      under the default rebuild rules, or with one of the options start
+      segments and splits into empty rows;
     * **runs** (:func:`_search_runs`) for strict runs under other rebuild rules
-      (start segments, splits into empty rows);
+      (both options, or too few rebuilds left for the link counts' tail swaps);
     * **rows** (:func:`_search_rows`) for other sequence rules (repeats) and
       for tables that hold what powers leave behind (a joker, gaps,
       duplicates, extra rows, parked cards);
@@ -76,17 +77,22 @@ def plan_turn(turn: Turn, *, budget: int = DEFAULT_BUDGET, prune: bool = False) 
     if turn.phase == DONE:
         return Plan(moves=(), laid=0, score=evaluate(g, rows0, hand0), rows=rows0, hand=hand0, won=turn.won,
                     legal=False, nodes=1, exact=True, engine="none")
-    if turn.m_start or turn.m_equal or turn.skips or not _simple_rules(g):
+    engine = engine_for(turn)
+    if engine == "clones":
         return _search_clones(sb, budget, prune)
     n0 = len(hand0)
     needed = turn.needed
     reb_left = max(0, g.max_rebuilds - turn.rebuilds)
     win_possible = g.win_on_empty and turn.pile_size == 0
     full = n0 if (prune or win_possible) else n0 + 1
-    plain = _plain(turn)
-    if plain and _links_apply(g, rows0, n0, reb_left):
-        return _search_links(sb, rows0, hand0, needed, reb_left, budget, full, prune)
-    if not plain or len(g.steps) != 1 or g.step == 0 or g.value_max - g.value_min >= 250:
+    if engine == "links":
+        if not (g.rebuild_from_start or g.rebuild_into_empty):
+            return _search_links(sb, rows0, hand0, needed, reb_left, budget, full, prune)
+        try:
+            return _search_links(sb, rows0, hand0, needed, reb_left, budget, full, prune)
+        except PlanError:  # the tail swaps of a start segment ran out of rebuilds: search the runs
+            sb = turn.sandbox()
+    if engine == "rows":
         return _search_rows(sb, needed, reb_left, budget, prune)
     engine = "runs"
     cand, parents, moves_, truncated, nodes = _search_runs(g, rows0, hand0, needed, reb_left, budget, full)
@@ -104,6 +110,32 @@ def plan_turn(turn: Turn, *, budget: int = DEFAULT_BUDGET, prune: bool = False) 
     return Plan(moves=tuple(seq), laid=sb.laid - before, score=val, rows=tuple(tuple(r) for r in sb.rows),
                 hand=tuple(sorted(sb.hand)), won=sb.won, legal=True, nodes=nodes, exact=not truncated,
                 engine=engine)
+
+
+def engine_for(turn: Turn) -> str:
+    """Which search :func:`plan_turn` runs for ``turn``: ``none``, ``links``, ``runs``, ``rows`` or ``clones``.
+
+    The rules of choice are those listed in :func:`plan_turn`. A caller can use it to give the
+    slower searches a smaller budget (``rows`` positions cost about five times as much time as
+    ``links`` positions, ``clones`` positions about twenty times).
+
+    Args:
+        turn: the turn in progress (read only).
+
+    Returns:
+        The engine's name (``links`` may still fall back to ``runs``, see :func:`plan_turn`).
+    """
+    g = turn.g
+    if turn.phase == DONE:
+        return "none"
+    if turn.m_start or turn.m_equal or turn.skips or not _simple_rules(g):
+        return "clones"
+    plain = _plain(turn)
+    if plain and _links_apply(g, turn.rows, len(turn.hand), max(0, g.max_rebuilds - turn.rebuilds)):
+        return "links"
+    if not plain or len(g.steps) != 1 or g.step == 0 or g.value_max - g.value_min >= 250:
+        return "rows"
+    return "runs"
 
 
 def search(g: CompiledGame, rows: Sequence[Sequence[int]], hand: Sequence[int], *, pile_size: int = 1,

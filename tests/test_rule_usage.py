@@ -73,12 +73,15 @@ def test_equal_value_lay_and_character_play_counted():
     assert usage.classify(g, t, END_TURN) == ()
 
 
-def test_greedy_never_rebuilds_from_the_start_planner_does(either):
-    """A greedy game in ``rebuild-either-end`` records the counter with 0 uses; a planner game uses it."""
-    greedy = [play_game(either, "greedy", s, players=2).rule_usage for s in range(5)]
-    assert all(u == {usage.SEGMENTS: 0} for u in greedy)
-    planner = play_game(either, "planner", 1, players=2, check=True).rule_usage  # seed 1: one start rebuild
-    assert planner[usage.SEGMENTS] > 0
+def test_either_end_chances_greedy_never_has_one_planner_declines(either):
+    """``rebuild-either-end``: greedy records the counter with 0 uses and 0 chances (its whole-row rebuilds come
+    first); planner games meet turns where a start segment is legal (counted in ``rule_legal``). Where any card
+    opens an empty row, moving the whole row never lays fewer cards than moving its first cards, so the planner
+    may decline every one: the report then says the rule was legal and never chosen."""
+    greedy = [play_game(either, "greedy", s, players=2) for s in range(5)]
+    assert all(r.rule_usage == {usage.SEGMENTS: 0} and r.rule_legal == {usage.SEGMENTS: 0} for r in greedy)
+    planner = [play_game(either, "planner", s, players=2, check=True) for s in range(3)]
+    assert sum(r.rule_legal[usage.SEGMENTS] for r in planner) > 0
 
 
 def test_records_column_declared():

@@ -191,7 +191,13 @@ def _plain_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
                     idx.append(i)
             if len(idx) > 1:
                 idx.sort(reverse=True)
-            ks = [length - i for i in idx]
+            # (a start segment's first card s[0] fits no row end here, so only end segments are listed)
+            for i in idx:
+                k = length - i
+                for dst in want[s[i]]:
+                    if dst != src:
+                        out.append(_new(Rebuild, (src, k, dst, False, False)))
+            continue
         for k in ks:
             for fs in starts:
                 if fs and k == length:

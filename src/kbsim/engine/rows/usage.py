@@ -33,37 +33,13 @@ Counters (:data:`COUNTERS` lists the fixed ones):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import EndTurn, FillGap, Lay, LayParked, LayStart, Minus, Move, Pass, Play, Rebuild, Swap
 
-
-class Turn(Protocol):
-    """What the counters read of a turn: :class:`kbsim.engine.rows.turn.Turn` provides it.
-
-    A protocol rather than an import: ``turn.py`` imports this module, and the import graph (type-checking
-    imports included) has no cycles.
-    """
-
-    @property
-    def rows(self) -> list[list[int]]:
-        """The rows on the table (cards; a joker as its negated value)."""
-
-    @property
-    def pile_size(self) -> int:
-        """Cards in the seat's draw pile."""
-
-    @property
-    def laid(self) -> int:
-        """Cards laid so far this turn."""
-
-    @property
-    def rebuilds(self) -> int:
-        """Rebuilds made so far this turn."""
-
-    def rebuild_moves(self) -> list[Rebuild]:
-        """The legal rebuilds at this point of the turn."""
+if TYPE_CHECKING:  # turn.py imports this module
+    from kbsim.engine.rows.turn import Turn
 
 SEGMENTS = "turn.lay_out.rebuild.segments"
 INTO_EMPTY = "turn.lay_out.rebuild.into_empty_row"

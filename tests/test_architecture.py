@@ -87,8 +87,12 @@ def _cycles(graph) -> list[list[str]]:
 
 
 def test_no_import_cycles():
-    """Imports inside functions count too: a cycle hidden in a function is still a cycle."""
-    graph = grimp.build_graph("kbsim")
+    """Imports inside functions count too: a cycle hidden in a function is still a cycle.
+
+    Imports under ``if TYPE_CHECKING:`` do not: they name a type for the checker and never run (e.g. the
+    rule-usage module annotates its argument as a ``Turn``, and the turn calls it).
+    """
+    graph = grimp.build_graph("kbsim", exclude_type_checking_imports=True)
     assert _cycles(graph) == []
 
 

@@ -46,7 +46,7 @@ worth a point) only when it would otherwise have to use the minus pile.
 from __future__ import annotations
 
 from kbsim.bots.base import BaseBot
-from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, FillGap, Lay, LayParked, LayStart, Rebuild, Swap
+from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, FillGap, Lay, LayParked, LayStart, Rebuild, Swap, lay_move
 from kbsim.engine.rows.turn import DONE, Turn
 
 
@@ -153,6 +153,7 @@ class GreedyBot(BaseBot):
         hand = turn.hand
         steps = self._steps
         apply = turn.apply
+        lay = lay_move
         may_open, open_any, rebuild_ok, completable, vmin, vmax, step, full = self._consts
         special = self.game.chars_enabled
         fast = self.game.fast_step
@@ -165,11 +166,11 @@ class GreedyBot(BaseBot):
                 while row and hand:
                     end = row[-1]
                     if fast is not None and end + fast in hand:
-                        apply(Lay(end + fast, r))
+                        apply(lay(end + fast, r))
                     else:
                         for d in steps:
                             if end + d in hand:
-                                apply(Lay(end + d, r))
+                                apply(lay(end + d, r))
                                 break
                         else:
                             break
@@ -191,10 +192,15 @@ class GreedyBot(BaseBot):
                 moved = True
                 while moved:
                     moved = False
-                    ends = {row[-1]: r for r, row in enumerate(rows) if row}  # (the last row of an end wins)
-                    # rows starting with the lowest value: the only ones a rebuild can complete
-                    low = [r for r, row in enumerate(rows) if row and row[0] == vmin]
+                    ends = {}
+                    low = []  # rows starting with the lowest value: the only ones a rebuild can complete
                     n_rows = len(rows)
+                    for r in range(n_rows):
+                        row = rows[r]
+                        if row:
+                            ends[row[-1]] = r
+                            if row[0] == vmin:
+                                low.append(r)
                     for src in range(n_rows):
                         s = rows[src]
                         if not s:
@@ -240,7 +246,7 @@ class GreedyBot(BaseBot):
                         if not run:
                             continue
                         for c in run:
-                            apply(Lay(c, r))
+                            apply(lay(c, r))
                             if turn.phase == DONE:
                                 return
                         changed = True

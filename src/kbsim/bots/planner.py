@@ -19,9 +19,12 @@ Each turn:
    close the table is to a complete row), then to the shortest sequence. The
    search runs with ``prune`` (it stops once the whole hand is laid, and moves
    whole rows together when no hand card needs the row end they cover): the
-   number of cards laid stays the maximum. It stores at most ``budget``
-   positions (a count, not a time, so games replay exactly); turns that hit
-   the budget are counted in ``truncated``. The plan has already been
+   number of cards laid stays the maximum; positions that laid more cards are
+   expanded first. It stores at most ``budget`` positions divided by the
+   engine's cost per position (:data:`ENGINE_COST`: the link counts 1, or 3
+   with the rebuild options; rows 10; turn copies 20; never below
+   :data:`MIN_BUDGET`): a count, not a time, so games replay exactly; turns
+   that hit the budget are counted in ``truncated``. The plan has already been
    replayed on ``turn.sandbox()``, so an illegal plan never reaches the table.
 3. **Turn option**:
 
@@ -71,7 +74,7 @@ class PlannerBot(BaseBot):
     """Best lay-out turn by exhaustive (budgeted) search; documented exchange rule otherwise.
 
     Args:
-        budget: positions the search may store per turn (>= 1).
+        budget: positions the search may store per turn (>= 1), divided by the engine's cost per position.
 
     Attributes:
         budget: positions the search may store per turn.

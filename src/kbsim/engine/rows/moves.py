@@ -6,6 +6,7 @@ numbers rows from 1 as players do.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 START, LAYING, DONE = 0, 1, 2
@@ -104,6 +105,10 @@ def _kind_hash(self: tuple) -> int:
     """Hash of the move's kind and fields (consistent with :func:`_kind_eq`)."""
     return hash((type(self).__name__, tuple(self)))
 
+
+lay_move = lru_cache(maxsize=4096)(Lay)
+"""``lay_move(card, row)`` is ``Lay(card, row)``, the same value object each time (moves are immutable): a
+bot laying many cards gets its moves from a cache looked up in C instead of building each one."""
 
 Move = Lay | Rebuild | Exchange | Pass | EndTurn | LayStart | FillGap | Swap | LayParked | Minus | Play
 END_TURN = EndTurn()

@@ -55,7 +55,11 @@ Budget
     result never depends on the machine. With ``prune`` the search also stops
     at the first position that lays every card, and (``links``) moves whole
     rows together where no hand card needs the row end they cover: the cards
-    laid stay the maximum, the tie-break covers fewer positions.
+    laid stay the maximum, the tie-break covers fewer positions. Pruned
+    searches (``rows``, ``clones``, and ``links`` with the rebuild options)
+    also expand the positions that laid more cards first, so a turn laying
+    the whole hand is found after a few expansions; a search that runs to
+    its end expands the same positions either way.
 
 Board text (``kbsim solve``)
     Rows are separated by ``|``; a row is its values (``3 4 5``) or a run

@@ -214,10 +214,11 @@ def _unused_rules(inp: ReportInput, df: pl.DataFrame) -> dict[str, list[str]]:
 
 def _adjustment_counts(deltas: list[dict]) -> dict:
     """How many differences the page tests, and how many are resolved before and after Holm's adjustment."""
-    tested = [d["delta"] for d in deltas if not math.isnan(d["delta"].p)]
+    tested = [d["delta"] for d in deltas if d["delta"].testable]
     return {
         "method": ADJUSTMENT_NAME,
         "comparisons": len(tested),
+        "untestable": sum(1 for d in deltas if not d["delta"].testable),
         "resolved_raw": sum(d.resolved_raw for d in tested),
         "resolved": sum(d.resolved for d in tested),
         "unpaired": sum(not d.paired for d in tested),

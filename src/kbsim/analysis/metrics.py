@@ -27,7 +27,12 @@ seat rotation) is ours.
 * **Across a page** the p-values are adjusted with Holm's step-down method
   (:func:`statsmodels.stats.multitest.multipletests`), which keeps the chance that
   any comparison between identical arms is flagged at or below 5%. A difference is
-  *resolved* when its adjusted p-value is below 0.05.
+  *resolved* when its adjusted p-value is below 0.05. A comparison that no outcome
+  could resolve even unadjusted -- identical on every deal, or an exact sign test
+  over fewer than :data:`MIN_DISCORDANT` differing deals (its smallest possible
+  p-value, ``2 * 0.5**k``, is above 0.05) -- is left out of the family (Tarone's
+  rule, *Biometrics* 46, 1990): it can never be flagged, so counting it would only
+  make the real comparisons look less certain.
 * **Deals needed** is the number of deals at which a new paired study would resolve the
   observed effect with 80% power at alpha 0.05 (:class:`statsmodels.stats.power.TTestPower`);
   it is omitted when the observed effect is smaller than its standard error
@@ -45,6 +50,7 @@ import numpy as np
 ALPHA = 0.05
 POWER = 0.8
 EXACT_BELOW = 100  # discordant deals below which a 0/1 paired outcome uses the exact sign test
+MIN_DISCORDANT = 6  # fewest differing deals with which an exact sign test can reach p < 0.05 (2 * 0.5**6 = 0.031)
 ADJUSTMENT = "holm"
 ADJUSTMENT_NAME = "Holm"
 NAN = float("nan")
@@ -278,6 +284,17 @@ class Delta:
         return self.paired and self.n >= 2 and self.sd == 0 and self.mean == 0
 
     @property
+    def testable(self) -> bool:
+        """False when no outcome of this comparison could give p < 0.05 (so it is left out of the page's family).
+
+        That is a comparison without a p-value, one identical on every deal, or an exact sign test over fewer
+        than :data:`MIN_DISCORDANT` differing deals (Tarone's rule for discrete tests).
+        """
+        if _isnan(self.p) or self.identical:
+            return False
+        return not (self.test.startswith("exact sign") and (self.discordant or 0) < MIN_DISCORDANT)
+
+    @property
     def deals_needed(self) -> int | None:
         """Deals for 80% power (paired, alpha 0.05) at the observed effect; None when not meaningful."""
         return deals_needed(self)
@@ -459,14 +476,16 @@ def adjust(deltas: Sequence[Delta]) -> list[Delta]:
     """Holm-adjust the p-values of every difference shown on one page.
 
     Args:
-        deltas: the page's differences; those without a p-value are left as they are and not counted.
+        deltas: the page's differences; those that are not :attr:`Delta.testable` (no p-value, identical on every
+            deal, too few differing deals for an exact test ever to give p < 0.05) are left as they are and not
+            counted in the family (Tarone's rule).
 
     Returns:
-        The same differences (same order) with ``p_adj`` set.
+        The same differences (same order) with ``p_adj`` set on the testable ones.
     """
     from statsmodels.stats.multitest import multipletests
 
-    idx = [i for i, d in enumerate(deltas) if not _isnan(d.p)]
+    idx = [i for i, d in enumerate(deltas) if d.testable]
     out = list(deltas)
     if not idx:
         return out
@@ -489,6 +508,7 @@ __all__ = [
     "ALPHA",
     "Delta",
     "EXACT_BELOW",
+    "MIN_DISCORDANT",
     "POWER",
     "adjust",
     "deals_needed",

@@ -187,6 +187,7 @@ def render_html(inp: ReportInput, st: dict, figures: list[dict]) -> str:
         "has_bots": bool(st["bots"]),
         "adjustment": st["adjustment"],
         "exact_below": M.EXACT_BELOW,
+        "min_discordant": M.MIN_DISCORDANT,
         "fmt": lambda v: json.dumps(v) if not isinstance(v, str) else v,
         "plotly_js": get_plotlyjs(),
     }

@@ -279,6 +279,8 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
         lines.append(
             f"{adj['comparisons']} differences tested on this page: {adj['resolved']} resolved after "
             f"{adj['method']}'s adjustment ({adj['resolved_raw']} before)"
+            + (f"; {adj['untestable']} left out of the adjustment (identical on every deal, or too few differing "
+               "deals ever to reach p < 0.05)" if adj.get("untestable") else "")
             + (f"; {adj['unpaired']} compared as independent samples (no common deals)" if adj["unpaired"] else "")
         )
     shown = [d for d in st["deltas"] if d["metric"] in ("seat0", "turns")]

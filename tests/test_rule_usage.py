@@ -148,3 +148,24 @@ def test_warning_tells_never_chosen_from_never_possible():
     assert 'bots = "planner"' in _unused_text(inp, "b", st)
     st["rule_chances"] = {}  # records before schema 6: no chances known
     assert 'bots = "planner"' in _unused_text(inp, "b", st)
+
+
+def test_run_summary_notes_a_rule_no_game_used(tmp_path):
+    """`kbsim run` says when the variant's rule was never used (and whether it was ever legal); the base game
+    enables no counter and prints no such note."""
+    from conftest import run_cli
+
+    proc = run_cli("run", "-p", "3", "-n", "20", "--seed", "7", "--variant", "rebuild-either-end", "--workers", "1",
+                   "-o", str(tmp_path / "e.parquet"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "note: no game used `turn.lay_out.rebuild.segments`" in proc.stdout
+    assert "never legal at the start of a turn" in proc.stdout and "--bots planner" in proc.stdout
+    base = run_cli("run", "-p", "3", "-n", "20", "--seed", "7", "--workers", "1", "-o", str(tmp_path / "b.parquet"),
+                   cwd=tmp_path)
+    assert base.returncode == 0 and "no game used" not in base.stdout
+    js = run_cli("run", "-p", "3", "-n", "20", "--seed", "7", "--variant", "rebuild-split", "--workers", "1",
+                 "--json", "-o", str(tmp_path / "s.parquet"), cwd=tmp_path)
+    import json
+
+    usage_ = json.loads(js.stdout)["rule_usage"][usage.INTO_EMPTY]
+    assert usage_["uses"] > 0 and usage_["legal_turns"] > 0  # greedy splits rows under rebuild-split

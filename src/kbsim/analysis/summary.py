@@ -37,6 +37,7 @@ SUMMARY_COLUMNS = (
     "blocked_hands",
     "scores",
     "character_plays",
+    "rule_usage",
 )
 
 
@@ -63,6 +64,8 @@ class Summary:
         self.char_games = 0
         self.bot_wins: Counter = Counter()  # bot -> games won alone
         self.bot_seats: Counter = Counter()  # bot -> seat-games
+        self.rule_uses: Counter = Counter()  # rule-usage counter -> uses (every counter the rules enable)
+        self.rule_legal: Counter = Counter()  # rule-usage counter -> turns where it was legal (where counted)
 
     def add(self, cols: dict[str, list]) -> None:
         """Add a chunk of record columns (dict of lists)."""
@@ -99,6 +102,11 @@ class Summary:
                 self.points_games += 1
                 for seat, v in enumerate(row):
                     self.points[seat] += v
+        for entries in cols.get("rule_usage", ()) or ():
+            for e in entries or ():
+                self.rule_uses[e["rule"]] += e["uses"]
+                if e.get("legal_turns") is not None:
+                    self.rule_legal[e["rule"]] += e["legal_turns"]
         for plays in cols.get("character_plays", ()) or ():
             if plays is not None:
                 self.char_games += 1
@@ -146,8 +154,9 @@ class Summary:
 
         Keys: ``games``, ``players``, ``seats`` (per seat ``wins``, ``win_rate``,
         ``win_ci95`` [low, high], ``shared_wins``), ``shared_win_games``, ``end_reasons``
-        (per reason ``count``, ``rate``, ``ci95``), ``turns`` (``mean``, ``median``, ``p95``)
-        and ``games_per_second`` (when ``seconds`` is given).
+        (per reason ``count``, ``rate``, ``ci95``), ``turns`` (``mean``, ``median``, ``p95``),
+        ``games_per_second`` (when ``seconds`` is given) and ``rule_usage`` (per counter the rules enable, ``uses``
+        and, for a variant's rebuilds, ``legal_turns``; None when the rules enable no counter).
         """
         n = self.games
         seats = []
@@ -230,6 +239,11 @@ class Summary:
             "character_plays": (
                 {c: self.char_plays[c] / self.char_games for c in sorted(self.char_plays)} if self.char_plays else None
             ),
+            "rule_usage": {
+                k: {"uses": self.rule_uses[k], "legal_turns": self.rule_legal[k] if k in self.rule_legal else None}
+                for k in sorted(self.rule_uses)
+            }
+            or None,
         }
 
 

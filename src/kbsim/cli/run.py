@@ -320,6 +320,34 @@ def _print_summary(s: dict) -> None:
     out.print(f"{speed}; records: {s['out']}", highlight=False, markup=False)
     if s.get("provisional"):
         out.print(f"provisional data: {s['provisional']}", highlight=False, markup=False)
+    _print_unused_rules(s)
+
+
+def _print_unused_rules(s: dict) -> None:
+    """One line per rule these rules allow that no game used: the run then says nothing about that rule."""
+    bots = sorted(set(s["bots"]))
+    for rule, u in (s.get("rule_usage") or {}).items():
+        if u["uses"]:
+            continue
+        legal = u.get("legal_turns")
+        if legal == 0:
+            why = "; such a move was never legal at the start of a turn"
+        elif legal:
+            why = f"; such a move was legal at the start of {legal:,} turns and the bots never chose it"
+        else:
+            why = ""
+        fix = (
+            "the planner never found that it lays more cards in a turn"
+            if bots == ["planner"]
+            else "compare with the planner (--bots planner) before drawing conclusions about this rule"
+        )
+        out.print(
+            f"note: no game used `{rule}`, which these rules allow{why}. With bots {', '.join(bots)} this run plays "
+            f"as if the rule were absent; {fix}.",
+            style="yellow",
+            highlight=False,
+            markup=False,
+        )
 
 
 def _print_seats(s: dict) -> None:

@@ -125,8 +125,8 @@ def test_verdict_words_and_ranking():
     fair = M.seat_balance([300, 200, 250, 250], 1000)
     v = fair["verdict"]
     assert v["largest"]["seat"] == 0 and v["largest"]["gap"] == pytest.approx(0.05)
-    assert v["text"].startswith("seat 0 wins alone 5.0 pp more often than a fair share (25.0% of the games won "
-                                "alone; it won 30.0% of them)")
+    assert v["text"].startswith("seat 0 wins alone 5.0 pp more often than a fair share (of the games someone won "
+                                "alone, it won 30.0% against a fair 25.0%;")
     # chi-square = (50^2 + 50^2) / 250 = 20 on 3 degrees of freedom
     assert fair["test"]["test"] == "chi-square" and fair["test"]["p"] == pytest.approx(0.000170, rel=0.01)
     even = M.seat_balance([250, 251, 249, 250], 1000)

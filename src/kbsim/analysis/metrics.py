@@ -194,7 +194,7 @@ def seat_balance(wins: Sequence[int], games: int) -> dict:
 
 
 def gap_words(g: dict, fair: float) -> str:
-    """``"seat 0 wins alone 6.0 pp more often than a fair share (25.0% of the games won alone) [+3.1, +8.9 pp]"``.
+    """The verdict of one seat gap in words, e.g. ``"seat 0 wins alone 6.0 pp more often than a fair share ..."``.
 
     The share is of the games won alone (games with a shared win or no winner are left out), which is
     why it can differ from a seat's win rate over all games; the words say so.
@@ -210,8 +210,8 @@ def gap_words(g: dict, fair: float) -> str:
         how = f"{abs(pp):.1f} pp {'more' if pp > 0 else 'less'} often than"
     tail = "" if settled else "; the interval includes a fair share"
     share = fmt_pct(fair + g["gap"])
-    return (f"seat {g['seat']} wins alone {how} a fair share ({fmt_pct(fair)} of the games won alone; it won "
-            f"{share} of them) {ci}{tail}")
+    return (f"seat {g['seat']} wins alone {how} a fair share (of the games someone won alone, it won {share} "
+            f"against a fair {fmt_pct(fair)}; the seat table counts all games) {ci}{tail}")
 
 
 def rank_verdicts(cells: list[dict]) -> list[dict]:

@@ -655,3 +655,17 @@ def test_option_of_every_type_from_the_command_line():
         "characters_removed": parse_option_value("[den]")})
     assert loaded.options["hand_size"] == 7 and loaded.options["rebuild_into_empty_row"] is True
     assert loaded.options["characters_removed"] == ["den"]
+
+
+def test_report_and_compare_refuse_an_output_folder_that_does_not_exist(tmp_path):
+    """Like `kbsim run -o`, a report path in a missing folder is an error (exit 2), not a folder made silently."""
+    from conftest import run_cli
+
+    rec = tmp_path / "a.parquet"
+    assert run_cli("run", "-p", "2", "-n", "4", "--workers", "1", "-o", str(rec), cwd=tmp_path).returncode == 0
+    for args in (["compare", str(rec), str(rec), "-o", str(tmp_path / "nodir" / "c.html")],
+                 ["report", "seat-advantage", "-n", "2", "-o", str(tmp_path / "nodir" / "r.html")]):
+        proc = run_cli(*args, cwd=tmp_path)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert "does not exist" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "nodir").exists()

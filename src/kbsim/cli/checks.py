@@ -133,6 +133,8 @@ def check_out(
         except OSError:
             pass
     parent = path.parent
+    if explicit and not parent.exists():  # a default path's folder (runs/, reports/_build) is made when written
+        raise ArgError(f"{flag} {path}: folder {parent} does not exist")
     if parent.exists() and not os.access(parent, os.W_OK | os.X_OK):
         raise ArgError(f"{flag} {path}: folder {parent} is not writable")
     if path.exists() or path.is_symlink():

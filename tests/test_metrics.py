@@ -133,6 +133,9 @@ def test_verdict_words_and_ranking():
     ranked = M.rank_verdicts([{"arm": "skewed", "players": 4, "verdict": v},
                               {"arm": "even", "players": 4, "verdict": even["verdict"]}])
     assert [(c["arm"], c["rank"]) for c in ranked] == [("even", 1), ("skewed", 2)]
+    tied = M.rank_verdicts([{"arm": a, "players": 4, "verdict": x} for a, x in
+                            (("skewed", v), ("even", even["verdict"]), ("same", v), ("also", v))])
+    assert [(c["arm"], c["rank"]) for c in tied] == [("even", 1), ("skewed", 2), ("same", 2), ("also", 2)]
     small = M.seat_balance([3, 0, 0], 3)
     assert small["test"]["test"] == "exact multinomial" and small["test"]["p"] == pytest.approx(3 / 27)
 

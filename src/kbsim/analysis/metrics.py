@@ -222,7 +222,8 @@ def rank_verdicts(cells: list[dict]) -> list[dict]:
 
     Returns:
         The same dicts, each with ``rank`` (1 = closest to fair within its player count), sorted by
-        players then rank. Cells without a gap (nan) come last and get rank None.
+        players then rank. Arms at the same distance share a rank (competition ranking: 1, 2, 2, 4), so arms
+        that played identically are not ordered by chance. Cells without a gap (nan) come last and get rank None.
     """
     out = []
     for p in sorted({c["players"] for c in cells}):
@@ -231,8 +232,11 @@ def rank_verdicts(cells: list[dict]) -> list[dict]:
             (math.inf if _isnan(c["verdict"]["largest"]["gap"]) else abs(c["verdict"]["largest"]["gap"]), i)
             for i, c in enumerate(group)
         ]
-        for r, (dist, i) in enumerate(sorted(key), start=1):
-            out.append(group[i] | {"rank": None if math.isinf(dist) else r})
+        last, rank = None, 0
+        for pos, (dist, i) in enumerate(sorted(key), start=1):
+            if last is None or not math.isclose(dist, last, rel_tol=1e-9, abs_tol=1e-12):
+                rank, last = pos, dist
+            out.append(group[i] | {"rank": None if math.isinf(dist) else rank})
     return out
 
 

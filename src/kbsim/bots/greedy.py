@@ -116,7 +116,7 @@ class GreedyBot(BaseBot):
                         turn.apply(Swap(-c))
                         done = True
                         break
-        for r in range(len(rows)):
+        for r in range(len(rows) if hand else 0):  # (a gap is filled from hand only)
             if r < len(rows):
                 for v in turn.gaps(r):
                     if v in hand and turn.phase != DONE:

@@ -309,6 +309,9 @@ class Turn:
         step = self.g.step
         two = 2 * step
         if min(row) >= 0:  # no joker in the row: the cards are their values (same result, no abs per card)
+            first, n = row[0], len(row)
+            if step and row[-1] == first + (n - 1) * step and row == list(range(first, first + n * step, step)):
+                return []  # every neighbour one step on: no gap (compared in C, as most rows are like this)
             return [a + step for a, b in zip(row, row[1:], strict=False) if b - a == two]
         return [abs(a) + step for a, b in zip(row, row[1:], strict=False) if abs(b) - abs(a) == two]
 

@@ -116,12 +116,19 @@ class GreedyBot(BaseBot):
                         turn.apply(Swap(-c))
                         done = True
                         break
-        for r in range(len(rows)):
-            if r < len(rows):
+        # a gap v lies after a card of value v - step: rows holding no such card for any hand card are skipped
+        # (the joker stands in a row as minus its value)
+        step = turn.g.step
+        before = {c - step for c in hand}
+        before.update([-v for v in before])
+        for r in range(len(rows) if hand else 0):  # (a gap is filled from hand only)
+            if r < len(rows) and not before.isdisjoint(rows[r]):
                 for v in turn.gaps(r):
                     if v in hand and turn.phase != DONE:
                         turn.apply(FillGap(v, r))
                         done = True
+                        before = {c - step for c in hand}
+                        before.update([-v for v in before])
                         break
         if turn.m_equal or turn.skips or turn.m_start:
             progress = True
@@ -311,12 +318,15 @@ class GreedyBot(BaseBot):
         # one playable character: its first max_candidates plays are the only ones tried, so list no more
         # (the engine lists plays depth-first, so they are the same plays in the same order)
         limit = self.max_candidates * (8 if len(turn.available_characters()) > 1 else 1)
+        hidden = None  # a sandbox of the turn as it is: each play is tried on a copy of it (same as a new sandbox)
         for mv in turn.play_moves(limit=limit):
             per_key[mv.key] = per_key.get(mv.key, 0) + 1
             if per_key[mv.key] > self.max_candidates:
                 continue
             if True:
-                sb = turn.sandbox()
+                if hidden is None:
+                    hidden = turn.sandbox()
+                sb = hidden.clone()
                 before = sum(len(p) for p in sb.state.piles) - len(sb.state.piles[sb.seat])
                 sb.apply(mv, listed=True)
                 given = sum(len(p) for p in sb.state.piles) - len(sb.state.piles[sb.seat]) - before

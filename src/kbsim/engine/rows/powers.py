@@ -57,11 +57,15 @@ class Primitive(ABC):
         row_diffs: differences (between neighbouring card values) this step can leave inside a row.
         places_itself: playing the step puts the character card itself on the table (a joker); the card
             then leaves play with its row instead of passing on.
+        choices_apply: ``apply`` never refuses an argument that ``choices`` listed for the same position, so
+            the listing of plays (:func:`kbsim.engine.rows.movegen.play_moves`) need not try the choices of a
+            power's last step on a copy of the table.
     """
 
     kind = "primitive"
     row_diffs: frozenset[int] = frozenset()
     places_itself = False
+    choices_apply = False
 
     @classmethod
     @abstractmethod
@@ -494,6 +498,8 @@ class GiveRowStartsStep(Primitive):
 @primitive("park")
 class ParkStep(Primitive):
     """Put ``min``..``max`` hand cards face up in front of you; from your next turn they may be laid at row ends."""
+
+    choices_apply = True  # every listed set is held and of a count in range: apply cannot refuse it
 
     def __init__(self, lo: int, hi: int):
         self.lo, self.hi = lo, hi

@@ -107,15 +107,23 @@ class GameState:
                 tuple(map(tuple, self.char_piles)), tuple(self.display), self.joker)
 
     def copy(self) -> GameState:
-        """An independent deep copy."""
-        piles = [list(self.piles[0])] * len(self.piles) if self.shared else [list(p) for p in self.piles]
-        return GameState(
-            rows=[list(r) for r in self.rows], hands=[list(h) for h in self.hands],
+        """An independent deep copy.
+
+        Built without the dataclass ``__init__`` (every field is set here; ``__post_init__`` has nothing to
+        fill in), as look-ahead copies a state for each move it tries.
+        """
+        piles = [list(self.piles[0])] * len(self.piles) if self.shared else list(map(list, self.piles))
+        plays = Counter.__new__(Counter)
+        dict.update(plays, self.char_plays)
+        st = GameState.__new__(GameState)
+        st.__dict__.update(
+            rows=list(map(list, self.rows)), hands=list(map(list, self.hands)),
             piles=piles, discard=list(self.discard),
-            parked=[list(p) for p in self.parked], minus=[list(m) for m in self.minus],
-            char_piles=[list(p) for p in self.char_piles], display=list(self.display),
+            parked=list(map(list, self.parked)), minus=list(map(list, self.minus)),
+            char_piles=list(map(list, self.char_piles)), display=list(self.display),
             char_deck=list(self.char_deck), box=list(self.box), joker=self.joker, turn_no=self.turn_no,
-            n_fixed=self.n_fixed, char_plays=Counter(self.char_plays))
+            n_fixed=self.n_fixed, char_plays=plays)
+        return st
 
 
 def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:

@@ -6,7 +6,7 @@ Each returns a :class:`~kbsim.engine.rows.search.frontier.Plan`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 
 from kbsim.engine.results import IllegalMove
@@ -27,8 +27,10 @@ from kbsim.engine.rows.turn import DONE, Turn
 
 
 def _simple_rules(g: CompiledGame) -> bool:
-    """True if the rules are those the fast engines model: plain card values, one opening rule for
-    every row card, rebuilds of any segment the options allow.
+    """True if the rules are those the fast engines model.
+
+    That is: plain card values, one opening rule for every row card, rebuilds of any segment the
+    options allow.
     """
     return (not getattr(g, "value_shift", 0)
             and not getattr(g, "suit_codes", ()) and all(x is None for x in getattr(g, "row_open", ()))
@@ -103,7 +105,7 @@ def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
                 nodes=len(fr.seen), exact=not fr.truncated, engine="clones")
 
 
-def _links_apply(g: CompiledGame, rows0: Rows, n0: int, reb_left: int) -> bool:
+def _links_apply(g: CompiledGame, rows0: Sequence[Sequence[int]], n0: int, reb_left: int) -> bool:
     """True if the rules allow the link-count search (:func:`_search_links`) to be exact.
 
     It needs rows that are strict runs by +1 or -1, rebuilds of end segments
@@ -187,6 +189,21 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
 
     Args:
         sb: a sandbox copy of the turn; the plan is carried out on it.
+        rows0: the rows on the table at the start (row cards first), as tuples of card values.
+        hand0: the hand at the start, sorted card values.
+        needed: cards the turn must still lay before it may end.
+        reb_left: rebuilds still allowed this turn (checked beforehand by :func:`_links_apply`).
+        budget: positions the search may store before it stops (the plan is then not exact).
+        full: cards laid at which the search stops at once (the whole hand, or more than it when the
+            search must run to the end).
+        prune: make the whole-row moves that can only help at once (see above) and, with the rebuild
+            options, expand the positions that laid the most cards first.
+
+    Returns:
+        The best plan found (most cards laid, then :func:`evaluate`), already carried out on ``sb``.
+
+    Raises:
+        PlanError: carrying out the plan on ``sb`` laid a different number of cards than the search expected.
     """
     g = sb.g
     K = g.full_length
@@ -257,8 +274,8 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
         R += 1
         for v in row[:-1]:
             L += one[pos(v)]
-    for c in hand0:
-        H += one[pos(c)]
+    for card in hand0:
+        H += one[pos(card)]
     Z = B - (nz(L) & lows_b).bit_count()
     E, S, L, Z, R = close(E, S, L, Z, R)
     if merge:
@@ -269,7 +286,7 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
     states, laids, seen = fr.states, fr.laids, fr.seen
     for E, S, L, Z, R, H in fr:
         laid = laids[fr.parent] + 1
-        children = []
+        children: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []
         nh = nz(H)
         ne = nz(E)
         lay_mask = nh & (ne << W)
@@ -672,14 +689,15 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
     for cur, hand, park, joker, reb in fr:
         nr = len(cur)
         absr = [absolute(row) for row in cur] if joker else cur
-        children = []  # (rows list, hand, parked, joker on table, move, is a rebuild)
+        # (rows list, hand, parked, joker on table, move, is a rebuild)
+        children: list[tuple[list[Row], tuple[int, ...], tuple[int, ...], bool, Move, bool]] = []
         done: set[Row] = set()
         for r in range(nr):
             row = cur[r]
             if row in done:
                 continue
             done.add(row)
-            end = absr[r][-1] if row else None
+            end = absr[r][-1] if row else 0  # read only when the row is not empty
             for src, pool in ((0, hand), (1, park)):
                 if row:  # the values that continue the row end, in the pool's (sorted) order
                     js = [pool.index(c) for c in (end + st for st in steps) if c in pool]
@@ -797,8 +815,8 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                         children.append((rows, hand, park, joker and not gone, Rebuild(s, k, d, fs), True))
         for rows, h, pk, jk, mv, is_rb in children:
             rows_t = tuple(rows)
-            k = key(rows_t, h, pk, jk)
-            if k not in seen and fr.add(k, (rows_t, h, pk, jk, reb + is_rb), mv, total - len(h) - len(pk),
+            pos_key = key(rows_t, h, pk, jk)
+            if pos_key not in seen and fr.add(pos_key, (rows_t, h, pk, jk, reb + is_rb), mv, total - len(h) - len(pk),
                                         won=win_possible and not h and not pk):
                 break
     if not fr.cand:

@@ -52,12 +52,25 @@ def lay_moves(turn: Turn) -> list[Move]:
     if turn.m_equal or turn.skips:
         out: list[Move] = [Lay(card, r) for card in cards for r in range(len(rows)) if turn.can_lay(card, r)]
     else:
-        out = _end_lays(g, rows, cards)
+        # the same test as can_lay without a modifier, inlined (this is the random bot's hot path):
+        # a card fits a row end when it differs from the end (or the joker's value) by a step
+        out = []
+        steps = g.steps
+        may_open = g.may_open
+        n_rows = len(rows)
+        for card in cards:
+            for r in range(n_rows):
+                row = rows[r]
+                if row:
+                    e = row[-1]
+                    if card - e in steps or (e < 0 and card + e in steps):
+                        out.append(_new(Lay, (card, r)))
+                elif may_open(card, r):
+                    out.append(_new(Lay, (card, r)))
     if turn.m_start:
         out.extend(_start_lays(turn, cards))
     if 2 * g.step in (g.row_diffs or g.steps):  # otherwise no row can hold a gap
-        for r in range(len(rows)):
-            out.extend(FillGap(v, r) for v in turn.gaps(r) if v in turn.hand)
+        out.extend(_gap_fills(turn))
     if turn.state.joker is not None:
         out.extend(Swap(-c) for row in rows for c in row if c < 0 and -c in turn.hand)
     if turn.state.parked[turn.seat]:
@@ -65,25 +78,14 @@ def lay_moves(turn: Turn) -> list[Move]:
     return out
 
 
-def _end_lays(g: Any, rows: list[list[int]], cards: list[int]) -> list[Move]:
-    """The lays on row ends and into empty row cards without a modifier (cards ascending, then rows).
-
-    The same test as :meth:`Turn.can_lay` without a modifier, inlined (this is the random bot's hot path): a
-    card fits a row end when it differs from the end (or the joker's value) by a step.
-    """
+def _gap_fills(turn: Turn) -> list[Move]:
+    """The gap fills the hand allows: the exact missing card into a row's gap (rows in order, gaps in order)."""
     out: list[Move] = []
-    steps = g.steps
-    may_open = g.may_open
-    n_rows = len(rows)
-    for card in cards:
-        for r in range(n_rows):
-            row = rows[r]
-            if row:
-                e = row[-1]
-                if card - e in steps or (e < 0 and card + e in steps):
-                    out.append(_new(Lay, (card, r)))
-            elif may_open(card, r):
-                out.append(_new(Lay, (card, r)))
+    hand = turn.hand
+    for r in range(len(turn.rows)):
+        for v in turn.gaps(r):
+            if v in hand:
+                out.append(FillGap(v, r))
     return out
 
 
@@ -199,28 +201,57 @@ def _plain_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
         length = len(s)
         if not length:
             continue
-        if whole_only:
-            ks: range | tuple[int, ...] | list[int] = (length,)
-        elif empties or (from_start and s[0] in want):
-            ks = range(1, length + 1)
-        else:
-            _fitting_end_segments(s, src, want, out)
+        if whole_only or empties or (from_start and s[0] in want):
+            _listed_segments(turn, src, (length,) if whole_only else range(1, length + 1), starts, want, empties, out)
             continue
-        for k in ks:
-            for fs in starts:
-                if fs and k == length:
-                    continue  # a whole row is already listed as an end segment
-                first = s[0] if fs else s[length - k]
-                cands = want.get(first)
-                if empties:
-                    for dst in sorted((*(cands or ()), *empties)):
-                        if dst != src and (rows[dst] or turn.can_rebuild(src, k, dst, fs, False)):
-                            out.append(Rebuild(src, k, dst, fs, False))
-                elif cands:
-                    for dst in cands:
-                        if dst != src:
-                            out.append(_new(Rebuild, (src, k, dst, fs, False)))
+        # only segments whose first card some row end accepts (k ascending, as above): the positions of
+        # those values, found by the list's own search (a row holds each value once or a few times);
+        # inline, as this runs for every row at every listing (the random bot's hot path)
+        common = want.keys() & s
+        if not common:
+            continue
+        idx = []
+        for v in common:
+            i = -1
+            for _ in range(s.count(v)):
+                i = s.index(v, i + 1)
+                idx.append(i)
+        if len(idx) > 1:
+            idx.sort(reverse=True)
+        # (a start segment's first card s[0] fits no row end here, so only end segments are listed)
+        for i in idx:
+            k = length - i
+            for dst in want[s[i]]:
+                if dst != src:
+                    out.append(_new(Rebuild, (src, k, dst, False, False)))
     return out
+
+
+def _listed_segments(turn: Turn, src: int, ks: range | tuple[int, ...], starts: tuple[bool, ...],
+                     want: dict[int, list[int]], empties: list[int], out: list[Rebuild]) -> None:
+    """Append to ``out`` the rebuilds of the segments of lengths ``ks`` of row ``src`` (the general listing).
+
+    For every length, end segment before start segment (a whole row only as an end segment), targets
+    ascending: the row ends ``want`` names for the segment's first card and, where rebuilds may go onto an
+    empty row card, the ``empties`` that :meth:`Turn.can_rebuild` accepts.
+    """
+    rows = turn.rows
+    s = rows[src]
+    length = len(s)
+    for k in ks:
+        for fs in starts:
+            if fs and k == length:
+                continue  # a whole row is already listed as an end segment
+            first = s[0] if fs else s[length - k]
+            cands = want.get(first)
+            if empties:
+                for dst in sorted((*(cands or ()), *empties)):
+                    if dst != src and (rows[dst] or turn.can_rebuild(src, k, dst, fs, False)):
+                        out.append(Rebuild(src, k, dst, fs, False))
+            elif cands:
+                for dst in cands:
+                    if dst != src:
+                        out.append(_new(Rebuild, (src, k, dst, fs, False)))
 
 
 def _rows_accepting(rows: list[list[int]], steps: frozenset[int]) -> dict[int, list[int]]:
@@ -233,38 +264,6 @@ def _rows_accepting(rows: list[list[int]], steps: frozenset[int]) -> dict[int, l
             for d in steps:
                 want.setdefault(e + d, []).append(dst)
     return want
-
-
-def _fitting_end_segments(s: list[int], src: int, want: dict[int, list[int]], out: list[Rebuild]) -> None:
-    """Append to ``out`` the end segments of row ``s`` whose first card some row end accepts.
-
-    Segments by length ascending, then target rows ascending (the order of :func:`rebuild_moves`). The
-    positions of the accepted values are found by the list's own search (a row holds each value once or a few
-    times). A start segment's first card ``s[0]`` fits no row end here, so only end segments are listed.
-
-    Args:
-        s: the source row's cards.
-        src: the source row's index.
-        want: card value -> the rows (ascending) whose end accepts it.
-        out: the list the moves are appended to.
-    """
-    common = want.keys() & s
-    if not common:
-        return
-    length = len(s)
-    idx = []
-    for v in common:
-        i = -1
-        for _ in range(s.count(v)):
-            i = s.index(v, i + 1)
-            idx.append(i)
-    if len(idx) > 1:
-        idx.sort(reverse=True)
-    for i in idx:
-        k = length - i
-        for dst in want[s[i]]:
-            if dst != src:
-                out.append(_new(Rebuild, (src, k, dst, False, False)))
 
 
 def can_exchange(turn: Turn) -> bool:

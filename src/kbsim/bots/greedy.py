@@ -57,6 +57,14 @@ class GreedyBot(BaseBot):
     max_candidates = 24
 
     def new_game(self, game, seat, players, seed) -> None:
+        """Start a game (:meth:`BaseBot.new_game`) and keep what the heuristic reads on every lay.
+
+        Args:
+            game: the compiled rules of the game (:class:`~kbsim.engine.rows.compiled.CompiledGame`).
+            seat: this bot's seat (0-based).
+            players: number of seats in the game.
+            seed: seed of this seat's random stream.
+        """
         super().new_game(game, seat, players, seed)
         g = game
         # differences a card may have from the row end it continues, the regular step first
@@ -154,8 +162,15 @@ class GreedyBot(BaseBot):
                     break
         return done
 
-    def _lay_phase(self, turn: Turn) -> None:
-        """Steps 1-3 of the heuristic, repeated until nothing changes."""
+    # The heuristic's hot loop, kept whole: split into helpers (step 1 lays, step 2 rebuilds, step 3 runs) it
+    # made greedy base 4p games 2.7% slower (median of 120 paired timings of 60 games, same records), from the
+    # calls and the hoisted locals fetched again per pass.
+    def _lay_phase(self, turn: Turn) -> None:  # noqa: C901
+        """Steps 1-3 of the heuristic (the module docstring), repeated until nothing changes.
+
+        Args:
+            turn: the turn in progress (or a sandbox of it); the moves are applied to it.
+        """
         rows = turn.rows
         hand = turn.hand
         steps = self._steps
@@ -337,20 +352,17 @@ class GreedyBot(BaseBot):
         return best
 
     def play_turn(self, turn: Turn) -> None:
+        """Play one whole turn as the module docstring describes: character, steps 1-3, then end, minus or exchange.
+
+        Args:
+            turn: the seat's turn in progress; the moves are applied to it until the turn is over.
+        """
         g = self.game
         if g.chars_enabled and turn.available_characters():
             mv = self._choose_character(turn)
             if mv is not None:
                 turn.apply(mv)
-        if turn.needed > 1:
-            # a minimum of several cards: lay only if the heuristic reaches it (tried in a sandbox first),
-            # otherwise the turn would be stuck half-way with no exchange possible
-            sb = turn.sandbox()
-            self._lay_phase(sb)
-            if sb.needed == 0 or sb.phase == DONE:
-                self._lay_phase(turn)
-        else:
-            self._lay_phase(turn)
+        self._lay_out(turn)
         if turn.phase == DONE:
             return
         if turn.laid and turn.needed == 0:
@@ -372,11 +384,32 @@ class GreedyBot(BaseBot):
         if turn.can_pass() and not (g.exchange_allowed and turn.pile_size):
             turn.apply(PASS)
             return
-        rows = turn.rows
+        self._exchange(turn)
+
+    def _lay_out(self, turn: Turn) -> None:
+        """Steps 1-3 on the turn; with a minimum of several cards, only if a sandbox run of them reaches it.
+
+        Otherwise the turn would be stuck half-way with no exchange possible.
+        """
+        if turn.needed > 1:
+            sb = turn.sandbox()
+            self._lay_phase(sb)
+            if sb.needed == 0 or sb.phase == DONE:
+                self._lay_phase(turn)
+        else:
+            self._lay_phase(turn)
+
+    def _exchange(self, turn: Turn) -> None:
+        """Exchange the cards not within two steps of a row end (at least the rules' minimum, highest first).
+
+        Where no exchange is legal, end the turn with what the engine lists as legal
+        (:meth:`~kbsim.engine.rows.turn.Turn.finishing_moves`).
+        """
+        g = self.game
         hand = turn.hand
         step = g.step
         near = set()
-        for row in rows:
+        for row in turn.rows:
             if row:
                 near.add(abs(row[-1]) + step)
                 near.add(abs(row[-1]) + 2 * step)

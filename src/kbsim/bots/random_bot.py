@@ -101,6 +101,16 @@ class RandomBot(BaseBot):
             or any(v in gaps for v in hand)
 
     def play_turn(self, turn: Turn) -> None:
+        """Play one whole turn: a uniformly chosen turn option, then a random walk of moves (module docstring).
+
+        The options open to the turn (lay out, exchange, pass, minus pile) are shuffled with the bot's own
+        random stream and tried in that order; a lay-out option whose ``tries`` random walks all get stuck
+        below the turn's minimum is dropped. When every option is dropped the turn is played as ``greedy``
+        would play it.
+
+        Args:
+            turn: the seat's turn in progress; the chosen moves are applied to it until the turn is over.
+        """
         rng = self.rng
         g = turn.g
         options = []

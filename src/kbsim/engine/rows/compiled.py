@@ -6,6 +6,7 @@ names: they read the attributes of a :class:`CompiledGame`, built once per run.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -191,7 +192,7 @@ class CompiledGame:
             raise ValueError(token)
         return (v << self.value_shift) | code
 
-    def is_complete(self, row: list[int]) -> bool:
+    def is_complete(self, row: Sequence[int]) -> bool:
         """True if ``row`` holds every value of the deck's range (completion rule).
 
         A joker counts as the value it stands for; duplicates count once; an

@@ -35,21 +35,26 @@ _new = tuple.__new__  # builds a move without the named tuple's Python-level con
 
 
 def lay_moves(turn: Turn) -> list[Move]:
-    """Every legal lay: on row ends, before row starts (modifier), into gaps, the joker swap, parked cards."""
+    """Every legal lay: on row ends, before row starts (modifier), into gaps, the joker swap, parked cards.
+
+    Args:
+        turn: the turn in progress (read only).
+
+    Returns:
+        The legal lays in a fixed order: :class:`Lay` (cards ascending, then rows), :class:`LayStart`,
+        :class:`FillGap`, :class:`Swap`, :class:`LayParked`; empty once the turn is over.
+    """
     if turn.phase == DONE:
         return []
-    out: list[Move] = []
     rows = turn.rows
     g = turn.g
     cards = sorted(set(turn.hand))
     if turn.m_equal or turn.skips:
-        for card in cards:
-            for r in range(len(rows)):
-                if turn.can_lay(card, r):
-                    out.append(Lay(card, r))
+        out: list[Move] = [Lay(card, r) for card in cards for r in range(len(rows)) if turn.can_lay(card, r)]
     else:
         # the same test as can_lay without a modifier, inlined (this is the random bot's hot path):
         # a card fits a row end when it differs from the end (or the joker's value) by a step
+        out = []
         steps = g.steps
         may_open = g.may_open
         n_rows = len(rows)
@@ -63,21 +68,39 @@ def lay_moves(turn: Turn) -> list[Move]:
                 elif may_open(card, r):
                     out.append(_new(Lay, (card, r)))
     if turn.m_start:
-        for card in cards:
-            for r in range(len(rows)):
-                if rows[r] and turn._start_fits(rows[r][0], card):
-                    out.append(LayStart(card, r))
+        out.extend(_start_lays(turn, cards))
     if 2 * g.step in (g.row_diffs or g.steps):  # otherwise no row can hold a gap
-        for r in range(len(rows)):
-            for v in turn.gaps(r):
-                if v in turn.hand:
-                    out.append(FillGap(v, r))
+        out.extend(_gap_fills(turn))
     if turn.state.joker is not None:
-        for row in rows:
-            for c in row:
-                if c < 0 and -c in turn.hand:
-                    out.append(Swap(-c))
-    for card in sorted(set(turn.parked)) if turn.state.parked[turn.seat] else ():
+        out.extend(Swap(-c) for row in rows for c in row if c < 0 and -c in turn.hand)
+    if turn.state.parked[turn.seat]:
+        out.extend(_parked_lays(turn))
+    return out
+
+
+def _gap_fills(turn: Turn) -> list[Move]:
+    """The gap fills the hand allows: the exact missing card into a row's gap (rows in order, gaps in order)."""
+    out: list[Move] = []
+    hand = turn.hand
+    for r in range(len(turn.rows)):
+        for v in turn.gaps(r):
+            if v in hand:
+                out.append(FillGap(v, r))
+    return out
+
+
+def _start_lays(turn: Turn, cards: list[int]) -> list[Move]:
+    """The lays before a row's first card that the active modifier allows (cards ascending, then rows)."""
+    rows = turn.rows
+    return [LayStart(card, r) for card in cards for r in range(len(rows))
+            if rows[r] and turn._start_fits(rows[r][0], card)]
+
+
+def _parked_lays(turn: Turn) -> list[Move]:
+    """The lays of the seat's parked cards on row ends or into empty row cards (cards ascending, then rows)."""
+    rows = turn.rows
+    out: list[Move] = []
+    for card in sorted(set(turn.parked)):
         for r in range(len(rows)):
             row = rows[r]
             if turn._end_fits(row[-1], card) if row else turn.g.may_open(card, r):
@@ -86,7 +109,15 @@ def lay_moves(turn: Turn) -> list[Move]:
 
 
 def rebuild_moves(turn: Turn) -> list[Rebuild]:
-    """Every legal rebuild."""
+    """Every legal rebuild (the rebuild rules and the active modifiers as :meth:`Turn.can_rebuild` checks them).
+
+    Args:
+        turn: the turn in progress (read only).
+
+    Returns:
+        The legal rebuilds, by source row, then segment length, then end before start segment, then target
+        row; empty when the turn is over, the rules allow no rebuild or the turn has made its last one.
+    """
     g = turn.g
     if turn.phase == DONE or not g.rebuild_allowed or turn.rebuilds >= g.max_rebuilds:
         return []
@@ -100,23 +131,7 @@ def rebuild_moves(turn: Turn) -> list[Rebuild]:
     if plain and targets == (False,):
         return _plain_rebuild_moves(turn, starts)
     ends = [row[-1] if row else None for row in rows]
-    # the first cards each non-empty row end accepts from a rebuild (the test of _end_fits, as sets)
-    raw_ok: list[set[int] | None] = []
-    abs_ok: list[set[int] | None] = []
-    st = g.step
-    for e in ends:
-        if e is None:
-            raw_ok.append(None)
-            abs_ok.append(None)
-            continue
-        a = abs(e)
-        raw_ok.append({e + d for d in steps})
-        ok = {a + d for d in steps}
-        if turn.m_equal and turn.m_equal_rb:
-            ok.add(a)
-        if turn.skips and turn.m_skip_rb and turn.skip_lo <= a + st <= turn.skip_hi:
-            ok.add(a + 2 * st)
-        abs_ok.append(ok)
+    fits = [None if e is None else _end_accepts(turn, e) for e in ends]
     for src in range(n):
         s = rows[src]
         length = len(s)
@@ -134,17 +149,36 @@ def rebuild_moves(turn: Turn) -> list[Rebuild]:
                     # cheap filter: on plain rows a segment can only go where its first card fits
                     if plain and ends[dst] is not None and first - ends[dst] not in steps:
                         continue
+                    fit = fits[dst]
                     for ts in targets:
-                        if (
-                            not ts
-                            and raw_ok[dst] is not None
-                            and first not in raw_ok[dst]
-                            and abs(first) not in abs_ok[dst]
-                        ):
+                        if not ts and fit is not None and first not in fit[0] and abs(first) not in fit[1]:
                             continue  # (can_rebuild would refuse it)
                         if turn.can_rebuild(src, k, dst, fs, ts):
                             out.append(Rebuild(src, k, dst, fs, ts))
     return out
+
+
+def _end_accepts(turn: Turn, e: int) -> tuple[set[int], set[int]]:
+    """The first cards of a rebuilt segment a row ending in ``e`` accepts (the test of ``_end_fits``, as sets).
+
+    Args:
+        turn: the turn in progress (its active modifiers widen the second set).
+        e: the row's last card (negative: the joker standing for ``-e``).
+
+    Returns:
+        ``(raw, absolute)``: the cards one step from ``e`` itself, and the values one step from ``abs(e)``
+        plus what an equal-value or skip modifier that applies to rebuilds adds.
+    """
+    g = turn.g
+    steps = g.steps
+    st = g.step
+    a = abs(e)
+    ok = {a + d for d in steps}
+    if turn.m_equal and turn.m_equal_rb:
+        ok.add(a)
+    if turn.skips and turn.m_skip_rb and turn.skip_lo <= a + st <= turn.skip_hi:
+        ok.add(a + 2 * st)
+    return {e + d for d in steps}, ok
 
 
 def _plain_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
@@ -157,13 +191,7 @@ def _plain_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
     g = turn.g
     rows = turn.rows
     n = len(rows)
-    want: dict[int, list[int]] = {}
-    for dst in range(n):
-        row = rows[dst]
-        if row:
-            e = row[-1]
-            for d in g.steps:
-                want.setdefault(e + d, []).append(dst)
+    want = _rows_accepting(rows, g.steps)
     empties = [dst for dst in range(n) if not rows[dst]] if g.rebuild_into_empty else []
     out: list[Rebuild] = []
     whole_only = g.rebuild_whole_only
@@ -173,46 +201,69 @@ def _plain_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
         length = len(s)
         if not length:
             continue
-        if whole_only:
-            ks: range | tuple[int, ...] | list[int] = (length,)
-        elif empties or (from_start and s[0] in want):
-            ks = range(1, length + 1)
-        else:
-            # only segments whose first card some row end accepts (k ascending, as above): the positions of
-            # those values, found by the list's own search (a row holds each value once or a few times)
-            common = want.keys() & s
-            if not common:
-                continue
-            idx = []
-            for v in common:
-                i = -1
-                for _ in range(s.count(v)):
-                    i = s.index(v, i + 1)
-                    idx.append(i)
-            if len(idx) > 1:
-                idx.sort(reverse=True)
-            # (a start segment's first card s[0] fits no row end here, so only end segments are listed)
-            for i in idx:
-                k = length - i
-                for dst in want[s[i]]:
-                    if dst != src:
-                        out.append(_new(Rebuild, (src, k, dst, False, False)))
+        if whole_only or empties or (from_start and s[0] in want):
+            _listed_segments(turn, src, (length,) if whole_only else range(1, length + 1), starts, want, empties, out)
             continue
-        for k in ks:
-            for fs in starts:
-                if fs and k == length:
-                    continue  # a whole row is already listed as an end segment
-                first = s[0] if fs else s[length - k]
-                cands = want.get(first)
-                if empties:
-                    for dst in sorted((*(cands or ()), *empties)):
-                        if dst != src and (rows[dst] or turn.can_rebuild(src, k, dst, fs, False)):
-                            out.append(Rebuild(src, k, dst, fs, False))
-                elif cands:
-                    for dst in cands:
-                        if dst != src:
-                            out.append(_new(Rebuild, (src, k, dst, fs, False)))
+        # only segments whose first card some row end accepts (k ascending, as above): the positions of
+        # those values, found by the list's own search (a row holds each value once or a few times);
+        # inline, as this runs for every row at every listing (the random bot's hot path)
+        common = want.keys() & s
+        if not common:
+            continue
+        idx = []
+        for v in common:
+            i = -1
+            for _ in range(s.count(v)):
+                i = s.index(v, i + 1)
+                idx.append(i)
+        if len(idx) > 1:
+            idx.sort(reverse=True)
+        # (a start segment's first card s[0] fits no row end here, so only end segments are listed)
+        for i in idx:
+            k = length - i
+            for dst in want[s[i]]:
+                if dst != src:
+                    out.append(_new(Rebuild, (src, k, dst, False, False)))
     return out
+
+
+def _listed_segments(turn: Turn, src: int, ks: range | tuple[int, ...], starts: tuple[bool, ...],
+                     want: dict[int, list[int]], empties: list[int], out: list[Rebuild]) -> None:
+    """Append to ``out`` the rebuilds of the segments of lengths ``ks`` of row ``src`` (the general listing).
+
+    For every length, end segment before start segment (a whole row only as an end segment), targets
+    ascending: the row ends ``want`` names for the segment's first card and, where rebuilds may go onto an
+    empty row card, the ``empties`` that :meth:`Turn.can_rebuild` accepts.
+    """
+    rows = turn.rows
+    s = rows[src]
+    length = len(s)
+    for k in ks:
+        for fs in starts:
+            if fs and k == length:
+                continue  # a whole row is already listed as an end segment
+            first = s[0] if fs else s[length - k]
+            cands = want.get(first)
+            if empties:
+                for dst in sorted((*(cands or ()), *empties)):
+                    if dst != src and (rows[dst] or turn.can_rebuild(src, k, dst, fs, False)):
+                        out.append(Rebuild(src, k, dst, fs, False))
+            elif cands:
+                for dst in cands:
+                    if dst != src:
+                        out.append(_new(Rebuild, (src, k, dst, fs, False)))
+
+
+def _rows_accepting(rows: list[list[int]], steps: frozenset[int]) -> dict[int, list[int]]:
+    """Card value -> the non-empty rows (ascending) whose last card it continues by one of ``steps``."""
+    want: dict[int, list[int]] = {}
+    for dst in range(len(rows)):
+        row = rows[dst]
+        if row:
+            e = row[-1]
+            for d in steps:
+                want.setdefault(e + d, []).append(dst)
+    return want
 
 
 def can_exchange(turn: Turn) -> bool:

@@ -65,6 +65,7 @@ class GameState:
 
     @property
     def players(self) -> int:
+        """Number of seats (one hand per seat)."""
         return len(self.hands)
 
     @property

@@ -18,6 +18,8 @@ modifiers, gap filling, the joker swap, parked cards, extra rows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows import movegen
 from kbsim.engine.rows.compiled import CompiledGame
@@ -239,11 +241,26 @@ class Turn:
 
     def rebuild_refusal(self, src: int, count: int, dst: int, from_start: bool = False,
                         to_start: bool = False) -> str:
-        """Why ``Rebuild(src, count, dst, from_start, to_start)`` is refused now: the rule it breaks and,
-        where a rule-file option would allow it, that option (empty string if it is legal).
+        """Why ``Rebuild(src, count, dst, from_start, to_start)`` is refused now.
+
+        Args:
+            src: the source row (0-based).
+            count: cards moved.
+            dst: the target row (0-based).
+            from_start: the segment is the row's first cards (else its last).
+            to_start: the segment goes before the target row's first card (else after its last).
+
+        Returns:
+            The rule the rebuild breaks and, where a rule-file option would allow it, that option; an empty
+            string if the rebuild is legal.
         """
         if self.can_rebuild(src, count, dst, from_start, to_start):
             return ""
+        return (self._rebuild_turn_refusal(src, count, dst)
+                or self._rebuild_segment_refusal(src, count, dst, from_start, to_start))
+
+    def _rebuild_turn_refusal(self, src: int, count: int, dst: int) -> str:
+        """The refusal of :meth:`rebuild_refusal` from the turn, the rebuild count and the rows named (else "")."""
         g = self.g
         base = "turn.lay_out.rebuild."
         rows = self.rows
@@ -257,11 +274,18 @@ class Turn:
             return f"there are only {len(rows)} rows"
         if src == dst:
             return "a row cannot be rebuilt onto itself"
-        s, d = rows[src], rows[dst]
+        s = rows[src]
         if not s:
             return f"row {src + 1} is empty"
         if count < 1 or count > len(s):
             return f"row {src + 1} holds {len(s)} card(s), not {count}"
+        return ""
+
+    def _rebuild_segment_refusal(self, src: int, count: int, dst: int, from_start: bool, to_start: bool) -> str:
+        """The refusal of :meth:`rebuild_refusal` from the segment and where it goes (rows already checked)."""
+        g = self.g
+        base = "turn.lay_out.rebuild."
+        s, d = self.rows[src], self.rows[dst]
         if g.rebuild_whole_only and count != len(s):
             return "only whole rows move, never part of one" + g.option_hint(base + "segments", allows=False)
         if from_start and not g.rebuild_from_start:
@@ -284,9 +308,17 @@ class Turn:
         return "moving a whole row into an empty slot of its own kind would change nothing"
 
     def power_hint(self, kind: str, mod: str = "") -> str:
-        """Which power of the rules allows a move the base rules refuse, for refusals: the characters
-        whose power has a step of ``kind`` (and modifier ``mod``), and the option or variant that puts
-        characters into play when they are off (empty string if no character has such a power)."""
+        """Which power of the rules allows a move the base rules refuse, as text appended to a refusal.
+
+        Args:
+            kind: the kind of power step that would allow the move (``modifier``, ...).
+            mod: the modifier that would allow it (``lay_at_start``, ...); empty: any step of ``kind``.
+
+        Returns:
+            ``"; only the power of <characters> allows it"`` naming the characters whose power has such a
+            step, plus the option or variant that puts characters into play when they are off; a sentence
+            saying no power allows it when no character has such a step.
+        """
         g = self.g
         keys = [c.key for c in g.roster
                 if any(st.kind == kind and (not mod or getattr(st, "mod", "") == mod) for st in c.steps)]
@@ -644,8 +676,9 @@ class Turn:
             self._after(END_TURN)
 
     def _lay_drawn_musts(self) -> None:
-        """Lay every must-lay card just drawn that can be laid, each on the first row that takes it
-        (rule file: ``must_lay_when_drawn``). Part of ending the turn, so not logged as moves.
+        """Lay every must-lay card just drawn that can be laid, each on the first row that takes it.
+
+        Rule file: ``must_lay_when_drawn``. Part of ending the turn, so not logged as moves.
         """
         log, self.log = self.log, None
         try:
@@ -787,8 +820,10 @@ class Turn:
         return False, ()
 
     def _light_copy(self) -> Turn:
-        """A copy holding only what laying and rebuilding read (rows, this seat's hand and parked
-        cards, the joker, the turn's modifiers): cheap to clone during searches.
+        """A copy holding only what laying and rebuilding read: cheap to clone during searches.
+
+        It holds the rows, this seat's hand and parked cards, the joker and the turn's modifiers; its
+        rebuilds take no snapshot.
         """
         st = self.state
         light = GameState(rows=[list(r) for r in self.rows], hands=[list(self.hand)], piles=[[]],
@@ -838,7 +873,7 @@ class Turn:
             if lays:
                 do(lays[0])
                 continue
-            finish = [*t.exchange_moves(), *([PASS] if t.can_pass() else []), *t.minus_moves()]
+            finish: list[Move] = [*t.exchange_moves(), *([PASS] if t.can_pass() else []), *t.minus_moves()]
             if finish:
                 do(finish[0])
                 return out
@@ -959,7 +994,10 @@ class Turn:
     def _joker_to(self, seat: int) -> None:
         """The joker leaves the table for ``seat``'s character pile (display mode: the deck's bottom)."""
         st = self.state
-        key, st.joker = st.joker, None
+        key = st.joker
+        if key is None:  # callers move the joker only when a joker mark lies in a row
+            raise RuntimeError("the joker is not on the table")
+        st.joker = None
         if self.g.chars_display_mode:
             st.char_deck.insert(0, key)
             while len(st.display) < self.g.chars_display and st.char_deck:
@@ -970,7 +1008,10 @@ class Turn:
     def _joker_removed(self) -> None:
         """The joker was removed by a power: to the left neighbour's pile (display mode: the box)."""
         st = self.state
-        key, st.joker = st.joker, None
+        key = st.joker
+        if key is None:  # callers move the joker only when a joker mark lies in a row
+            raise RuntimeError("the joker is not on the table")
+        st.joker = None
         if self.g.chars_display_mode:
             st.box.append(key)
         else:
@@ -1074,7 +1115,7 @@ class Turn:
         return t
 
 
-_VERBS = {
+_VERBS: dict[type, Callable[..., None]] = {
     Lay: Turn._lay, Rebuild: Turn._rebuild, EndTurn: Turn._end, Exchange: Turn._exchange, Pass: Turn._pass_turn,
     Play: Turn._play, LayStart: Turn._lay_start, FillGap: Turn._fill_gap, Swap: Turn._swap,
     LayParked: Turn._lay_parked, Minus: Turn._minus,
@@ -1097,18 +1138,27 @@ def _segment_move(s, d, count: int, from_start: bool, to_start: bool):
 
 
 def _successors(game: CompiledGame, board: tuple, turn: Turn) -> list[tuple[tuple, tuple, Rebuild]]:
-    """The boards one rebuild away from ``board`` (a tuple of row tuples): ``(new board, its canonical key,
-    the rebuild)`` per legal rebuild, in :meth:`Turn.rebuild_moves` order. ``turn`` is a scratch turn of
-    ``game`` with no modifier and no joker mark, used to list the rebuilds (its rows are replaced).
+    """The boards one rebuild away from ``board`` (a tuple of row tuples).
 
     A rebuild listed for a board (so legal there) makes the new board from the old one (:func:`_segment_move`,
     then a completed row is cleared and an emptied extra row vanishes, as :meth:`Turn._complete` and
     :meth:`Turn._prune` do) without copying the other rows or checking the rebuild again.
+
+    Args:
+        game: the compiled rules.
+        board: the rows, a tuple of row tuples (row cards first, then extra rows).
+        turn: a scratch turn of ``game`` with no modifier and no joker mark, used to list the rebuilds (its
+            rows are replaced by ``board``).
+
+    Returns:
+        ``(new board, its canonical key (the rows sorted), the rebuild)`` per legal rebuild, in
+        :meth:`Turn.rebuild_moves` order.
     """
     n_fixed = game.n_rows  # rows beyond these are extra rows: emptied, they vanish
     full = game.full_length
     is_complete = game.is_complete
-    turn.rows = board
+    # the scratch turn only lists rebuilds, reading its rows: it reads the immutable board, no list copy per board
+    turn.rows = board  # type: ignore[assignment]
     out = []
     for mv in turn.rebuild_moves():
         src, dst = mv.src, mv.dst

@@ -168,6 +168,8 @@ class _Frontier:
         expands the same positions as breadth-first order, so the cards laid are the same.
         """
         buckets = self.buckets
+        if buckets is None:
+            raise RuntimeError("lays-first order needs a frontier made with lays_first=True")
         heads = [0]
         top = 0
         states = self.states

@@ -6,7 +6,7 @@ Each returns a :class:`~kbsim.engine.rows.search.frontier.Plan`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 
 from kbsim.engine.results import IllegalMove
@@ -27,8 +27,10 @@ from kbsim.engine.rows.turn import DONE, Turn
 
 
 def _simple_rules(g: CompiledGame) -> bool:
-    """True if the rules are those the fast engines model: plain card values, one opening rule for
-    every row card, rebuilds of any segment the options allow.
+    """True if the rules are those the fast engines model.
+
+    That is: plain card values, one opening rule for every row card, rebuilds of any segment the
+    options allow.
     """
     return (not getattr(g, "value_shift", 0)
             and not getattr(g, "suit_codes", ()) and all(x is None for x in getattr(g, "row_open", ()))
@@ -103,7 +105,7 @@ def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
                 nodes=len(fr.seen), exact=not fr.truncated, engine="clones")
 
 
-def _links_apply(g: CompiledGame, rows0: Rows, n0: int, reb_left: int) -> bool:
+def _links_apply(g: CompiledGame, rows0: Sequence[Sequence[int]], n0: int, reb_left: int) -> bool:
     """True if the rules allow the link-count search (:func:`_search_links`) to be exact.
 
     It needs rows that are strict runs by +1 or -1, rebuilds of end segments
@@ -187,6 +189,21 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
 
     Args:
         sb: a sandbox copy of the turn; the plan is carried out on it.
+        rows0: the rows on the table at the start (row cards first), as tuples of card values.
+        hand0: the hand at the start, sorted card values.
+        needed: cards the turn must still lay before it may end.
+        reb_left: rebuilds still allowed this turn (checked beforehand by :func:`_links_apply`).
+        budget: positions the search may store before it stops (the plan is then not exact).
+        full: cards laid at which the search stops at once (the whole hand, or more than it when the
+            search must run to the end).
+        prune: make the whole-row moves that can only help at once (see above) and, with the rebuild
+            options, expand the positions that laid the most cards first.
+
+    Returns:
+        The best plan found (most cards laid, then :func:`evaluate`), already carried out on ``sb``.
+
+    Raises:
+        PlanError: carrying out the plan on ``sb`` laid a different number of cards than the search expected.
     """
     g = sb.g
     K = g.full_length
@@ -257,8 +274,8 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
         R += 1
         for v in row[:-1]:
             L += one[pos(v)]
-    for c in hand0:
-        H += one[pos(c)]
+    for card in hand0:
+        H += one[pos(card)]
     Z = B - (nz(L) & lows_b).bit_count()
     E, S, L, Z, R = close(E, S, L, Z, R)
     if merge:
@@ -269,7 +286,7 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
     states, laids, seen = fr.states, fr.laids, fr.seen
     for E, S, L, Z, R, H in fr:
         laid = laids[fr.parent] + 1
-        children = []
+        children: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []
         nh = nz(H)
         ne = nz(E)
         lay_mask = nh & (ne << W)
@@ -359,41 +376,46 @@ _ROWS_DELTA = (0, 1, -1, 1, 0)
 split, start segment), before completions and whole-row moves made at once."""
 
 
-def _realize(turn: Turn, path: list[tuple[int, ...]], val: Callable[[int], int],
-             pos: Callable[[int], int], prune: bool, rows_after: list[int] | None = None) -> list[Move]:
-    """Carry out a :func:`_search_links` path on ``turn``; return the concrete moves made.
+class _Realizer:
+    """Carries out the steps of a :func:`_search_links` path on a turn (the helpers of :func:`_realize`).
 
-    After every step it completes rows while it can and, with ``prune``, makes
-    the whole-row moves the search made at once, in the same order. A start
-    segment is preceded by the tail swaps that make its row long enough.
-    ``rows_after`` (the search's count of rows after each step, the start
-    first) lets it skip that after a step where the search made neither
-    (both lower the count of rows, nothing else changes it beyond the step's own
-    ``_ROWS_DELTA``).
+    Args:
+        turn: the turn the moves are applied to.
+        val: position along the step -> card value.
+        pos: card value -> position along the step.
+        prune: make the whole-row moves the search made at once.
 
-    Raises:
-        PlanError: a needed row end or start is missing, or the engine refused a move (a solver bug).
+    Attributes:
+        out: the concrete moves made so far.
     """
-    g = turn.g
-    rows = turn.rows
-    K = g.full_length
-    out: list[Move] = []
 
-    def do(mv: Move) -> None:
-        turn.apply(mv)
-        out.append(mv)
+    def __init__(self, turn: Turn, val: Callable[[int], int], pos: Callable[[int], int], prune: bool):
+        self.turn = turn
+        self.g = turn.g
+        self.rows = turn.rows
+        self.val = val
+        self.pos = pos
+        self.prune = prune
+        self.out: list[Move] = []
 
-    def link_row(p: int, skip: int = -1) -> tuple[int, int]:
+    def do(self, mv: Move) -> None:
+        """Apply ``mv`` to the turn and record it."""
+        self.turn.apply(mv)
+        self.out.append(mv)
+
+    def link_row(self, p: int, skip: int = -1) -> tuple[int, int]:
         """A row (not ``skip``) holding the link ``p -> p + 1``, and how many of its cards follow ``p``."""
-        v = val(p)
-        for i, row in enumerate(rows):
+        v = self.val(p)
+        for i, row in enumerate(self.rows):
             if i != skip and row and v in row[:-1]:
                 return i, len(row) - 1 - row.index(v)
-        raise PlanError(f"no row holds the link {v}-{val(p + 1)}: {rows}")
+        raise PlanError(f"no row holds the link {v}-{self.val(p + 1)}: {self.rows}")
 
-    def complete_rows() -> None:
+    def complete_rows(self) -> None:
+        """Complete rows while every boundary is bridged (tails moved onto a row starting at position 0)."""
+        g, rows, pos, turn = self.g, self.rows, self.pos, self.turn
         while g.complete_when_all and turn.phase != DONE:
-            if len({v for row in rows for v in row[:-1]}) < K - 1:
+            if len({v for row in rows for v in row[:-1]}) < g.full_length - 1:
                 return  # some boundary is not bridged: no row can be completed
             r = next(i for i, row in enumerate(rows) if row and pos(row[0]) == 0)
             while rows[r]:
@@ -401,12 +423,12 @@ def _realize(turn: Turn, path: list[tuple[int, ...]], val: Callable[[int], int],
                 src = next((i for i, row in enumerate(rows)
                             if i != r and row and pos(row[0]) <= e < pos(row[-1])), None)
                 if src is None:
-                    raise PlanError(f"no row bridges {val(e)}-{val(e + 1)} to complete row {r + 1}: {rows}")
-                do(Rebuild(src, pos(rows[src][-1]) - e, r))
+                    raise PlanError(f"no row bridges {self.val(e)}-{self.val(e + 1)} to complete row {r + 1}: {rows}")
+                self.do(Rebuild(src, pos(rows[src][-1]) - e, r))
 
-    back = g.step
-
-    def merge_free() -> None:
+    def merge_free(self) -> None:
+        """Move every whole row whose first value the hand does not hold onto a row end it continues."""
+        turn, rows, back = self.turn, self.rows, self.g.step
         hand = turn.hand
         while turn.phase != DONE:
             starts: dict[int, int] = {}
@@ -419,60 +441,96 @@ def _realize(turn: Turn, path: list[tuple[int, ...]], val: Callable[[int], int],
             if v is None:
                 break
             src = starts[v]
-            do(Rebuild(src, len(rows[src]), ends[v - back]))
-        complete_rows()
+            self.do(Rebuild(src, len(rows[src]), ends[v - back]))
+        self.complete_rows()
 
-    def settle() -> None:
-        complete_rows()
-        if prune:
-            merge_free()
+    def settle(self) -> None:
+        """Complete rows and, with ``prune``, make the whole-row moves made at once."""
+        self.complete_rows()
+        if self.prune:
+            self.merge_free()
 
-    def ending_at(p: int) -> int:
-        r = next((i for i, row in enumerate(rows) if row and row[-1] == val(p)), None)
+    def _find(self, pred: Callable[[list[int]], bool], what: str) -> int:
+        r = next((i for i, row in enumerate(self.rows) if pred(row)), None)
         if r is None:
-            raise PlanError(f"no row ends at {val(p)}: {rows}")
+            raise PlanError(f"{what}: {self.rows}")
         return r
 
-    def starting_at(p: int) -> int:
-        r = next((i for i, row in enumerate(rows) if row and row[0] == val(p)), None)
-        if r is None:
-            raise PlanError(f"no row starts at {val(p)}: {rows}")
-        return r
+    def ending_at(self, p: int) -> int:
+        """The first row ending at position ``p``."""
+        v = self.val(p)
+        return self._find(lambda row: bool(row) and row[-1] == v, f"no row ends at {v}")
 
-    def empty_row() -> int:
-        r = next((i for i, row in enumerate(rows) if not row), None)
-        if r is None:
-            raise PlanError(f"no empty row card: {rows}")
-        return r
+    def starting_at(self, p: int) -> int:
+        """The first row starting at position ``p``."""
+        v = self.val(p)
+        return self._find(lambda row: bool(row) and row[0] == v, f"no row starts at {v}")
 
+    def empty_row(self) -> int:
+        """The first empty row card."""
+        return self._find(lambda row: not row, "no empty row card")
+
+    def step(self, step: tuple[int, ...]) -> None:
+        """Carry out one step ``(kind, p[, k])`` of the path (kinds as in :data:`_ROWS_DELTA`)."""
+        rows, val, do = self.rows, self.val, self.do
+        kind, p = step[0], step[1]
+        if kind == 0:  # lay on a row end
+            do(Lay(val(p), self.ending_at(p - 1)))
+        elif kind == 1:  # open an empty row
+            do(Lay(val(p), self.empty_row()))
+        elif kind == 2:  # a whole row onto a row end
+            src, dst = self.starting_at(p), self.ending_at(p - 1)
+            do(Rebuild(src, len(rows[src]), dst))
+        elif kind == 3:  # split after the link p -> p + 1 into an empty row
+            src, n = self.link_row(p)
+            do(Rebuild(src, n, self.empty_row()))
+        else:  # the first k cards of a row starting at p onto a row ending at p - 1
+            k = step[2]
+            a = self.starting_at(p)
+            while self.pos(rows[a][-1]) < p + k:  # tail swaps until row a runs past p + k - 1
+                src, n = self.link_row(self.pos(rows[a][-1]), skip=a)
+                do(Rebuild(src, n, a))
+            do(Rebuild(a, k, self.ending_at(p - 1), True))
+
+
+def _realize(turn: Turn, path: list[tuple[int, ...]], val: Callable[[int], int],
+             pos: Callable[[int], int], prune: bool, rows_after: list[int] | None = None) -> list[Move]:
+    """Carry out a :func:`_search_links` path on ``turn``; return the concrete moves made.
+
+    After every step it completes rows while it can and, with ``prune``, makes
+    the whole-row moves the search made at once, in the same order. A start
+    segment is preceded by the tail swaps that make its row long enough.
+    ``rows_after`` (the search's count of rows after each step, the start
+    first) lets it skip that after a step where the search made neither
+    (both lower the count of rows, nothing else changes it beyond the step's own
+    ``_ROWS_DELTA``).
+
+    Args:
+        turn: the turn (a sandbox) the moves are applied to.
+        path: the search's steps ``(kind, p[, k])``, positions along the step.
+        val: position -> card value.
+        pos: card value -> position.
+        prune: the search made the whole-row moves that can only help at once.
+        rows_after: the search's count of rows after each step, the start first (None: settle after every step).
+
+    Returns:
+        The moves made, in order.
+
+    Raises:
+        PlanError: a needed row end or start is missing, or the engine refused a move (a solver bug).
+    """
+    real = _Realizer(turn, val, pos, prune)
     try:
-        settle()
+        real.settle()
         for i, step in enumerate(path):
-            kind, p = step[0], step[1]
-            if kind == 0:  # lay on a row end
-                do(Lay(val(p), ending_at(p - 1)))
-            elif kind == 1:  # open an empty row
-                do(Lay(val(p), empty_row()))
-            elif kind == 2:  # a whole row onto a row end
-                src, dst = starting_at(p), ending_at(p - 1)
-                do(Rebuild(src, len(rows[src]), dst))
-            elif kind == 3:  # split after the link p -> p + 1 into an empty row
-                src, n = link_row(p)
-                do(Rebuild(src, n, empty_row()))
-            else:  # the first k cards of a row starting at p onto a row ending at p - 1
-                k = step[2]
-                a = starting_at(p)
-                while pos(rows[a][-1]) < p + k:  # tail swaps until row a runs past p + k - 1
-                    src, n = link_row(pos(rows[a][-1]), skip=a)
-                    do(Rebuild(src, n, a))
-                do(Rebuild(a, k, ending_at(p - 1), True))
+            real.step(step)
             if turn.phase == DONE:
                 break
-            if rows_after is None or rows_after[i + 1] - rows_after[i] != _ROWS_DELTA[kind]:
-                settle()
+            if rows_after is None or rows_after[i + 1] - rows_after[i] != _ROWS_DELTA[step[0]]:
+                real.settle()
     except IllegalMove as e:
         raise PlanError(f"the engine refused a planned move: {e}") from None
-    return out
+    return real.out
 
 
 def _search_runs(g: CompiledGame, rows0: Rows, hand0: tuple[int, ...], needed: int, reb_left: int, budget: int,
@@ -672,14 +730,15 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
     for cur, hand, park, joker, reb in fr:
         nr = len(cur)
         absr = [absolute(row) for row in cur] if joker else cur
-        children = []  # (rows list, hand, parked, joker on table, move, is a rebuild)
+        # (rows list, hand, parked, joker on table, move, is a rebuild)
+        children: list[tuple[list[Row], tuple[int, ...], tuple[int, ...], bool, Move, bool]] = []
         done: set[Row] = set()
         for r in range(nr):
             row = cur[r]
             if row in done:
                 continue
             done.add(row)
-            end = absr[r][-1] if row else None
+            end = absr[r][-1] if row else 0  # read only when the row is not empty
             for src, pool in ((0, hand), (1, park)):
                 if row:  # the values that continue the row end, in the pool's (sorted) order
                     js = [pool.index(c) for c in (end + st for st in steps) if c in pool]
@@ -797,8 +856,8 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                         children.append((rows, hand, park, joker and not gone, Rebuild(s, k, d, fs), True))
         for rows, h, pk, jk, mv, is_rb in children:
             rows_t = tuple(rows)
-            k = key(rows_t, h, pk, jk)
-            if k not in seen and fr.add(k, (rows_t, h, pk, jk, reb + is_rb), mv, total - len(h) - len(pk),
+            pos_key = key(rows_t, h, pk, jk)
+            if pos_key not in seen and fr.add(pos_key, (rows_t, h, pk, jk, reb + is_rb), mv, total - len(h) - len(pk),
                                         won=win_possible and not h and not pk):
                 break
     if not fr.cand:

@@ -98,11 +98,13 @@ def plan_turn(turn: Turn, *, budget: int = DEFAULT_BUDGET, prune: bool = False) 
     cand, parents, moves_, truncated, nodes = _search_runs(g, rows0, hand0, needed, reb_left, budget, full)
     if not cand:
         return _no_plan(g, rows0, hand0, nodes, truncated, engine)
-    best = None
+    best: tuple[float, int] | None = None
     for idx, rows_, hand_ in cand:  # candidates lay the most cards; breadth-first order
         val = evaluate(g, rows_, hand_)
         if best is None or val > best[0]:
             best = (val, idx)
+    if best is None:  # cand is not empty (checked above)
+        raise PlanError("the runs search returned no candidate")
     val, idx = best
     seq = [Lay(a, b) if kind == 0 else Rebuild(a, b, c, d) for kind, a, b, c, d in _path(parents, moves_, idx)]
     before = sb.laid
@@ -376,7 +378,7 @@ def solve(g: CompiledGame, rows: list[list[int]], hand: list[int], *, discard: S
             turn.state.char_piles[turn.seat][:] = [character]
     plan = plan_turn(turn, budget=budget)
     without = plan.laid + (1 << 20 if plan.won else 0)
-    best = ((without, plan.score), None, plan)
+    best: tuple[tuple[int, float], Play | None, Plan] = ((without, plan.score), None, plan)
     if character is not None:
         for mv in turn.play_moves():
             sb = turn.sandbox()

@@ -113,19 +113,42 @@ class GreedyBot(BaseBot):
         return best
 
     def _special_lays(self, turn: Turn) -> bool:
-        """Lays that need characters' marks or modifiers; True if any was made."""
+        """Lays that need characters' marks or modifiers; True if any was made.
+
+        In this order: the joker swapped back with the exact card, gaps filled from hand, lays a modifier allows
+        (equal values, a skipped value, before a row's start), parked cards laid.
+        """
+        done = self._swap_joker(turn)
+        done = self._fill_gaps(turn) or done
+        if turn.m_equal or turn.skips or turn.m_start:
+            done = self._modifier_lays(turn) or done
+        return self._parked_lays(turn) or done
+
+    @staticmethod
+    def _swap_joker(turn: Turn) -> bool:
+        """Swap the joker back for the exact hand card, once per row holding it; True if a swap was made."""
+        if turn.state.joker is None:
+            return False
+        done = False
+        hand = turn.hand
+        for row in turn.rows:
+            for c in row:
+                if c < 0 and -c in hand:
+                    turn.apply(Swap(-c))
+                    done = True
+                    break
+        return done
+
+    @staticmethod
+    def _fill_gaps(turn: Turn) -> bool:
+        """Fill one gap per row from hand; True if a gap was filled.
+
+        A gap ``v`` lies after a card of value ``v - step``, so rows holding no such card for any hand card are
+        skipped (the joker stands in a row as minus its value).
+        """
         hand = turn.hand
         rows = turn.rows
         done = False
-        if turn.state.joker is not None:
-            for row in rows:
-                for c in row:
-                    if c < 0 and -c in hand:
-                        turn.apply(Swap(-c))
-                        done = True
-                        break
-        # a gap v lies after a card of value v - step: rows holding no such card for any hand card are skipped
-        # (the joker stands in a row as minus its value)
         step = turn.g.step
         before = {c - step for c in hand}
         before.update([-v for v in before])
@@ -138,22 +161,36 @@ class GreedyBot(BaseBot):
                         before = {c - step for c in hand}
                         before.update([-v for v in before])
                         break
-        if turn.m_equal or turn.skips or turn.m_start:
-            progress = True
-            while progress and hand and turn.phase != DONE:
-                progress = False
-                for c in sorted(set(hand)):
-                    for r in range(len(rows)):
-                        if rows[r] and turn.can_lay(c, r):
-                            turn.apply(Lay(c, r))
-                            progress = done = True
-                            break
-                        if turn.m_start and rows[r] and turn._start_fits(rows[r][0], c):
-                            turn.apply(LayStart(c, r))
-                            progress = done = True
-                            break
-                    if progress or turn.phase == DONE:
+        return done
+
+    @staticmethod
+    def _modifier_lays(turn: Turn) -> bool:
+        """Lay hand cards a turn modifier allows (lowest card first, leftmost row) until none fits; True if any."""
+        hand = turn.hand
+        rows = turn.rows
+        done = False
+        progress = True
+        while progress and hand and turn.phase != DONE:
+            progress = False
+            for c in sorted(set(hand)):
+                for r in range(len(rows)):
+                    if rows[r] and turn.can_lay(c, r):
+                        turn.apply(Lay(c, r))
+                        progress = done = True
                         break
+                    if turn.m_start and rows[r] and turn._start_fits(rows[r][0], c):
+                        turn.apply(LayStart(c, r))
+                        progress = done = True
+                        break
+                if progress or turn.phase == DONE:
+                    break
+        return done
+
+    @staticmethod
+    def _parked_lays(turn: Turn) -> bool:
+        """Lay each parked card on the first row it fits; True if any was laid."""
+        rows = turn.rows
+        done = False
         for c in turn.parked:
             for r in range(len(rows)):
                 if turn.phase != DONE and (turn.can_lay(c, r) if rows[r] else False):

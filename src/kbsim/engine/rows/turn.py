@@ -372,7 +372,9 @@ class Turn:
 
     def _restore(self) -> None:
         """Put the table back as it was before the turn's first provisional move (zones changed in place)."""
-        snap, counters = self._undo
+        undo = self._undo
+        assert undo, "no provisional move to restore"  # callers check provisional() first
+        snap, counters = undo
         st = self.state
         st.rows[:] = [list(r) for r in snap.rows]
         for k in range(len(st.hands)):

@@ -19,12 +19,14 @@ def tests(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """Static checks: ruff, mypy and import-linter, configured in pyproject.toml.
 
-    Ruff lints the package, tests, benchmarks and this file (complexity and docstrings included); mypy checks the
+    Ruff lints the package, tests, benchmarks and this file (complexity and docstrings included) and checks their
+    layout (``ruff format --check``); mypy checks the
     rules and the engine; import-linter checks the layer contracts. tests/test_static.py and
     tests/test_architecture.py run the same checks in CI.
     """
     session.install("ruff", "import-linter", "mypy")
     session.run("ruff", "check", "src", "tests", "noxfile.py", "benchmarks")
+    session.run("ruff", "format", "--check", "src", "tests", "noxfile.py", "benchmarks")
     session.install("-e", ".")
     session.run("mypy")
     session.run("lint-imports")

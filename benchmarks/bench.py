@@ -82,8 +82,14 @@ class _TimedBot:
             self._cpu.append(time.thread_time() - c0)
 
 
-def kbsim_batch(game, bot: str, players: int, seeds: list[int], turn_times: list[float] | None = None,
-                cpu_times: list[float] | None = None):
+def kbsim_batch(
+    game,
+    bot: str,
+    players: int,
+    seeds: list[int],
+    turn_times: list[float] | None = None,
+    cpu_times: list[float] | None = None,
+):
     """Play one game per seed; return (seconds, games, turns)."""
     turns = 0
     t0 = time.perf_counter()
@@ -133,13 +139,24 @@ def run(rounds: int, scale: float, players: int, only: list[str] | None, seed: i
                     r_stats[i] += v
                 ratios.append((kg / kt) / (rg / rt))
                 turn_ratios.append((ktu / kt) / (rtu / rt))
-        row = {"workload": label, "players": players, "rounds": rounds, "games": k_stats[1],
-               "games_per_s": k_stats[1] / k_stats[0], "turns_per_s": k_stats[2] / k_stats[0],
-               "mean_turns": k_stats[2] / k_stats[1], "reference_policy": policy}
+        row = {
+            "workload": label,
+            "players": players,
+            "rounds": rounds,
+            "games": k_stats[1],
+            "games_per_s": k_stats[1] / k_stats[0],
+            "turns_per_s": k_stats[2] / k_stats[0],
+            "mean_turns": k_stats[2] / k_stats[1],
+            "reference_policy": policy,
+        }
         if ref is not None:
-            row.update(ref_games=r_stats[1], ref_games_per_s=r_stats[1] / r_stats[0],
-                       ref_turns_per_s=r_stats[2] / r_stats[0], ratio=statistics.median(ratios),
-                       turn_ratio=statistics.median(turn_ratios))
+            row.update(
+                ref_games=r_stats[1],
+                ref_games_per_s=r_stats[1] / r_stats[0],
+                ref_turns_per_s=r_stats[2] / r_stats[0],
+                ratio=statistics.median(ratios),
+                turn_ratio=statistics.median(turn_ratios),
+            )
         if times:
             times.sort()
             row.update(worst_turn_ms=times[-1] * 1000, p99_turn_ms=times[int(0.99 * (len(times) - 1))] * 1000)
@@ -156,11 +173,15 @@ _quiet = False
 
 
 def print_row(r: dict) -> None:
-    line = (f"{r['workload']:>28} {r['players']}p  {r['games']:5d} games  {r['games_per_s']:9.1f} games/s "
-            f"{r['turns_per_s']:9.0f} turns/s")
+    line = (
+        f"{r['workload']:>28} {r['players']}p  {r['games']:5d} games  {r['games_per_s']:9.1f} games/s "
+        f"{r['turns_per_s']:9.0f} turns/s"
+    )
     if "ratio" in r:
-        line += (f"  | ref {r['reference_policy']:>6} {r['ref_games_per_s']:8.0f} games/s {r['ref_turns_per_s']:8.0f}"
-                 f" turns/s  | ratio {r['ratio']:.4f} (turns {r['turn_ratio']:.4f})")
+        line += (
+            f"  | ref {r['reference_policy']:>6} {r['ref_games_per_s']:8.0f} games/s {r['ref_turns_per_s']:8.0f}"
+            f" turns/s  | ratio {r['ratio']:.4f} (turns {r['turn_ratio']:.4f})"
+        )
     if "worst_turn_ms" in r:
         line += f"  | worst turn {r['worst_turn_ms']:.1f} ms, p99 {r['p99_turn_ms']:.1f} ms"
     if "worst_turn_cpu_ms" in r:
@@ -176,8 +197,11 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--only", action="append", help="only workloads whose label contains this (repeatable)")
     ap.add_argument("--quick", action="store_true", help="2 rounds at scale 0.3")
-    ap.add_argument("--main-job", action="store_true",
-                    help="also time the main job `kbsim run --players 4 --games 10000` (all cores, start-up included)")
+    ap.add_argument(
+        "--main-job",
+        action="store_true",
+        help="also time the main job `kbsim run --players 4 --games 10000` (all cores, start-up included)",
+    )
     ap.add_argument("--json", action="store_true", help="print results as JSON")
     args = ap.parse_args()
     if args.quick:
@@ -191,9 +215,25 @@ def main() -> None:
     if args.main_job:
         with tempfile.TemporaryDirectory() as d:
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "kbsim.cli", "run", "--players", "4", "--games", "10000",
-                            "--seed", "1", "--out", str(Path(d) / "r.parquet"), "--json"],
-                           check=True, capture_output=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "kbsim.cli",
+                    "run",
+                    "--players",
+                    "4",
+                    "--games",
+                    "10000",
+                    "--seed",
+                    "1",
+                    "--out",
+                    str(Path(d) / "r.parquet"),
+                    "--json",
+                ],
+                check=True,
+                capture_output=True,
+            )
             wall = time.perf_counter() - t0
         rows.append({"workload": "main-job", "players": 4, "games": 10000, "wall_s": wall})
         if not args.json:

@@ -93,25 +93,38 @@ def ladder(pairs, deals: int, seed: int, workers: int, variants: tuple[str, ...]
         ties = sum(r[2] for r in per_deal)
         games = 2 * deals
         lo, hi = wilson_interval(wa, wa + wb)
-        results.append({
-            "a": a, "b": b, "deals": deals, "games": games, "a_wins": wa, "b_wins": wb, "ties": ties,
-            "a_win_rate": wa / (wa + wb) if wa + wb else float("nan"), "a_ci95": [lo, hi],
-            "a_score_ties_half": (wa + ties / 2) / games,
-            "deals_a_won_both": sum(1 for r in per_deal if r[0] == 2),
-            "deals_b_won_both": sum(1 for r in per_deal if r[1] == 2),
-            "seconds": time.perf_counter() - t0,
-        })
+        results.append(
+            {
+                "a": a,
+                "b": b,
+                "deals": deals,
+                "games": games,
+                "a_wins": wa,
+                "b_wins": wb,
+                "ties": ties,
+                "a_win_rate": wa / (wa + wb) if wa + wb else float("nan"),
+                "a_ci95": [lo, hi],
+                "a_score_ties_half": (wa + ties / 2) / games,
+                "deals_a_won_both": sum(1 for r in per_deal if r[0] == 2),
+                "deals_b_won_both": sum(1 for r in per_deal if r[1] == 2),
+                "seconds": time.perf_counter() - t0,
+            }
+        )
     return results
 
 
 def _print_ladder(results: list[dict]) -> None:
-    print(f"{'pair':<22}{'games':>7}{'A wins':>8}{'B wins':>8}{'ties':>6}{'A rate':>9}  {'95% interval':<17}"
-          f"{'ties=1/2':>9}{'A 2-0':>7}{'B 2-0':>7}{'s':>7}")
+    print(
+        f"{'pair':<22}{'games':>7}{'A wins':>8}{'B wins':>8}{'ties':>6}{'A rate':>9}  {'95% interval':<17}"
+        f"{'ties=1/2':>9}{'A 2-0':>7}{'B 2-0':>7}{'s':>7}"
+    )
     for r in results:
         lo, hi = r["a_ci95"]
-        print(f"{r['a'] + ' vs ' + r['b']:<22}{r['games']:>7}{r['a_wins']:>8}{r['b_wins']:>8}{r['ties']:>6}"
-              f"{r['a_win_rate']:>9.1%}  {lo:.1%} - {hi:.1%}{'':<3}{r['a_score_ties_half']:>9.1%}"
-              f"{r['deals_a_won_both']:>7}{r['deals_b_won_both']:>7}{r['seconds']:>7.0f}")
+        print(
+            f"{r['a'] + ' vs ' + r['b']:<22}{r['games']:>7}{r['a_wins']:>8}{r['b_wins']:>8}{r['ties']:>6}"
+            f"{r['a_win_rate']:>9.1%}  {lo:.1%} - {hi:.1%}{'':<3}{r['a_score_ties_half']:>9.1%}"
+            f"{r['deals_a_won_both']:>7}{r['deals_b_won_both']:>7}{r['seconds']:>7.0f}"
+        )
 
 
 # ------------------------------------------------------------------ benchmark
@@ -154,27 +167,45 @@ def bench(games: int, players: int, seed: int, variants: tuple[str, ...]) -> dic
     nodes.sort()
     ms = [t * 1000 for t in times]
     return {
-        "games": games, "players": players, "variants": list(variants), "seed": seed,
-        "games_per_s_wall": games / wall, "games_per_s_cpu": games / cpu,
-        "turns": turns, "turns_per_game": turns / games,
-        "decision_ms_median": percentile(ms, 50), "decision_ms_p99": percentile(ms, 99), "decision_ms_max": ms[-1],
+        "games": games,
+        "players": players,
+        "variants": list(variants),
+        "seed": seed,
+        "games_per_s_wall": games / wall,
+        "games_per_s_cpu": games / cpu,
+        "turns": turns,
+        "turns_per_game": turns / games,
+        "decision_ms_median": percentile(ms, 50),
+        "decision_ms_p99": percentile(ms, 99),
+        "decision_ms_max": ms[-1],
         "decision_share": sum(times) / timed_wall,
-        "nodes_median": percentile(nodes, 50), "nodes_p99": percentile(nodes, 99), "nodes_max": nodes[-1],
-        "budget": PlannerBot().budget, "truncated_turns": truncated,
+        "nodes_median": percentile(nodes, 50),
+        "nodes_p99": percentile(nodes, 99),
+        "nodes_max": nodes[-1],
+        "budget": PlannerBot().budget,
+        "truncated_turns": truncated,
         "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
     }
 
 
 def _print_bench(r: dict) -> None:
-    print(f"{r['games']} games, {r['players']} players, planner only, variants {r['variants'] or 'base'}, "
-          f"seed {r['seed']}")
-    print(f"  games/s: {r['games_per_s_wall']:.0f} (wall clock), {r['games_per_s_cpu']:.0f} (CPU time); "
-          f"{r['turns_per_game']:.1f} turns per game")
-    print(f"  decision time per turn: median {r['decision_ms_median']:.3f} ms, 99th percentile "
-          f"{r['decision_ms_p99']:.3f} ms, max {r['decision_ms_max']:.2f} ms "
-          f"({r['decision_share']:.0%} of the run)")
-    print(f"  positions searched per turn: median {r['nodes_median']:.0f}, 99th percentile {r['nodes_p99']:.0f}, "
-          f"max {r['nodes_max']}; budget {r['budget']}, turns that hit it: {r['truncated_turns']} of {r['turns']}")
+    print(
+        f"{r['games']} games, {r['players']} players, planner only, variants {r['variants'] or 'base'}, "
+        f"seed {r['seed']}"
+    )
+    print(
+        f"  games/s: {r['games_per_s_wall']:.0f} (wall clock), {r['games_per_s_cpu']:.0f} (CPU time); "
+        f"{r['turns_per_game']:.1f} turns per game"
+    )
+    print(
+        f"  decision time per turn: median {r['decision_ms_median']:.3f} ms, 99th percentile "
+        f"{r['decision_ms_p99']:.3f} ms, max {r['decision_ms_max']:.2f} ms "
+        f"({r['decision_share']:.0%} of the run)"
+    )
+    print(
+        f"  positions searched per turn: median {r['nodes_median']:.0f}, 99th percentile {r['nodes_p99']:.0f}, "
+        f"max {r['nodes_max']}; budget {r['budget']}, turns that hit it: {r['truncated_turns']} of {r['turns']}"
+    )
     print(f"  load average {r['load_average']}")
 
 
@@ -186,8 +217,11 @@ def main(argv: list[str] | None = None) -> int:
     lp.add_argument("--deals", type=int, default=1000, help="deals per pair; each is played twice (default 1000)")
     lp.add_argument("--seed", type=int, default=20240609, help="run seed (default 20240609)")
     lp.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)")
-    lp.add_argument("--pairs", default=",".join(f"{a}:{b}" for a, b in PAIRS),
-                    help="comma-separated A:B pairs (default planner:greedy,greedy:random)")
+    lp.add_argument(
+        "--pairs",
+        default=",".join(f"{a}:{b}" for a, b in PAIRS),
+        help="comma-separated A:B pairs (default planner:greedy,greedy:random)",
+    )
     lp.add_argument("--variant", action="append", default=[], help="rule variant (repeatable)")
     lp.add_argument("--check", action="store_true", help="exit 1 unless every A beats its B (interval above 50%%)")
     lp.add_argument("--json", dest="json_path", help="also write the results to this JSON file")
@@ -211,8 +245,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.deals < 1 or any(len(p) != 2 for p in pairs):
             ap.error("--deals must be >= 1 and --pairs a list of A:B")
         results = ladder(pairs, args.deals, args.seed, max(1, args.workers), tuple(args.variant))
-        print(f"ladder: {args.deals} deals x 2 seatings per pair, 2 players, seed {args.seed}, "
-              f"variants {args.variant or 'base'}; ties (shared wins, turn limit) reported apart")
+        print(
+            f"ladder: {args.deals} deals x 2 seatings per pair, 2 players, seed {args.seed}, "
+            f"variants {args.variant or 'base'}; ties (shared wins, turn limit) reported apart"
+        )
         _print_ladder(results)
         payload = meta | {"seed": args.seed, "variants": args.variant, "ladder": results}
         ok = all(r["a_ci95"][0] > 0.5 for r in results)

@@ -54,5 +54,11 @@ def cli_env() -> dict[str, str]:
 
 def run_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run ``python -m kbsim.cli ARGS`` in ``cwd`` and capture its text output."""
-    return subprocess.run([sys.executable, "-m", "kbsim.cli", *args], cwd=cwd, env=cli_env(),
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "kbsim.cli", *args],
+        cwd=cwd,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

@@ -36,9 +36,18 @@ def rules(*variants: str, game: str | Path = "kingsbridge", **options) -> Compil
     return _rules(str(game), tuple(variants), tuple(sorted(options.items())))
 
 
-def make_state(rows: list[str], hands: list[str], piles: list[str] | None = None, *, discard: str = "",
-               char_piles: list[list[str]] | None = None, display: list[str] | None = None,
-               char_deck: list[str] | None = None, joker: str | None = None, turn_no: int = 1) -> GameState:
+def make_state(
+    rows: list[str],
+    hands: list[str],
+    piles: list[str] | None = None,
+    *,
+    discard: str = "",
+    char_piles: list[list[str]] | None = None,
+    display: list[str] | None = None,
+    char_deck: list[str] | None = None,
+    joker: str | None = None,
+    turn_no: int = 1,
+) -> GameState:
     """A hand-made state in the example notation.
 
     ``rows``, ``hands`` and ``piles`` are card strings (``"3-5 E6"``, ``"_"``); a draw pile is given top
@@ -46,8 +55,13 @@ def make_state(rows: list[str], hands: list[str], piles: list[str] | None = None
     ``char_deck`` is given as the engine keeps it (top last).
     """
     piles = piles if piles is not None else [""] * len(hands)
-    st = GameState(rows=[parse_cards(r) for r in rows], hands=[parse_cards(h) for h in hands],
-                   piles=[parse_cards(p)[::-1] for p in piles], discard=parse_cards(discard), n_fixed=6)
+    st = GameState(
+        rows=[parse_cards(r) for r in rows],
+        hands=[parse_cards(h) for h in hands],
+        piles=[parse_cards(p)[::-1] for p in piles],
+        discard=parse_cards(discard),
+        n_fixed=6,
+    )
     if char_piles is not None:
         st.char_piles = [list(p) for p in char_piles]
     st.display = list(display or [])
@@ -70,18 +84,25 @@ TRICKSTER = {
     "duration": "this turn",
     "power": [{"remove_from_row_end": {"min": 1, "max": 1}}, {"modifier": {"kind": "lay_at_start"}}],
     "examples": [
-        {"name": "trickster-remove-then-lay-at-start",
-         "summary": "The 7 leaves the row, the 2 goes before its 3, the own 7 goes back on the end.",
-         "setup": {"character": "trickster"},
-         "rows": ["3-7", "9", "9", "9", "9", "9"], "hand": "2 7", "draw_pile": "1",
-         "moves": ["play trickster 1 1", "lay 2 at start of 1", "lay 7 on 1"],
-         "expect": {"rows": ["2-7", "9", "9", "9", "9", "9"], "hand": "", "discard": 1}},
-        {"name": "trickster-removes-only-one",
-         "summary": "Its removal is limited to one card.",
-         "setup": {"character": "trickster"},
-         "rows": ["3-7", "9", "9", "9", "9", "9"], "hand": "2",
-         "moves": ["play trickster 1 2"],
-         "expect": {"illegal": 1}},
+        {
+            "name": "trickster-remove-then-lay-at-start",
+            "summary": "The 7 leaves the row, the 2 goes before its 3, the own 7 goes back on the end.",
+            "setup": {"character": "trickster"},
+            "rows": ["3-7", "9", "9", "9", "9", "9"],
+            "hand": "2 7",
+            "draw_pile": "1",
+            "moves": ["play trickster 1 1", "lay 2 at start of 1", "lay 7 on 1"],
+            "expect": {"rows": ["2-7", "9", "9", "9", "9", "9"], "hand": "", "discard": 1},
+        },
+        {
+            "name": "trickster-removes-only-one",
+            "summary": "Its removal is limited to one card.",
+            "setup": {"character": "trickster"},
+            "rows": ["3-7", "9", "9", "9", "9", "9"],
+            "hand": "2",
+            "moves": ["play trickster 1 2"],
+            "expect": {"illegal": 1},
+        },
     ],
 }
 HOARDER = {
@@ -89,18 +110,26 @@ HOARDER = {
     "summary": "Take one card from the discard pile and lay it, then park one hand card.",
     "power": [{"take_from_discard": {"min": 1, "max": 1}}, {"park": {"min": 1, "max": 1}}],
     "examples": [
-        {"name": "hoarder-take-and-park",
-         "summary": "The 8 comes from the discard pile onto the 3-7, the 12 is parked.",
-         "setup": {"character": "hoarder", "discard": "8 11"},
-         "rows": ["3-7", "9", "9", "9", "9", "9"], "hand": "5 12", "draw_pile": "1",
-         "moves": ["play hoarder 8 on 1 then 12"],
-         "expect": {"rows": ["3-8", "9", "9", "9", "9", "9"], "hand": "5", "parked": "12", "discard": 1}},
-        {"name": "hoarder-parked-not-this-turn",
-         "summary": "The parked card waits for the next turn.",
-         "setup": {"character": "hoarder", "discard": "8"},
-         "rows": ["3-7", "9", "9", "9", "9", "9"], "hand": "10", "draw_pile": "1",
-         "moves": ["play hoarder 8 on 1 then 10", "lay parked 10 on 2"],
-         "expect": {"illegal": 2}},
+        {
+            "name": "hoarder-take-and-park",
+            "summary": "The 8 comes from the discard pile onto the 3-7, the 12 is parked.",
+            "setup": {"character": "hoarder", "discard": "8 11"},
+            "rows": ["3-7", "9", "9", "9", "9", "9"],
+            "hand": "5 12",
+            "draw_pile": "1",
+            "moves": ["play hoarder 8 on 1 then 12"],
+            "expect": {"rows": ["3-8", "9", "9", "9", "9", "9"], "hand": "5", "parked": "12", "discard": 1},
+        },
+        {
+            "name": "hoarder-parked-not-this-turn",
+            "summary": "The parked card waits for the next turn.",
+            "setup": {"character": "hoarder", "discard": "8"},
+            "rows": ["3-7", "9", "9", "9", "9", "9"],
+            "hand": "10",
+            "draw_pile": "1",
+            "moves": ["play hoarder 8 on 1 then 10", "lay parked 10 on 2"],
+            "expect": {"illegal": 2},
+        },
     ],
 }
 JESTER = {"name": "Jester", "summary": "A second wild card.", "power": [{"joker": {}}]}
@@ -126,5 +155,6 @@ def cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProc
     for k in ("COLUMNS", "LINES", "FORCE_COLOR", "TERM"):
         env.pop(k, None)
     env["NO_COLOR"] = "1"
-    return subprocess.run([sys.executable, "-m", "kbsim.cli", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "kbsim.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )

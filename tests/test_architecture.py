@@ -35,8 +35,9 @@ CHECKED = [*(SRC / "engine").rglob("*.py"), *(SRC / "bots").rglob("*.py")]
 
 def test_import_contracts_hold():
     exe = shutil.which("lint-imports") or str(Path(sys.executable).parent / "lint-imports")
-    proc = subprocess.run([exe, "--config", str(ROOT / "pyproject.toml")], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    proc = subprocess.run(
+        [exe, "--config", str(ROOT / "pyproject.toml")], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 broken" in proc.stdout
 
@@ -139,8 +140,11 @@ def _literals(path: Path) -> list[str]:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
                 docstrings.add(id(first.value))
-    return [n.value for n in ast.walk(tree)
-            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings]
+    return [
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings
+    ]
 
 
 def _named(text: str, names: set[str]) -> set[str]:
@@ -152,15 +156,24 @@ def _named(text: str, names: set[str]) -> set[str]:
 def test_shipped_names_are_read_from_the_rule_files():
     names = _shipped_names()
     # one of each kind, from each family's files (so the scan below has something to find)
-    assert {"kingsbridge", "kings-corners", "continental-express", "aldred", "investor", "locomotive",
-            "station-fire", "ticket"} <= names
+    assert {
+        "kingsbridge",
+        "kings-corners",
+        "continental-express",
+        "aldred",
+        "investor",
+        "locomotive",
+        "station-fire",
+        "ticket",
+    } <= names
     assert _named("if ch.key == 'aldred':", names) == {"aldred"}
 
 
 def test_engine_and_bot_code_name_no_game_character_or_card():
     names = _shipped_names()
-    hits = [(path.relative_to(SRC).as_posix(), text) for path in CHECKED for text in _literals(path)
-            if _named(text, names)]
+    hits = [
+        (path.relative_to(SRC).as_posix(), text) for path in CHECKED for text in _literals(path) if _named(text, names)
+    ]
     assert hits == []
 
 

@@ -18,8 +18,7 @@ INTO_EMPTY = "turn.lay_out.rebuild.into_empty_row"
 
 def _games(variants: list[str], n: int, players: int = 4):
     g = compile_rules(load_rules("kingsbridge", variants=variants))
-    return [play_game(g, [make_bot("greedy") for _ in range(players)], game_seed(11, i), log=True)
-            for i in range(n)]
+    return [play_game(g, [make_bot("greedy") for _ in range(players)], game_seed(11, i), log=True) for i in range(n)]
 
 
 def test_greedy_splits_rows_under_rebuild_split():
@@ -30,15 +29,16 @@ def test_greedy_splits_rows_under_rebuild_split():
     assert any(a.log != b.log for a, b in zip(split, base, strict=True))
 
 
-
 def test_greedy_moves_king_piles_into_corners_when_the_option_allows():
     from kbsim import load_game
 
     used = 0
     for opts in ({"king_pile_to_corner": True}, {}):
         g = load_game("kings-corners", options=opts)
-        n = sum(play_game(g, [make_bot("greedy") for _ in range(4)], game_seed(5, i)).rule_usage.get(INTO_EMPTY, 0)
-                for i in range(20))
+        n = sum(
+            play_game(g, [make_bot("greedy") for _ in range(4)], game_seed(5, i)).rule_usage.get(INTO_EMPTY, 0)
+            for i in range(20)
+        )
         used = used or n
         if not opts:
             assert n == 0  # the move is refused without the option

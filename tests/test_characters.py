@@ -85,8 +85,18 @@ def joker_keys(g) -> set[str]:
 
 def snapshot(state, turn):
     """Everything a move may change: the whole state and the turn's counters."""
-    return (state.copy(), turn.phase, turn.laid, turn.rebuilds, turn.completed, turn.chars_played,
-            turn.skips, turn.m_start, turn.m_equal, turn.minus_cards)
+    return (
+        state.copy(),
+        turn.phase,
+        turn.laid,
+        turn.rebuilds,
+        turn.completed,
+        turn.chars_played,
+        turn.skips,
+        turn.m_start,
+        turn.m_equal,
+        turn.minus_cards,
+    )
 
 
 def turn_can_finish(turn, depth: int = 3) -> bool:
@@ -185,35 +195,56 @@ def test_custom_character_examples_pass(custom_file, cached_loader):
 
 def test_custom_characters_in_example_file_via_cli(custom_file, tmp_path):
     good = [
-        {"name": "trickster-start-then-end",
-         "setup": {"character": "trickster"},
-         "rows": ["4-6", "10", "10", "10", "10", "10"], "hand": "3 6 7", "draw_pile": "1",
-         "moves": ["play trickster 1 1", "lay 3 at start of 1", "lay 6 on 1", "lay 7 on 1"],
-         "expect": {"rows": ["3-7", "10", "10", "10", "10", "10"], "hand": "", "discard": 1, "laid": 3}},
-        {"name": "trickster-no-start-without-it",
-         "rows": ["4-6", "10", "10", "10", "10", "10"], "hand": "3",
-         "moves": ["lay 3 at start of 1"],
-         "expect": {"illegal": 1}},
-        {"name": "hoarder-takes-only-one",
-         "setup": {"character": "hoarder", "discard": "7 8"},
-         "rows": ["4-6", "10", "10", "10", "10", "10"], "hand": "2 9", "draw_pile": "1",
-         "moves": ["play hoarder 7 on 1, 8 on 1 then 9"],
-         "expect": {"illegal": 1}},
-        {"name": "hoarder-discard-card-must-fit",
-         "setup": {"character": "hoarder", "discard": "9"},
-         "rows": ["4-6", "10", "10", "10", "10", "10"], "hand": "2",
-         "moves": ["play hoarder 9 on 1 then 2"],
-         "expect": {"illegal": 1}},
+        {
+            "name": "trickster-start-then-end",
+            "setup": {"character": "trickster"},
+            "rows": ["4-6", "10", "10", "10", "10", "10"],
+            "hand": "3 6 7",
+            "draw_pile": "1",
+            "moves": ["play trickster 1 1", "lay 3 at start of 1", "lay 6 on 1", "lay 7 on 1"],
+            "expect": {"rows": ["3-7", "10", "10", "10", "10", "10"], "hand": "", "discard": 1, "laid": 3},
+        },
+        {
+            "name": "trickster-no-start-without-it",
+            "rows": ["4-6", "10", "10", "10", "10", "10"],
+            "hand": "3",
+            "moves": ["lay 3 at start of 1"],
+            "expect": {"illegal": 1},
+        },
+        {
+            "name": "hoarder-takes-only-one",
+            "setup": {"character": "hoarder", "discard": "7 8"},
+            "rows": ["4-6", "10", "10", "10", "10", "10"],
+            "hand": "2 9",
+            "draw_pile": "1",
+            "moves": ["play hoarder 7 on 1, 8 on 1 then 9"],
+            "expect": {"illegal": 1},
+        },
+        {
+            "name": "hoarder-discard-card-must-fit",
+            "setup": {"character": "hoarder", "discard": "9"},
+            "rows": ["4-6", "10", "10", "10", "10", "10"],
+            "hand": "2",
+            "moves": ["play hoarder 9 on 1 then 2"],
+            "expect": {"illegal": 1},
+        },
     ]
     path = write_yaml(tmp_path / "extra.yaml", {"rules": str(custom_file), "examples": good})
     res = cli("rules", "test", str(path), cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert f"{len(good)} passed, 0 failed" in res.stdout
     # the examples really check their expectations: a wrong one fails and says what differed
-    (ex,) = load_example_file(write_yaml(tmp_path / "bad.yaml", {
-        "rules": str(custom_file),
-        "examples": [dict(good[0], name="trickster-wrong", expect={"rows": ["2-7", "10", "10", "10", "10", "10"]})],
-    })).examples
+    (ex,) = load_example_file(
+        write_yaml(
+            tmp_path / "bad.yaml",
+            {
+                "rules": str(custom_file),
+                "examples": [
+                    dict(good[0], name="trickster-wrong", expect={"rows": ["2-7", "10", "10", "10", "10", "10"]})
+                ],
+            },
+        )
+    ).examples
     res = run_example(custom_file, ex)
     assert not res.ok and "rows" in res.message
 
@@ -250,8 +281,13 @@ def test_play_notation_round_trips_for_made_up_characters(custom_file):
     """
     g = rules("characters", game=custom_file)
     for discard in ("8 11", ""):
-        s = make_state(["3-7", "9", "9", "9", "9", "_"], ["5 12", "1"], ["2", "2"], discard=discard,
-                       char_piles=[["hoarder"], ["trickster"]])
+        s = make_state(
+            ["3-7", "9", "9", "9", "9", "_"],
+            ["5 12", "1"],
+            ["2", "2"],
+            discard=discard,
+            char_piles=[["hoarder"], ["trickster"]],
+        )
         for seat in (0, 1):
             t = turn_of(g, s, seat)
             plays = t.play_moves()
@@ -265,8 +301,10 @@ def test_play_notation_round_trips_for_made_up_characters(custom_file):
 
 
 BAD_STEPS = {
-    "two-primitives": ([{"remove_from_row_end": {"min": 1, "max": 1}, "park": {"min": 1, "max": 1}}],
-                       "exactly one primitive"),
+    "two-primitives": (
+        [{"remove_from_row_end": {"min": 1, "max": 1}, "park": {"min": 1, "max": 1}}],
+        "exactly one primitive",
+    ),
     "unknown-primitive": ([{"teleport": {"rows": 2}}], "teleport"),
     "no-primitive": ([{}], "exactly one primitive"),
     "bad-modifier-kind": ([{"modifier": {"kind": "fly"}}], "kind"),
@@ -330,8 +368,7 @@ def test_a_made_up_joker_puts_itself_on_the_table(tmp_path):
         g = rules("characters", game=path)
     except RulesError:
         pytest.skip("the rules refuse a second joker character")
-    s = make_state(["8-9", "2", "2", "2", "2", "2"], ["11 3", "4"], ["5", "5"],
-                   char_piles=[["jester"], ["edgar"]])
+    s = make_state(["8-9", "2", "2", "2", "2", "2"], ["11 3", "4"], ["5", "5"], char_piles=[["jester"], ["edgar"]])
     chars0 = s.characters()
     t = turn_of(g, s, 0)
     t.apply(Play("jester", ((10, 0),)))
@@ -341,9 +378,14 @@ def test_a_made_up_joker_puts_itself_on_the_table(tmp_path):
 
 
 # =============================================================================== 2. properties
-PROPERTY = settings(max_examples=25, deadline=None, derandomize=True, database=None,
-                    phases=(Phase.explicit, Phase.generate),  # no shrinking: a failing game is reported as found
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PROPERTY = settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=(Phase.explicit, Phase.generate),  # no shrinking: a failing game is reported as found
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 @st.composite
@@ -413,8 +455,11 @@ def assert_score_consistent(g, r, players: int) -> None:
     joker_out = 1 if any(k in played for k in jokers) else 0
     minus = sum(r.minus_cards)
     # unplayed characters: all but those boxed; a joker played may be back in the deck
-    possible = {per_char * u + per_row * e + per_minus * minus
-                for u in range(n_chars - once - joker_out, n_chars - once + 1) for e in range(g.n_rows + 1)}
+    possible = {
+        per_char * u + per_row * e + per_minus * minus
+        for u in range(n_chars - once - joker_out, n_chars - once + 1)
+        for e in range(g.n_rows + 1)
+    }
     assert r.score in possible
     assert (r.winners == tuple(range(players))) == (r.score >= win_at)
     assert r.winners in ((), tuple(range(players)))
@@ -499,8 +544,7 @@ ROWS9 = ["3-7", "9", "9", "9", "9", "9"]
 
 def test_only_the_top_of_ones_own_pile_and_only_one_per_turn():
     g = rules("characters")
-    s = make_state(ROWS9, ["6 7 2", "4", "4"], ["1", "1", "1"],
-                   char_piles=[["wynstan", "ragna"], ["den"], []])
+    s = make_state(ROWS9, ["6 7 2", "4", "4"], ["1", "1", "1"], char_piles=[["wynstan", "ragna"], ["den"], []])
     t = turn_of(g, s, 0)
     assert t.available_characters() == ["wynstan"]
     assert {m.key for m in t.play_moves()} == {"wynstan"}
@@ -570,8 +614,9 @@ JOKER_ROWS = ["8 9 E10 11", "2", "2", "2", "2", "2"]
 
 def test_edgar_swapped_by_the_exact_card_goes_under_the_swappers_pile():
     g = rules("characters")
-    s = make_state(JOKER_ROWS, ["3", "9 10 3", "5"], ["1", "1", "1"], char_piles=[["den"], ["ragna"], []],
-                   joker="edgar")
+    s = make_state(
+        JOKER_ROWS, ["3", "9 10 3", "5"], ["1", "1", "1"], char_piles=[["den"], ["ragna"], []], joker="edgar"
+    )
     t = turn_of(g, s, 1)
     before = snapshot(s, t)
     with pytest.raises(IllegalMove):
@@ -606,23 +651,30 @@ def test_edgar_swap_only_in_a_lay_out_turn_and_never_with_a_parked_card():
 
 def test_edgar_swapped_in_display_mode_goes_to_the_bottom_of_the_deck():
     g = rules("solo")
-    s = make_state(JOKER_ROWS, ["10 3"], ["1"], display=["den", "ragna", "agatha"], char_deck=["gytha"],
-                   joker="edgar")
+    s = make_state(JOKER_ROWS, ["10 3"], ["1"], display=["den", "ragna", "agatha"], char_deck=["gytha"], joker="edgar")
     t = turn_of(g, s, 0)
     t.apply(Swap(10))
     assert s.char_deck == ["edgar", "gytha"] and s.box == [] and s.joker is None
     assert s.display == ["den", "ragna", "agatha"] and s.char_plays == Counter()
 
 
-@pytest.mark.parametrize(("power", "args", "discard"), [
-    ("wynstan", ((0, 1),), []),
-    ("wynstan", ((0, 2),), [4]),
-    ("den", ((0,),), [3, 4]),
-])
+@pytest.mark.parametrize(
+    ("power", "args", "discard"),
+    [
+        ("wynstan", ((0, 1),), []),
+        ("wynstan", ((0, 2),), [4]),
+        ("den", ((0,),), [3, 4]),
+    ],
+)
 def test_edgar_removed_by_a_power_goes_to_the_removers_left_neighbour(power, args, discard):
     g = rules("characters")
-    s = make_state(["3 4 E5", "2", "2", "2", "2", "2"], ["9", "9", "9"], ["1", "1", "1"],
-                   char_piles=[["aldred"], [power], ["agatha"]], joker="edgar")
+    s = make_state(
+        ["3 4 E5", "2", "2", "2", "2", "2"],
+        ["9", "9", "9"],
+        ["1", "1", "1"],
+        char_piles=[["aldred"], [power], ["agatha"]],
+        joker="edgar",
+    )
     t = turn_of(g, s, 1)
     t.apply(Play(power, args))
     assert s.joker is None
@@ -633,8 +685,9 @@ def test_edgar_removed_by_a_power_goes_to_the_removers_left_neighbour(power, arg
 
 def test_edgar_removed_in_display_mode_goes_to_the_box():
     g = rules("solo")
-    s = make_state(["3 4 E5", "2", "2", "2", "2", "2"], ["9"], ["1"], display=["wynstan"], char_deck=["den"],
-                   joker="edgar")
+    s = make_state(
+        ["3 4 E5", "2", "2", "2", "2", "2"], ["9"], ["1"], display=["wynstan"], char_deck=["den"], joker="edgar"
+    )
     t = turn_of(g, s, 0)
     t.apply(Play("wynstan", ((0, 1),)))
     assert sorted(s.box) == ["edgar", "wynstan"] and s.char_deck == [] and s.display == ["den"]
@@ -643,8 +696,9 @@ def test_edgar_removed_in_display_mode_goes_to_the_box():
 
 def test_den_clears_a_row_with_edgar_in_the_middle():
     g = rules("characters")
-    s = make_state(["3 4 E5 6", "2", "2", "2", "2", "2"], ["9", "9"], ["1", "1"],
-                   char_piles=[["den"], []], joker="edgar")
+    s = make_state(
+        ["3 4 E5 6", "2", "2", "2", "2", "2"], ["9", "9"], ["1", "1"], char_piles=[["den"], []], joker="edgar"
+    )
     t = turn_of(g, s, 0)
     t.apply(Play("den", ((0,),)))
     assert sorted(s.discard) == [3, 4, 6] and s.rows[0] == []
@@ -656,8 +710,13 @@ def test_den_clears_a_row_with_edgar_in_the_middle():
 @pytest.mark.parametrize("seat", [0, 2])
 def test_completing_edgars_row_gives_him_to_the_completer(seat):
     g = rules("characters")
-    s = make_state(["1-4 E5 6-12", "2", "2", "2", "2", "2"], ["13 3", "13 3", "13 3"], ["1", "1", "1"],
-                   char_piles=[["den"], [], ["ragna"]], joker="edgar")
+    s = make_state(
+        ["1-4 E5 6-12", "2", "2", "2", "2", "2"],
+        ["13 3", "13 3", "13 3"],
+        ["1", "1", "1"],
+        char_piles=[["den"], [], ["ragna"]],
+        joker="edgar",
+    )
     t = turn_of(g, s, seat)
     t.apply(Lay(13, 0))
     assert t.completed == 1 and s.rows[0] == [] and s.joker is None
@@ -669,8 +728,9 @@ def test_completing_edgars_row_gives_him_to_the_completer(seat):
 
 def test_completing_edgars_row_by_a_rebuild_gives_him_to_the_rebuilder():
     g = rules("characters")
-    s = make_state(["1-4 E5 6-8", "9-13", "2", "2", "2", "2"], ["3", "3"], ["1", "1"],
-                   char_piles=[[], ["wynstan"]], joker="edgar")
+    s = make_state(
+        ["1-4 E5 6-8", "9-13", "2", "2", "2", "2"], ["3", "3"], ["1", "1"], char_piles=[[], ["wynstan"]], joker="edgar"
+    )
     t = turn_of(g, s, 1)
     t.apply(Rebuild(1, 5, 0))
     assert t.completed == 1 and s.rows[:2] == [[], []]
@@ -680,8 +740,14 @@ def test_completing_edgars_row_by_a_rebuild_gives_him_to_the_rebuilder():
 
 def test_completing_edgars_row_in_display_mode_puts_him_under_the_deck():
     g = rules("solo")
-    s = make_state(["1-4 E5 6-12", "2", "2", "2", "2", "2"], ["13 3"], ["1"], display=["den", "gytha", "agatha"],
-                   char_deck=["ragna"], joker="edgar")
+    s = make_state(
+        ["1-4 E5 6-12", "2", "2", "2", "2", "2"],
+        ["13 3"],
+        ["1"],
+        display=["den", "gytha", "agatha"],
+        char_deck=["ragna"],
+        joker="edgar",
+    )
     t = turn_of(g, s, 0)
     t.apply(Lay(13, 0))
     assert s.char_deck == ["edgar", "ragna"] and s.box == [] and s.joker is None
@@ -702,8 +768,7 @@ def test_wigelm_alone_puts_the_card_on_ones_own_pile():
 
 def test_wigelm_gives_row_starts_to_the_others_in_turn_order():
     g = rules("characters")
-    s = make_state(["5-7", "9", "9", "9", "9", "9"], ["1", "1", "1"], ["2", "3", "4"],
-                   char_piles=[[], ["wigelm"], []])
+    s = make_state(["5-7", "9", "9", "9", "9", "9"], ["1", "1", "1"], ["2", "3", "4"], char_piles=[[], ["wigelm"], []])
     t = turn_of(g, s, 1)
     t.apply(Play("wigelm", ((0, 0),)))
     assert s.rows[0] == [7]
@@ -715,8 +780,9 @@ def test_wigelm_gives_row_starts_to_the_others_in_turn_order():
 
 def test_wigelm_never_hands_out_edgar():
     g = rules("characters")
-    s = make_state(["E1 2-3", "_", "_", "_", "_", "6-7"], ["1", "1"], ["2", "3"],
-                   char_piles=[["wigelm"], []], joker="edgar")
+    s = make_state(
+        ["E1 2-3", "_", "_", "_", "_", "6-7"], ["1", "1"], ["2", "3"], char_piles=[["wigelm"], []], joker="edgar"
+    )
     t = turn_of(g, s, 0)
     assert {m.args for m in t.play_moves() if m.key == "wigelm"} == {((5,),)}
     before = snapshot(s, t)
@@ -724,8 +790,13 @@ def test_wigelm_never_hands_out_edgar():
         t.apply(Play("wigelm", ((0,),)))
     assert snapshot(s, t) == before
     # three players, one row starting 5 then Edgar: the second recipient would get Edgar, so no play at all
-    s3 = make_state(["5 E6 7", "_", "_", "_", "_", "_"], ["1", "1", "1"], ["2", "3", "4"],
-                    char_piles=[["wigelm"], [], []], joker="edgar")
+    s3 = make_state(
+        ["5 E6 7", "_", "_", "_", "_", "_"],
+        ["1", "1", "1"],
+        ["2", "3", "4"],
+        char_piles=[["wigelm"], [], []],
+        joker="edgar",
+    )
     t3 = turn_of(g, s3, 0)
     assert [m for m in t3.play_moves() if m.key == "wigelm"] == []
     before = snapshot(s3, t3)
@@ -736,8 +807,9 @@ def test_wigelm_never_hands_out_edgar():
 
 def test_ragnas_gap_is_filled_later_by_a_hand_card_never_by_a_parked_card():
     g = rules("characters")
-    s = make_state(["3", "9", "9", "9", "9", "9"], ["5 6 12", "12", "4 12"], ["1", "1", "1"],
-                   char_piles=[["ragna"], [], []])
+    s = make_state(
+        ["3", "9", "9", "9", "9", "9"], ["5 6 12", "12", "4 12"], ["1", "1", "1"], char_piles=[["ragna"], [], []]
+    )
     t = turn_of(g, s, 0)
     t.apply(Play("ragna", ((),)))
     t.apply(Lay(5, 0))
@@ -766,8 +838,7 @@ def test_ragnas_gap_is_filled_later_by_a_hand_card_never_by_a_parked_card():
 
 def test_agatha_duplicates_only_at_the_end():
     g = rules("characters")
-    s = make_state(["2-4", "4-6", "1", "1", "1", "1"], ["4 4 3 2 1", "1"], ["1", "1"],
-                   char_piles=[["agatha"], []])
+    s = make_state(["2-4", "4-6", "1", "1", "1", "1"], ["4 4 3 2 1", "1"], ["1", "1"], char_piles=[["agatha"], []])
     t = turn_of(g, s, 0)
     t.apply(Play("agatha", ((),)))
     t.apply(Lay(4, 0))
@@ -911,14 +982,17 @@ def test_minus_allowed_only_when_stuck():
     assert sorted(t.hand) == [1, 3]  # refilled
 
 
-@pytest.mark.parametrize(("rows", "hand", "parked", "joker", "why"), [
-    (["5", "5", "5", "5", "5", "6"], "7", [], None, "fits a row end"),
-    (["1-5", "6-8", "10", "10", "10", "10"], "12", [], None, "fits after a rebuild empties a row"),
-    (["1-4", "5-6", "8-9", "10", "10", "10"], "12", [], None, "fits after two rebuilds empty a row"),
-    (["3 5", "5", "5", "5", "5", "5"], "4", [], None, "fills a gap"),
-    (["3 E4 5", "5", "5", "5", "5", "5"], "4", [], "edgar", "swaps Edgar"),
-    (SOLO_STUCK, "12", [(6, 0)], None, "a parked card fits"),
-])
+@pytest.mark.parametrize(
+    ("rows", "hand", "parked", "joker", "why"),
+    [
+        (["5", "5", "5", "5", "5", "6"], "7", [], None, "fits a row end"),
+        (["1-5", "6-8", "10", "10", "10", "10"], "12", [], None, "fits after a rebuild empties a row"),
+        (["1-4", "5-6", "8-9", "10", "10", "10"], "12", [], None, "fits after two rebuilds empty a row"),
+        (["3 5", "5", "5", "5", "5", "5"], "4", [], None, "fills a gap"),
+        (["3 E4 5", "5", "5", "5", "5", "5"], "4", [], "edgar", "swaps Edgar"),
+        (SOLO_STUCK, "12", [(6, 0)], None, "a parked card fits"),
+    ],
+)
 def test_minus_refused_while_a_card_can_be_laid(rows, hand, parked, joker, why):
     g = rules("solo")
     s = make_state(rows, [hand], ["1"], joker=joker)
@@ -948,21 +1022,29 @@ def test_minus_is_the_whole_turn_and_only_in_scored_variants():
 
 def test_a_play_whose_later_step_is_illegal_changes_nothing(custom_file):
     g = rules("characters", game=custom_file)
-    s = make_state(["3-7", "9", "9", "9", "9", "9"], ["5 12", "1"], ["2", "2"], discard="8 11",
-                   char_piles=[["hoarder"], ["trickster"]])
+    s = make_state(
+        ["3-7", "9", "9", "9", "9", "9"],
+        ["5 12", "1"],
+        ["2", "2"],
+        discard="8 11",
+        char_piles=[["hoarder"], ["trickster"]],
+    )
     t = turn_of(g, s, 0)
     before = snapshot(s, t)
-    for args in ((((8, 0),), (99,)),          # first step legal, parked card not in hand
-                 (((8, 0),), (5, 12)),        # park two where the power allows one
-                 (((8, 0),), ()),             # park none
-                 (((11, 0),), (5,))):         # first step illegal
+    for args in (
+        (((8, 0),), (99,)),  # first step legal, parked card not in hand
+        (((8, 0),), (5, 12)),  # park two where the power allows one
+        (((8, 0),), ()),  # park none
+        (((11, 0),), (5,)),
+    ):  # first step illegal
         with pytest.raises(IllegalMove):
             t.apply(Play("hoarder", args))
         assert snapshot(s, t) == before, args
     assert t.available_characters() == ["hoarder"]
     t.apply(Play("hoarder", (((8, 0),), (12,))))
-    assert s.rows[0] == [3, 4, 5, 6, 7, 8] and s.parked[0] == [(12, 1)] and s.char_piles == [[], ["trickster",
-                                                                                                  "hoarder"]]
+    assert (
+        s.rows[0] == [3, 4, 5, 6, 7, 8] and s.parked[0] == [(12, 1)] and s.char_piles == [[], ["trickster", "hoarder"]]
+    )
     # trickster: removal legal, then a modifier given arguments
     s2 = make_state(["3-7", "9", "9", "9", "9", "9"], ["2", "1"], ["2", "2"], char_piles=[["trickster"], []])
     t2 = turn_of(g, s2, 0)
@@ -977,8 +1059,11 @@ def test_a_play_whose_later_step_is_illegal_changes_nothing(custom_file):
 def test_a_shipped_play_failing_half_way_changes_nothing():
     for variant in ("characters", "solo"):
         g = rules(variant)
-        kw = {"char_piles": [["gytha"]]} if variant == "characters" else {"display": ["gytha", "den"],
-                                                                          "char_deck": ["ragna"]}
+        kw = (
+            {"char_piles": [["gytha"]]}
+            if variant == "characters"
+            else {"display": ["gytha", "den"], "char_deck": ["ragna"]}
+        )
         s = make_state(["3-4", "9", "9", "9", "9", "9"], ["7"], ["1"], discard="5 9", **kw)
         t = turn_of(g, s, 0)
         before = snapshot(s, t)
@@ -991,8 +1076,14 @@ def test_every_listed_play_is_legal_and_every_step_choice_applies():
     """``play_moves`` lists only plays the engine accepts, for every shipped character."""
     g = rules("characters")
     for key in SHIPPED_KEYS:
-        s = make_state(["3 E4 5-7", "9-10", "1-2", "_", "6", "12"], ["8 11 3 7 7", "1"], ["2", "2"],
-                       discard="4 8 13", char_piles=[[key], []], joker=None if key == "edgar" else "edgar")
+        s = make_state(
+            ["3 E4 5-7", "9-10", "1-2", "_", "6", "12"],
+            ["8 11 3 7 7", "1"],
+            ["2", "2"],
+            discard="4 8 13",
+            char_piles=[[key], []],
+            joker=None if key == "edgar" else "edgar",
+        )
         if key == "edgar":
             s.rows[0] = [3, 4, 5, 6, 7]
         t = turn_of(g, s, 0)
@@ -1016,10 +1107,14 @@ def char_reference(char_spec):
     return run_games(char_spec, Backend(), chunk_size=16)
 
 
-@pytest.mark.parametrize(("backend", "chunk_size"), [
-    (ProcessesBackend(workers=2), 16),
-    (ProcessesBackend(workers=2), 1),
-], ids=["processes-chunk16", "processes-chunk1"])
+@pytest.mark.parametrize(
+    ("backend", "chunk_size"),
+    [
+        (ProcessesBackend(workers=2), 16),
+        (ProcessesBackend(workers=2), 1),
+    ],
+    ids=["processes-chunk16", "processes-chunk1"],
+)
 def test_character_runs_do_not_depend_on_backend_or_chunks(char_spec, char_reference, backend, chunk_size):
     assert run_games(char_spec, backend, chunk_size=chunk_size) == char_reference
 
@@ -1030,8 +1125,9 @@ def test_character_plays_column(char_spec, char_reference):
     assert len(cols["character_plays"]) == char_spec.games
     keys = {c.key for c in char_spec.game.roster}
     total = Counter()
-    for plays, reason, score, minus in zip(cols["character_plays"], cols["end_reason"], cols["score"],
-                                           cols["minus_cards"], strict=True):
+    for plays, reason, score, minus in zip(
+        cols["character_plays"], cols["end_reason"], cols["score"], cols["minus_cards"], strict=True
+    ):
         assert reason in RACE_ENDS and score is None and minus == [0] * 4
         assert plays == sorted(plays, key=lambda p: (p["seat"], p["character"]))
         for p in plays:
@@ -1047,8 +1143,9 @@ def test_character_plays_column(char_spec, char_reference):
 # =============================================================================== 5. CLI
 def test_cli_solo_run_summary_has_score_with_intervals(tmp_path):
     out = tmp_path / "solo.parquet"
-    res = cli("run", "-p", "1", "-n", "20", "--variant", "solo", "--seed", "1", "--json", "--out", str(out),
-              cwd=tmp_path)
+    res = cli(
+        "run", "-p", "1", "-n", "20", "--variant", "solo", "--seed", "1", "--json", "--out", str(out), cwd=tmp_path
+    )
     assert res.returncode == 0, res.stderr
     s = json.loads(res.stdout)
     assert s["games"] == 20 and s["players"] == 1 and s["variant"] == "solo"

@@ -75,8 +75,7 @@ def test_run_user_errors(tmp_path, case):
 
 def test_unknown_key_names_file_and_field_path(tmp_path):
     _write_bad_files(tmp_path)
-    line = _assert_user_error(run_cli("run", "--games", "3", "--seed", "1", "--game", "unknown-key.yaml",
-                                      cwd=tmp_path))
+    line = _assert_user_error(run_cli("run", "--games", "3", "--seed", "1", "--game", "unknown-key.yaml", cwd=tmp_path))
     assert "unknown-key.yaml" in line and "turn.exchange.colour" in line
 
 
@@ -186,8 +185,9 @@ def test_run_without_seed_prints_it(tmp_path):
 
 
 def test_run_human_summary(tmp_path):
-    p = run_cli("run", "--players", "3", "--games", "10", "--seed", "5", "--workers", "1", "--out", "h.parquet",
-                cwd=tmp_path)
+    p = run_cli(
+        "run", "--players", "3", "--games", "10", "--seed", "5", "--workers", "1", "--out", "h.parquet", cwd=tmp_path
+    )
     assert p.returncode == 0, p.stderr
     assert "Traceback" not in p.stderr
     assert "seed 5" in p.stdout and "h.parquet" in p.stdout
@@ -230,8 +230,17 @@ def test_rules_schema_covers_every_family(tmp_path):
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
 
 
-@pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["replay", "--help"], ["rules", "--help"],
-                                  ["rules", "test", "--help"], ["--version"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["run", "--help"],
+        ["replay", "--help"],
+        ["rules", "--help"],
+        ["rules", "test", "--help"],
+        ["--version"],
+    ],
+)
 def test_help(tmp_path, args):
     p = run_cli(*args, cwd=tmp_path)
     assert p.returncode == 0, p.stderr

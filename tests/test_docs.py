@@ -63,8 +63,9 @@ def _characters(game: str) -> list[tuple[str, str]]:
     if chars is None:
         return []
     roster = getattr(chars, "roster", chars)
-    items = roster.items() if isinstance(roster, dict) else [(getattr(c, "name", str(i)), c)
-                                                              for i, c in enumerate(roster)]
+    items = (
+        roster.items() if isinstance(roster, dict) else [(getattr(c, "name", str(i)), c) for i, c in enumerate(roster)]
+    )
     return [(str(k), str(getattr(c, "name", None) or k)) for k, c in items]
 
 
@@ -97,8 +98,16 @@ def _page_text(page: Path) -> str:
 
 
 def _plain_text(text: str) -> str:
-    for fancy, plain in (("\u2019", "'"), ("\u2018", "'"), ("\u201c", '"'), ("\u201d", '"'), ("\u2026", "..."),
-                         ("\u2014", "---"), ("\u2013", "--"), ("`", "")):
+    for fancy, plain in (
+        ("\u2019", "'"),
+        ("\u2018", "'"),
+        ("\u201c", '"'),
+        ("\u201d", '"'),
+        ("\u2026", "..."),
+        ("\u2014", "---"),
+        ("\u2013", "--"),
+        ("`", ""),
+    ):
         text = text.replace(fancy, plain)
     return " ".join(text.split())
 
@@ -108,15 +117,27 @@ def _all_examples(game: str) -> list[str]:
     names = [ex.name for ex in model.examples]
     chars = getattr(model, "characters", None)
     roster = getattr(chars, "roster", chars) or {}
-    for c in (roster.values() if isinstance(roster, dict) else roster):
+    for c in roster.values() if isinstance(roster, dict) else roster:
         names += [ex.name for ex in getattr(c, "examples", None) or []]
     return names
 
 
 # ------------------------------------------------------------------ the build
 def _build(out: Path) -> None:
-    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-           "-d", str(out / "doctrees"), str(DOCS), str(out / "html")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-W",
+        "--keep-going",
+        "-q",
+        "-b",
+        "html",
+        "-d",
+        str(out / "doctrees"),
+        str(DOCS),
+        str(out / "html"),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT, cwd=ROOT)
     (out / "build.log").write_text(f"$ {' '.join(cmd)}\n{proc.stdout}\n{proc.stderr}", encoding="utf-8")
     (out / "status").write_text(str(proc.returncode), encoding="utf-8")
@@ -184,7 +205,7 @@ class _Defaults(HTMLParser):
 
 def _search_index(html_dir: Path) -> dict:
     text = (html_dir / "searchindex.js").read_text(encoding="utf-8")
-    return json.loads(text[text.index("(") + 1:text.rindex(")")])
+    return json.loads(text[text.index("(") + 1 : text.rindex(")")])
 
 
 def _docs_with(index: dict, word: str) -> set[str]:
@@ -214,8 +235,7 @@ def test_every_rule_file_entry_is_rendered(html_dir: Path, game: str) -> None:
     wanted |= {f"variant-{n}" for n in model.variants}
     wanted |= {f"character-{_slug(k)}" for k, _ in _characters(game)}
     wanted |= {f"example-{_slug(n)}" for n in _all_examples(game)}
-    wanted |= {"overview", "components", "rule-setup", "rule-turn", "options", "variants", "clarifications",
-               "examples"}
+    wanted |= {"overview", "components", "rule-setup", "rule-turn", "options", "variants", "clarifications", "examples"}
     if game == "kingsbridge":
         wanted |= {"rule-turn-lay-out-rebuild", "rule-end", "rule-end-stalemate"}
     if getattr(model, "family", "rows") == "market":  # the card table, each pattern and event, the examples' cards
@@ -246,7 +266,7 @@ def _warning_boxes(page: Path) -> list[tuple[int, str]]:
     out = []
     for m in re.finditer(r'<div class="[^"]*\bkbsim-provisional\b[^"]*">', source):
         end = source.find("</div>", m.end())
-        out.append((m.start(), _plain_text(html.unescape(re.sub(r"<[^>]+>", " ", source[m.end():end])))))
+        out.append((m.start(), _plain_text(html.unescape(re.sub(r"<[^>]+>", " ", source[m.end() : end])))))
     return out
 
 
@@ -303,8 +323,11 @@ def test_search_index_maps_rule_terms_to_the_reference(html_dir: Path) -> None:
         assert "rules/kingsbridge" in _docs_with(index, word), word
 
 
-@pytest.mark.parametrize("game,key,name", [(g, k, n) for g in GAMES for k, n in _characters(g)]
-                         or [pytest.param(None, None, None, marks=pytest.mark.skip(reason="no characters yet"))])
+@pytest.mark.parametrize(
+    "game,key,name",
+    [(g, k, n) for g in GAMES for k, n in _characters(g)]
+    or [pytest.param(None, None, None, marks=pytest.mark.skip(reason="no characters yet"))],
+)
 def test_search_finds_each_character(html_dir: Path, game: str, key: str, name: str) -> None:
     index = _search_index(html_dir)
     for word in re.findall(r"\w+", name):
@@ -406,15 +429,16 @@ def test_a_provisional_reason_becomes_a_warning_box() -> None:
     assert provisional_note(SimpleNamespace()) == []
 
 
-
 def test_style_sheet_ships_with_the_extension_and_is_linked(html_dir: Path) -> None:
     import kbsim.sphinx
 
     shipped = kbsim.sphinx.STATIC / "kbsim.css"
     assert shipped.is_file() and "kbsim-board-table" in shipped.read_text(encoding="utf-8")
     assert (html_dir / "_static" / "kbsim.css").read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8")
-    assert re.search(r'<link[^>]+href="\.\./_static/kbsim\.css', (html_dir / "rules" / "kingsbridge.html").read_text(
-        encoding="utf-8"))
+    assert re.search(
+        r'<link[^>]+href="\.\./_static/kbsim\.css',
+        (html_dir / "rules" / "kingsbridge.html").read_text(encoding="utf-8"),
+    )
 
 
 def test_generated_pages_depend_on_the_files_they_are_read_from(html_dir: Path) -> None:
@@ -453,8 +477,9 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 # the rules term, and one character name once the rule files have characters ("Ragna" when she is there)
 _NAMES = [(n, g) for g in GAMES for _, n in _characters(g)]
-SEARCHES = [("stalemate", "kingsbridge")] + ([next((x for x in _NAMES if x[0] == "Ragna"), _NAMES[0])]
-                                            if _NAMES else [])
+SEARCHES = [("stalemate", "kingsbridge")] + (
+    [next((x for x in _NAMES if x[0] == "Ragna"), _NAMES[0])] if _NAMES else []
+)
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium)")
@@ -468,17 +493,29 @@ def test_search_page_in_headless_chromium(html_dir: Path, tmp_path: Path, query:
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/search.html?q={query.split()[-1]}"
         proc = subprocess.run(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000", "--dump-dom", url],
-            capture_output=True, text=True, timeout=90)
+            [
+                CHROMIUM,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                f"--user-data-dir={tmp_path / 'profile'}",
+                "--virtual-time-budget=5000",
+                "--dump-dom",
+                url,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
     finally:
         server.shutdown()
         server.server_close()
     dom = proc.stdout
     assert proc.returncode == 0, proc.stderr[-2000:]
-    results = dom[dom.find('id="search-results"'):]
-    listed = results[results.find('class="search"'):]
-    listed = listed[:listed.find("</ul>")]
+    results = dom[dom.find('id="search-results"') :]
+    listed = results[results.find('class="search"') :]
+    listed = listed[: listed.find("</ul>")]
     assert f'href="rules/{game}.html' in listed, f"searching {query!r} did not list rules/{game}:\n{results[:3000]}"
 
 
@@ -492,4 +529,4 @@ def test_rule_pages_lead_with_prose_and_fold_the_engine_settings(html_dir: Path,
         opened = text.rfind('<details class="kbsim-settings-fold">', 0, pos)
         closed = text.rfind("</details>", 0, pos)
         assert opened > closed, f"{game}: a settings table at {pos} is not folded"
-        assert "<details class=\"kbsim-settings-fold\" open" not in text
+        assert '<details class="kbsim-settings-fold" open' not in text

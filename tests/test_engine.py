@@ -28,19 +28,43 @@ def all_cards(st: GameState) -> Counter:
 
 def assert_refused(turn: Turn, move) -> None:
     """``move`` raises IllegalMove and leaves every zone of ``turn`` unchanged."""
-    before = ([list(r) for r in turn.rows], list(turn.hand), list(turn._pile), list(turn.discard), turn.phase,
-              turn.laid, turn.rebuilds, turn.completed, turn.won)
+    before = (
+        [list(r) for r in turn.rows],
+        list(turn.hand),
+        list(turn._pile),
+        list(turn.discard),
+        turn.phase,
+        turn.laid,
+        turn.rebuilds,
+        turn.completed,
+        turn.won,
+    )
     with pytest.raises(IllegalMove):
         turn.apply(move)
-    after = ([list(r) for r in turn.rows], list(turn.hand), list(turn._pile), list(turn.discard), turn.phase,
-             turn.laid, turn.rebuilds, turn.completed, turn.won)
+    after = (
+        [list(r) for r in turn.rows],
+        list(turn.hand),
+        list(turn._pile),
+        list(turn.discard),
+        turn.phase,
+        turn.laid,
+        turn.rebuilds,
+        turn.completed,
+        turn.won,
+    )
     assert after == before
 
 
 # --------------------------------------------------------------------------- deal
-@pytest.mark.parametrize("players, sizes", [
-    (2, [49, 49]), (3, [33, 33, 32]), (4, [25, 25, 24, 24]), (5, [20, 20, 20, 19, 19]),
-])
+@pytest.mark.parametrize(
+    "players, sizes",
+    [
+        (2, [49, 49]),
+        (3, [33, 33, 32]),
+        (4, [25, 25, 24, 24]),
+        (5, [20, 20, 20, 19, 19]),
+    ],
+)
 @pytest.mark.parametrize("seed", [0, 1, 2**40 + 7])
 def test_deal_split(game, players, sizes, seed):
     st = deal(game, players, random.Random(seed))
@@ -60,13 +84,16 @@ def test_deal_depends_on_seed_only(game):
     assert a != c
 
 
-@pytest.mark.parametrize("options, players, rows, hand, held", [
-    ({"hand_size": 7}, 3, 6, 7, [33, 33, 32]),
-    ({"rows": 5}, 2, 5, 6, [50, 49]),
-    ({"rows": 5}, 4, 5, 6, [25, 25, 25, 24]),
-    ({"copies": 4}, 2, 6, 6, [23, 23]),
-    ({"copies": 4}, 5, 6, 6, [10, 9, 9, 9, 9]),
-])
+@pytest.mark.parametrize(
+    "options, players, rows, hand, held",
+    [
+        ({"hand_size": 7}, 3, 6, 7, [33, 33, 32]),
+        ({"rows": 5}, 2, 5, 6, [50, 49]),
+        ({"rows": 5}, 4, 5, 6, [25, 25, 25, 24]),
+        ({"copies": 4}, 2, 6, 6, [23, 23]),
+        ({"copies": 4}, 5, 6, 6, [10, 9, 9, 9, 9]),
+    ],
+)
 def test_deal_options(options, players, rows, hand, held):
     g = compiled(**options)
     st = deal(g, players, random.Random(11))
@@ -87,8 +114,17 @@ def test_large_hand_variant_equals_option():
 # --------------------------------------------------------------------------- laying
 def test_rulebook_big_example(game):
     t = make_turn(game, [[3], [8], [9], [5], [1], [13]], hand=[1, 4, 6, 8, 11, 12], pile_top_first=[7, 2])
-    for mv in [Lay(4, 0), Lay(6, 3), Rebuild(2, 1, 1), Rebuild(3, 2, 0),
-               Lay(11, 2), Lay(12, 2), Rebuild(5, 1, 2), Lay(1, 3), Lay(8, 5)]:
+    for mv in [
+        Lay(4, 0),
+        Lay(6, 3),
+        Rebuild(2, 1, 1),
+        Rebuild(3, 2, 0),
+        Lay(11, 2),
+        Lay(12, 2),
+        Rebuild(5, 1, 2),
+        Lay(1, 3),
+        Lay(8, 5),
+    ]:
         t.apply(mv)
     assert t.rows == [[3, 4, 5, 6], [8, 9], [11, 12, 13], [1], [1], [8]]
     assert t.hand == []
@@ -103,11 +139,31 @@ def test_turn_has_one_public_mutator():
     read-only query (or a copy), so a new public verb is a deliberate change of this list."""
     public = {n for n in dir(Turn) if not n.startswith("_") and callable(getattr(Turn, n))}
     assert public == {
-        "apply", "draw_at_start",  # the one mutator, and the game loop's draw before a seat acts
-        "available_characters", "can_end", "can_exchange", "can_lay", "can_lay_anything", "can_pass", "can_place",
-        "can_rebuild", "clone", "exchange_moves", "finishing_moves", "for_seat", "gaps", "lay_moves", "lay_path",
-        "lay_reachable", "legal_moves", "minus_moves", "play_moves", "power_hint", "rebuild_moves",
-        "rebuild_refusal", "sandbox",
+        "apply",
+        "draw_at_start",  # the one mutator, and the game loop's draw before a seat acts
+        "available_characters",
+        "can_end",
+        "can_exchange",
+        "can_lay",
+        "can_lay_anything",
+        "can_pass",
+        "can_place",
+        "can_rebuild",
+        "clone",
+        "exchange_moves",
+        "finishing_moves",
+        "for_seat",
+        "gaps",
+        "lay_moves",
+        "lay_path",
+        "lay_reachable",
+        "legal_moves",
+        "minus_moves",
+        "play_moves",
+        "power_hint",
+        "rebuild_moves",
+        "rebuild_refusal",
+        "sandbox",
     }
 
 
@@ -133,15 +189,14 @@ def test_empty_row_takes_any_card(game):
 
 
 def test_chained_rebuild_completes_row_and_slot_is_reusable(game):
-    t = make_turn(game, [[1], [3, 4, 5, 6], [8, 9], [11, 12, 13], [5], [5]], hand=[2, 7, 10, 9],
-                  pile_top_first=[4, 4])
+    t = make_turn(game, [[1], [3, 4, 5, 6], [8, 9], [11, 12, 13], [5], [5]], hand=[2, 7, 10, 9], pile_top_first=[4, 4])
     t.apply(Lay(7, 1))
     t.apply(Lay(2, 0))
     t.apply(Lay(10, 2))
-    t.apply(Rebuild(1, 5, 0))   # 3-7 onto 1-2
-    t.apply(Rebuild(2, 3, 0))   # 8-10 onto 1-7
+    t.apply(Rebuild(1, 5, 0))  # 3-7 onto 1-2
+    t.apply(Rebuild(2, 3, 0))  # 8-10 onto 1-7
     assert t.completed == 0 and t.rows[0] == list(range(1, 11))
-    t.apply(Rebuild(3, 3, 0))   # 11-13 completes the row
+    t.apply(Rebuild(3, 3, 0))  # 11-13 completes the row
     assert t.completed == 1
     assert sorted(t.discard) == list(range(1, 14)) and t.discard_size == 13
     assert t.rows == [[], [], [], [], [5], [5]]
@@ -162,8 +217,7 @@ def test_complete_by_laying(game):
 
 
 def test_complete_without_laying(game):
-    t = make_turn(game, [list(range(1, 9)), list(range(9, 14)), [4], [4], [4], [4]], hand=[2],
-                  pile_top_first=[6])
+    t = make_turn(game, [list(range(1, 9)), list(range(9, 14)), [4], [4], [4], [4]], hand=[2], pile_top_first=[6])
     t.apply(Rebuild(1, 5, 0))
     assert t.completed == 1 and t.laid == 0 and t.discard_size == 13
     assert t.rows == [[], [], [4], [4], [4], [4]]
@@ -185,8 +239,7 @@ def test_complete_without_laying(game):
 
 
 def test_two_rows_complete_in_one_turn(game):
-    t = make_turn(game, [list(range(1, 13)), list(range(1, 13)), [5], [5], [5], [5]], hand=[13, 13],
-                  pile_top_first=[2])
+    t = make_turn(game, [list(range(1, 13)), list(range(1, 13)), [5], [5], [5], [5]], hand=[13, 13], pile_top_first=[2])
     t.apply(Lay(13, 0))
     t.apply(Lay(13, 1))
     assert t.completed == 2 and t.discard_size == 26 and t.rows[:2] == [[], []]
@@ -213,7 +266,7 @@ def _reference_rebuilds(rows, either: bool, into_empty: bool):
     out = {}
     for src, s in enumerate(rows):
         for k in range(1, len(s) + 1):
-            segs = [(False, s[len(s) - k:], s[:len(s) - k])]
+            segs = [(False, s[len(s) - k :], s[: len(s) - k])]
             if either and k < len(s):
                 segs.append((True, s[:k], s[k:]))
             for from_start, seg, rest in segs:
@@ -232,12 +285,15 @@ def _reference_rebuilds(rows, either: bool, into_empty: bool):
     return out
 
 
-@pytest.mark.parametrize("variant, either, into_empty", [
-    ((), False, False),
-    (("rebuild-either-end",), True, False),
-    (("rebuild-split",), False, True),
-    (("rebuild-either-end", "rebuild-split"), True, True),
-])
+@pytest.mark.parametrize(
+    "variant, either, into_empty",
+    [
+        ((), False, False),
+        (("rebuild-either-end",), True, False),
+        (("rebuild-split",), False, True),
+        (("rebuild-either-end", "rebuild-split"), True, True),
+    ],
+)
 def test_rebuild_moves_are_exactly_the_end_segments(variant, either, into_empty):
     g = compiled(*variant)
     rng = random.Random(1234)
@@ -471,24 +527,27 @@ def test_sandbox_hides_pile_and_is_independent(game):
 FILLER = [[1], [1], [1]]
 
 
-@pytest.mark.parametrize("rows, held, expected", [
-    # nothing fits and no rebuild is possible
-    ([[13]] * 6, {5}, False),
-    ([[5, 6, 7], [9, 10], [1], [1], [1], [1]], {3, 12}, False),
-    # rebuilds exist (9-12 onto B, 6-12 onto A, ...) but only shuffle the same ends around; no 13 to complete
-    ([[1, 2, 3, 4, 5], [4, 5, 6, 7, 8], [7, 8, 9, 10, 11, 12], *FILLER], {3}, False),
-    # a held card continues a row end now
-    ([[5, 6, 7], [9, 10], [1], [1], [1], [1]], {3, 8}, True),
-    ([[5, 6, 7], [9, 10], [1], [1], [1], [1]], {2}, True),
-    # an empty row can be opened by any held card
-    ([[5, 6, 7], [], [1], [1], [1], [1]], {3}, True),
-    # moving a whole row empties a row card
-    ([[3, 4, 5], [6, 7], [1], [1], [1], [1]], {3}, True),
-    # two rebuilds complete a row (9-13 onto 4-8, then 6-13 onto 1-5)
-    ([[1, 2, 3, 4, 5], [4, 5, 6, 7, 8], [7, 8, 9, 10, 11, 12, 13], *FILLER], {3}, True),
-    # nobody holds anything
-    ([[5, 6, 7], [], [1], [1], [1], [1]], set(), False),
-])
+@pytest.mark.parametrize(
+    "rows, held, expected",
+    [
+        # nothing fits and no rebuild is possible
+        ([[13]] * 6, {5}, False),
+        ([[5, 6, 7], [9, 10], [1], [1], [1], [1]], {3, 12}, False),
+        # rebuilds exist (9-12 onto B, 6-12 onto A, ...) but only shuffle the same ends around; no 13 to complete
+        ([[1, 2, 3, 4, 5], [4, 5, 6, 7, 8], [7, 8, 9, 10, 11, 12], *FILLER], {3}, False),
+        # a held card continues a row end now
+        ([[5, 6, 7], [9, 10], [1], [1], [1], [1]], {3, 8}, True),
+        ([[5, 6, 7], [9, 10], [1], [1], [1], [1]], {2}, True),
+        # an empty row can be opened by any held card
+        ([[5, 6, 7], [], [1], [1], [1], [1]], {3}, True),
+        # moving a whole row empties a row card
+        ([[3, 4, 5], [6, 7], [1], [1], [1], [1]], {3}, True),
+        # two rebuilds complete a row (9-13 onto 4-8, then 6-13 onto 1-5)
+        ([[1, 2, 3, 4, 5], [4, 5, 6, 7, 8], [7, 8, 9, 10, 11, 12, 13], *FILLER], {3}, True),
+        # nobody holds anything
+        ([[5, 6, 7], [], [1], [1], [1], [1]], set(), False),
+    ],
+)
 def test_can_progress(game, rows, held, expected):
     copy = [list(r) for r in rows]
     assert can_progress(game, rows, held) is expected
@@ -549,8 +608,13 @@ def test_shared_win_is_never_a_single_seat_win(game, monkeypatch):
 
     monkeypatch.setattr(game_mod, "stalemate_confirmed", lambda g, st: True)  # see the test above
     results = [play_game(game, [Exchanger(), Exchanger()], s) for s in range(3)]
-    cols = {"game_index": [0, 1, 2], "players": [2, 2, 2], "winners": [list(r.winners) for r in results],
-            "end_reason": [r.end_reason for r in results], "turns": [r.turns for r in results]}
+    cols = {
+        "game_index": [0, 1, 2],
+        "players": [2, 2, 2],
+        "winners": [list(r.winners) for r in results],
+        "end_reason": [r.end_reason for r in results],
+        "turns": [r.turns for r in results],
+    }
     assert all(w == [0, 1] for w in cols["winners"])
     s = summarize(cols)
     assert s["shared_win_games"] == 3

@@ -18,7 +18,9 @@ KB = load_rules("kingsbridge")
 _characters = getattr(KB.model, "characters", None)
 CASES = [(ex.name, ex, False) for ex in KB.model.examples] + [
     (f"{key}/{ex.name}", ex, True)
-    for key, ch in (_characters.roster.items() if _characters is not None else ()) for ex in ch.examples]
+    for key, ch in (_characters.roster.items() if _characters is not None else ())
+    for ex in ch.examples
+]
 
 
 def test_kingsbridge_has_examples():
@@ -45,8 +47,13 @@ def test_other_shipped_rule_files_pass_their_examples(game):
 
 
 def _example(**fields) -> Example:
-    base = {"name": "wrong", "summary": "a test example", "rows": ["3", "_", "_", "_", "_", "_"], "hand": "7",
-            "moves": ["lay 7 on 1"]}
+    base = {
+        "name": "wrong",
+        "summary": "a test example",
+        "rows": ["3", "_", "_", "_", "_", "_"],
+        "hand": "7",
+        "moves": ["lay 7 on 1"],
+    }
     base.update(fields)
     return Example.model_validate(base)
 
@@ -123,8 +130,7 @@ BAD = """\
 
 
 def _write_examples(path, body: str):
-    path.write_text("rules: kingsbridge\nexamples:\n" + textwrap.indent(textwrap.dedent(body), "  "),
-                    encoding="utf-8")
+    path.write_text("rules: kingsbridge\nexamples:\n" + textwrap.indent(textwrap.dedent(body), "  "), encoding="utf-8")
     return path
 
 

@@ -36,10 +36,15 @@ def _paths(node, prefix=()):
 PATHS = [p for p in _paths(BASE) if p[0] not in ("examples", "clarifications")]
 
 values = st.one_of(
-    st.integers(-10**18, 10**18), st.sampled_from([0, -1, 1, 2, 31, 64, 10**6, 10**15]), st.booleans(), st.none(),
-    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=30),
+    st.integers(-(10**18), 10**18),
+    st.sampled_from([0, -1, 1, 2, 31, 64, 10**6, 10**15]),
+    st.booleans(),
+    st.none(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=30),
     st.sampled_from(["[/oops]", "[edgar]", "a/../../x", "yes", "on", "1:30", "0x1f", "~", "", "rest", "any"]),
-    st.lists(st.integers(-3, 70), max_size=5), st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
+    st.lists(st.integers(-3, 70), max_size=5),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
 )
 
 mutation = st.tuples(st.sampled_from(["set", "delete", "add"]), st.sampled_from(PATHS), values)
@@ -99,8 +104,22 @@ def test_mutated_rule_files(tmp_path_factory, muts, raw):
     _clean(code, e, time.perf_counter() - t0)
     if code == 0:  # an accepted file plays (one short game) or is refused cleanly, and never replaces a file
         t0 = time.perf_counter()
-        code, o, e = kb("run", "-n", "1", "--seed", "1", "--players", "2", "--workers", "1", "-g", str(p),
-                        "--out", str(tmp / "x.parquet"), "--no-progress")
+        code, o, e = kb(
+            "run",
+            "-n",
+            "1",
+            "--seed",
+            "1",
+            "--players",
+            "2",
+            "--workers",
+            "1",
+            "-g",
+            str(p),
+            "--out",
+            str(tmp / "x.parquet"),
+            "--no-progress",
+        )
         _clean(code, e, time.perf_counter() - t0)
         code, o, e = kb("run", "-n", "1", "--seed", "1", "-g", str(p), "--out", str(out), "--workers", "1")
         assert code == 2 and out.read_text() == SENTINEL
@@ -108,8 +127,26 @@ def test_mutated_rule_files(tmp_path_factory, muts, raw):
 
 
 words = st.sampled_from(["hand_size", "rows", "copies", "rebuild_segments", "turn_limit", "nope", ""])
-option_values = st.sampled_from(["7", "7.0", "true", "yes", '"6"', "[1]", "{a: 1}", "&a [*a]", "-1", "10**9",
-                                 "99999999999999999999", "either", "", "~", "0x10", "a: b: c"])
+option_values = st.sampled_from(
+    [
+        "7",
+        "7.0",
+        "true",
+        "yes",
+        '"6"',
+        "[1]",
+        "{a: 1}",
+        "&a [*a]",
+        "-1",
+        "10**9",
+        "99999999999999999999",
+        "either",
+        "",
+        "~",
+        "0x10",
+        "a: b: c",
+    ]
+)
 ints = st.one_of(st.integers(-3, 3), st.sampled_from([2**64, -(2**63), 10**13]))
 
 
@@ -122,15 +159,32 @@ def argv(draw):
         args += ["-n", str(n), "--workers", draw(st.sampled_from(["1", "0", "-1"]))]
         args += ["--seed", str(draw(ints))]
         if draw(st.booleans()):
-            args += ["--bots", draw(st.sampled_from(["greedy", "x", "greedy,", ",", "random,random,random,random,"
-                                                     "random,random,random,random,random", "[b]"]))]
+            args += [
+                "--bots",
+                draw(
+                    st.sampled_from(
+                        [
+                            "greedy",
+                            "x",
+                            "greedy,",
+                            ",",
+                            "random,random,random,random,random,random,random,random,random",
+                            "[b]",
+                        ]
+                    )
+                ),
+            ]
         if draw(st.booleans()):
             args += ["--players", str(draw(ints))]
     elif cmd == "replay":
         args += ["--seed", str(draw(ints)), "-i", str(draw(ints)), "--players", str(draw(st.integers(0, 9)))]
     elif cmd == "solve":
-        args += ["--rows", draw(st.sampled_from(["3|8|9", "", "|||||||||||||||||||", "99", "E7|E7", "3-1", "x"])),
-                 "--hand", draw(st.sampled_from(["1 4", "", "0", "14", "1 " * 40, "E", "-1"]))]
+        args += [
+            "--rows",
+            draw(st.sampled_from(["3|8|9", "", "|||||||||||||||||||", "99", "E7|E7", "3-1", "x"])),
+            "--hand",
+            draw(st.sampled_from(["1 4", "", "0", "14", "1 " * 40, "E", "-1"])),
+        ]
     elif cmd == "compare":
         args += [draw(st.sampled_from(["keep.parquet", "nope.parquet", "r.yaml", "."]))]
     elif cmd == "report":

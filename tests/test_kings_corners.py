@@ -54,8 +54,16 @@ def test_deck_is_52_distinct_cards_and_notation_round_trips():
 def test_sequence_rule_is_value_down_and_colour_alternates():
     g = kc()
     p = lambda t: parse_cards(t, g)[0]  # noqa: E731
-    for prev, card, ok in [("10C", "9H", True), ("10C", "9D", True), ("10D", "9H", False), ("10S", "9C", False),
-                           ("10C", "8H", False), ("10C", "JH", False), ("10C", "10H", False), ("2H", "AS", True)]:
+    for prev, card, ok in [
+        ("10C", "9H", True),
+        ("10C", "9D", True),
+        ("10D", "9H", False),
+        ("10S", "9C", False),
+        ("10C", "8H", False),
+        ("10C", "JH", False),
+        ("10C", "10H", False),
+        ("2H", "AS", True),
+    ]:
         assert (p(card) - p(prev) in g.steps) is ok, (prev, card)
 
 
@@ -128,8 +136,12 @@ def test_blocked_hand_scores_everyone():
 
     def blocked_deal(game, players, rng):
         stock = []
-        return GameState(rows=[p("AH"), p("AS"), p("AD"), p("AC"), p("KH QS JH 10S"), [], [], []],
-                         hands=[p("KS 5D"), p("2C")], piles=[stock, stock], n_fixed=8)
+        return GameState(
+            rows=[p("AH"), p("AS"), p("AD"), p("AC"), p("KH QS JH 10S"), [], [], []],
+            hands=[p("KS 5D"), p("2C")],
+            piles=[stock, stock],
+            n_fixed=8,
+        )
 
     orig = game_mod.deal
     game_mod.deal = blocked_deal
@@ -154,10 +166,14 @@ def test_match_runs_to_target_and_lowest_total_wins():
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**63 - 1), players=st.integers(2, 6),
-       bot=st.sampled_from(["greedy", "greedy", "greedy", "random"]),
-       variant=st.sampled_from([(), ("kings-to-corners",), ("kings-at-once",), ("draw-first",),
-                                ("face-value-penalties",)]))
+@given(
+    seed=st.integers(0, 2**63 - 1),
+    players=st.integers(2, 6),
+    bot=st.sampled_from(["greedy", "greedy", "greedy", "random"]),
+    variant=st.sampled_from(
+        [(), ("kings-to-corners",), ("kings-at-once",), ("draw-first",), ("face-value-penalties",)]
+    ),
+)
 def test_cards_conserved_and_every_match_ends(seed, players, bot, variant):
     g = kc(*variant)
     r = play_game(g, [make_bot(bot) for _ in range(players)], seed, check=True)
@@ -168,9 +184,29 @@ def test_cards_conserved_and_every_match_ends(seed, players, bot, variant):
 
 
 def test_cli_run_records_penalties_and_hands(tmp_path):
-    p = subprocess.run([sys.executable, "-m", "kbsim.cli", "run", "--game", "kings-corners", "-p", "4", "-n", "60",
-                        "--seed", "9", "--out", "kc.parquet", "--json"], cwd=tmp_path, capture_output=True,
-                       text=True, timeout=300)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kbsim.cli",
+            "run",
+            "--game",
+            "kings-corners",
+            "-p",
+            "4",
+            "-n",
+            "60",
+            "--seed",
+            "9",
+            "--out",
+            "kc.parquet",
+            "--json",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr
     summary = json.loads(p.stdout)
     assert summary["game"] == "kings-corners" and summary["hands_per_game"] >= 1
@@ -180,8 +216,12 @@ def test_cli_run_records_penalties_and_hands(tmp_path):
 
 
 def test_rules_show_mentions_every_option():
-    p = subprocess.run([sys.executable, "-m", "kbsim.cli", "rules", "show", "kings-corners"], capture_output=True,
-                       text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "kbsim.cli", "rules", "show", "kings-corners"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 0, p.stderr
     for name in load_rules("kings-corners").model.options:
         assert re.search(re.escape(name), p.stdout), name

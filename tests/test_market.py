@@ -104,10 +104,26 @@ def test_examples_pass_and_cover_the_issue():
     results = run_market_examples(load_rules(GAME))
     assert [(r.name, r.message) for r in results if not r.ok] == []
     names = {r.name for r in results}
-    for needed in ("slide-after-take", "last-place-costs-two", "locomotive-completes-an-objective", "derailment",
-                   "station-fire", "investor", "pickpocket", "switchman", "director", "impossible-character-is-lost",
-                   "colour-pattern", "pair-pattern", "trio-pattern", "mixed-trio-pattern", "four-colours-pattern",
-                   "two-pairs-pattern", "final-round-after-fourth-objective", "tie-break-on-objective-points"):
+    for needed in (
+        "slide-after-take",
+        "last-place-costs-two",
+        "locomotive-completes-an-objective",
+        "derailment",
+        "station-fire",
+        "investor",
+        "pickpocket",
+        "switchman",
+        "director",
+        "impossible-character-is-lost",
+        "colour-pattern",
+        "pair-pattern",
+        "trio-pattern",
+        "mixed-trio-pattern",
+        "four-colours-pattern",
+        "two-pairs-pattern",
+        "final-round-after-fourth-objective",
+        "tie-break-on-objective-points",
+    ):
         assert needed in names
 
 
@@ -155,14 +171,22 @@ def _brute(terms: tuple[Pattern, ...], counts: tuple[int, ...], exclusive: bool)
     return best
 
 
-PATTERNS = [Pattern((1,), (0,), True, 2, True), Pattern((2,), None, True, 3, True), Pattern((3,), None, True, 7, True),
-            Pattern((1, 1, 1), None, True, 5, True), Pattern((1, 1, 1, 1), None, True, 6, False),
-            Pattern((2, 2), None, True, 7, False)]
+PATTERNS = [
+    Pattern((1,), (0,), True, 2, True),
+    Pattern((2,), None, True, 3, True),
+    Pattern((3,), None, True, 7, True),
+    Pattern((1, 1, 1), None, True, 5, True),
+    Pattern((1, 1, 1, 1), None, True, 6, False),
+    Pattern((2, 2), None, True, 7, False),
+]
 
 
 @settings(max_examples=150, deadline=None, derandomize=True, database=None)
-@given(st.lists(st.integers(0, 3), min_size=4, max_size=4).filter(lambda c: sum(c) <= 7),
-       st.lists(st.sampled_from(range(len(PATTERNS))), min_size=1, max_size=2), st.booleans())
+@given(
+    st.lists(st.integers(0, 3), min_size=4, max_size=4).filter(lambda c: sum(c) <= 7),
+    st.lists(st.sampled_from(range(len(PATTERNS))), min_size=1, max_size=2),
+    st.booleans(),
+)
 def test_pattern_points_match_brute_force(counts, term_ids, exclusive):
     terms = tuple(PATTERNS[i] for i in term_ids)
     assert pattern_points(terms, tuple(counts), exclusive) == _brute(terms, tuple(counts), exclusive)
@@ -244,7 +268,7 @@ def test_sandbox_hides_decks_and_never_touches_the_game():
     for seat in range(3):
         _choose_first(MarketTurn(g, s, seat, phase="choose"))
     t = MarketTurn(g, s, 1)
-    before = (json.dumps([s.lines, s.decks, s.wagons, s.currency, s.obj_visible, s.obj_deck]))
+    before = json.dumps([s.lines, s.decks, s.wagons, s.currency, s.obj_visible, s.obj_deck])
     sb = t.sandbox()
     assert all(c == HIDDEN for d in sb.state.decks for c in d) and all(o == HIDDEN for o in sb.state.obj_deck)
     assert sb.state.contracts[0] == [] and sb.state.contracts[1] == s.contracts[1]
@@ -296,7 +320,7 @@ def test_final_round_after_the_trigger(final_round):
         after = len(r.log) - 1 - i
         want = {"others": players - 1, "none": 0, "complete_round": (g.first_seat - 1 - seat) % players}
         assert after == want[final_round]
-        assert [s for s, _ in r.log[i + 1:]] == [(seat + k) % players for k in range(1, after + 1)]
+        assert [s for s, _ in r.log[i + 1 :]] == [(seat + k) % players for k in range(1, after + 1)]
 
 
 def test_seeded_games_replay_exactly():
@@ -308,17 +332,20 @@ def test_seeded_games_replay_exactly():
 
 def test_greedy_beats_random():
     g = ce()
-    wins = sum(0 in play_game(g, [make_bot(b, "market") for b in ("greedy", "random", "random")], s).winners
-               for s in range(60))
+    wins = sum(
+        0 in play_game(g, [make_bot(b, "market") for b in ("greedy", "random", "random")], s).winners for s in range(60)
+    )
     assert wins >= 40
 
 
 # ------------------------------------------------------------------ property tests
-@settings(max_examples=60, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(2, 4), st.lists(st.sampled_from(["greedy", "random"]), min_size=4, max_size=4),
-       st.sampled_from([(), ("refill-in-place",), ("shared-icons",), ("long-game",), ("equal-turns",)]),
-       st.integers(0, 2**63 - 1))
+@settings(max_examples=60, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(2, 4),
+    st.lists(st.sampled_from(["greedy", "random"]), min_size=4, max_size=4),
+    st.sampled_from([(), ("refill-in-place",), ("shared-icons",), ("long-game",), ("equal-turns",)]),
+    st.integers(0, 2**63 - 1),
+)
 def test_games_conserve_cards_and_end(players, bots, variant, seed):
     g = ce(*variant)
     r = play_game(g, [make_bot(b, "market") for b in bots[:players]], seed, check=True)
@@ -392,8 +419,23 @@ def test_card_table_option_points_at_another_file(tmp_path):
 # ------------------------------------------------------------------ the command line
 def test_cli_run_records_scores(tmp_path):
     out = tmp_path / "ce.parquet"
-    p = run_cli("run", "--game", GAME, "-p", "3", "-n", "200", "--seed", "4", "--json", "--workers", "2",
-                "--out", str(out), cwd=tmp_path)
+    p = run_cli(
+        "run",
+        "--game",
+        GAME,
+        "-p",
+        "3",
+        "-n",
+        "200",
+        "--seed",
+        "4",
+        "--json",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+        cwd=tmp_path,
+    )
     assert p.returncode == 0, p.stderr
     summary = json.loads(p.stdout)
     assert summary["games"] == 200 and "provisional" in summary
@@ -464,12 +506,16 @@ def test_a_taken_character_acts_before_its_line_refills():
     """
     loaded = load_rules(str(RULES))
     assert compile_rules(loaded).character_first
-    names = {"character-acts-before-the-refill", "character-acts-after-the-refill",
-             "event-in-the-refill-comes-after-the-character"}
+    names = {
+        "character-acts-before-the-refill",
+        "character-acts-after-the-refill",
+        "event-in-the-refill-comes-after-the-character",
+    }
     chosen = [ex for ex in loaded.model.examples if ex.name in names]
     assert len(chosen) == 3
-    assert all(r.ok for r in run_market_examples(loaded, chosen)), [r.message for r in
-                                                                     run_market_examples(loaded, chosen)]
+    assert all(r.ok for r in run_market_examples(loaded, chosen)), [
+        r.message for r in run_market_examples(loaded, chosen)
+    ]
     other = load_rules(str(RULES), options={"character_timing": "after_refill"})
     assert not compile_rules(other).character_first
     before = [ex for ex in chosen if ex.name != "character-acts-after-the-refill"]

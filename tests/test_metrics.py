@@ -17,8 +17,17 @@ from kbsim.sim.conditions import Condition
 
 def _page(df: pl.DataFrame, arms: list[str]) -> dict:
     conds = [Condition(a, a, a) for a in arms]
-    inp = ReportInput(title="t", name="t", question="", source="test", parameters=[], conditions=conds,
-                      comparisons=[(a, arms[0]) for a in arms[1:]], sweep=None, records=df)
+    inp = ReportInput(
+        title="t",
+        name="t",
+        question="",
+        source="test",
+        parameters=[],
+        conditions=conds,
+        comparisons=[(a, arms[0]) for a in arms[1:]],
+        sweep=None,
+        records=df,
+    )
     return compute(inp)
 
 
@@ -40,11 +49,21 @@ def _synthetic(rng: np.random.Generator, arms: list[str], players: list[int], de
             winner = (np.cumsum(w / w.sum(1, keepdims=True), 1) < u).sum(1)
             stale = rng.random(deals) < 0.03
             turns = length + rng.integers(0, 6, size=deals)
-            frames.append(pl.DataFrame({
-                "condition": a, "players": p, "seed": seeds, "game_index": seeds, "bots": [["greedy"] * p] * deals,
-                "winners": [[] if s else [int(x)] for s, x in zip(stale, winner, strict=True)],
-                "end_reason": ["stalemate" if s else "won" for s in stale], "turns": turns},
-                schema_overrides={"winners": pl.List(pl.Int8), "players": pl.Int8, "turns": pl.Int64}))
+            frames.append(
+                pl.DataFrame(
+                    {
+                        "condition": a,
+                        "players": p,
+                        "seed": seeds,
+                        "game_index": seeds,
+                        "bots": [["greedy"] * p] * deals,
+                        "winners": [[] if s else [int(x)] for s, x in zip(stale, winner, strict=True)],
+                        "end_reason": ["stalemate" if s else "won" for s in stale],
+                        "turns": turns,
+                    },
+                    schema_overrides={"winners": pl.List(pl.Int8), "players": pl.Int8, "turns": pl.Int64},
+                )
+            )
     return pl.concat(frames)
 
 
@@ -125,16 +144,23 @@ def test_verdict_words_and_ranking():
     fair = M.seat_balance([300, 200, 250, 250], 1000)
     v = fair["verdict"]
     assert v["largest"]["seat"] == 0 and v["largest"]["gap"] == pytest.approx(0.05)
-    assert v["text"].startswith("seat 0 wins alone 5.0 pp more often than a fair share (of the games someone won "
-                                "alone, it won 30.0% against a fair 25.0%;")
+    assert v["text"].startswith(
+        "seat 0 wins alone 5.0 pp more often than a fair share (of the games someone won "
+        "alone, it won 30.0% against a fair 25.0%;"
+    )
     # chi-square = (50^2 + 50^2) / 250 = 20 on 3 degrees of freedom
     assert fair["test"]["test"] == "chi-square" and fair["test"]["p"] == pytest.approx(0.000170, rel=0.01)
     even = M.seat_balance([250, 251, 249, 250], 1000)
-    ranked = M.rank_verdicts([{"arm": "skewed", "players": 4, "verdict": v},
-                              {"arm": "even", "players": 4, "verdict": even["verdict"]}])
+    ranked = M.rank_verdicts(
+        [{"arm": "skewed", "players": 4, "verdict": v}, {"arm": "even", "players": 4, "verdict": even["verdict"]}]
+    )
     assert [(c["arm"], c["rank"]) for c in ranked] == [("even", 1), ("skewed", 2)]
-    tied = M.rank_verdicts([{"arm": a, "players": 4, "verdict": x} for a, x in
-                            (("skewed", v), ("even", even["verdict"]), ("same", v), ("also", v))])
+    tied = M.rank_verdicts(
+        [
+            {"arm": a, "players": 4, "verdict": x}
+            for a, x in (("skewed", v), ("even", even["verdict"]), ("same", v), ("also", v))
+        ]
+    )
     assert [(c["arm"], c["rank"]) for c in tied] == [("even", 1), ("skewed", 2), ("same", 2), ("also", 2)]
     small = M.seat_balance([3, 0, 0], 3)
     assert small["test"]["test"] == "exact multinomial" and small["test"]["p"] == pytest.approx(3 / 27)
@@ -145,8 +171,17 @@ def test_report_states_verdict_and_adjustment_in_text():
     st = _page(_synthetic(rng, ["base", "b"], [3], 200), ["base", "b"])
     assert {(v["condition"], v["players"]) for v in st["verdicts"]} == {("base", 3), ("b", 3)}
     conds = [Condition("base", "base", "base"), Condition("b", "b", "b")]
-    inp = ReportInput(title="t", name="t", question="", source="test", parameters=[], conditions=conds,
-                      comparisons=[("b", "base")], sweep=None, records=_synthetic(rng, ["base", "b"], [3], 200))
+    inp = ReportInput(
+        title="t",
+        name="t",
+        question="",
+        source="test",
+        parameters=[],
+        conditions=conds,
+        comparisons=[("b", "base")],
+        sweep=None,
+        records=_synthetic(rng, ["base", "b"], [3], 200),
+    )
     lines = text_summary(inp, compute(inp))
     assert any(line.startswith("distance from fair") for line in lines)
     assert any("resolved after Holm's adjustment" in line for line in lines)
@@ -157,8 +192,16 @@ def test_run_summary_is_built_from_the_metrics_module():
     from kbsim.analysis.summary import Summary
 
     s = Summary()
-    s.add({"game_index": list(range(6)), "players": [3] * 6, "bots": [["greedy", "random", "greedy"]] * 6,
-           "winners": [[0], [0], [0], [1], [2], [0, 1]], "end_reason": ["won"] * 6, "turns": [10] * 6})
+    s.add(
+        {
+            "game_index": list(range(6)),
+            "players": [3] * 6,
+            "bots": [["greedy", "random", "greedy"]] * 6,
+            "winners": [[0], [0], [0], [1], [2], [0, 1]],
+            "end_reason": ["won"] * 6,
+            "turns": [10] * 6,
+        }
+    )
     r = s.result()
     assert r["starts"] == "seat 0 plays first" and r["fair_share"] == pytest.approx(1 / 3)
     assert r["seat_balance"]["test"]["test"] == "exact multinomial"  # 5 wins over 3 seats: < 5 expected
@@ -171,8 +214,16 @@ def test_solo_summary_has_a_histogram_not_a_pair_per_score():
 
     s = Summary(1, 12)
     scores = list(range(-100, 20))  # 120 different scores
-    s.add({"game_index": list(range(120)), "players": [1] * 120, "winners": [[]] * 120,
-           "end_reason": ["all_out"] * 120, "turns": [30] * 120, "score": scores})
+    s.add(
+        {
+            "game_index": list(range(120)),
+            "players": [1] * 120,
+            "winners": [[]] * 120,
+            "end_reason": ["all_out"] * 120,
+            "turns": [30] * 120,
+            "score": scores,
+        }
+    )
     r = s.result()
     assert r["mode"] == "team" and r["fair_share"] is None
     assert len(r["score"]["histogram"]) <= 12 and sum(b["count"] for b in r["score"]["histogram"]) == 120
@@ -188,16 +239,38 @@ def test_characters_page_ranks_with_display_names_and_small_figures(tmp_path):
     for arm in ("all", "without c0"):
         for p in (2, 3, 4, 5):
             for deal in range(40):
-                plays = [{"seat": int(rng.integers(p)), "character": k, "plays": 1} for k in keys
-                         if not (arm != "all" and k == "c0") and rng.random() < 0.5]
-                rows.append({"condition": arm, "players": p, "seed": deal, "game_index": deal, "bots": ["greedy"] * p,
-                             "winners": [int(rng.integers(p))], "end_reason": "won", "turns": 30,
-                             "character_plays": plays})
+                plays = [
+                    {"seat": int(rng.integers(p)), "character": k, "plays": 1}
+                    for k in keys
+                    if not (arm != "all" and k == "c0") and rng.random() < 0.5
+                ]
+                rows.append(
+                    {
+                        "condition": arm,
+                        "players": p,
+                        "seed": deal,
+                        "game_index": deal,
+                        "bots": ["greedy"] * p,
+                        "winners": [int(rng.integers(p))],
+                        "end_reason": "won",
+                        "turns": 30,
+                        "character_plays": plays,
+                    }
+                )
     df = pl.DataFrame(rows, schema_overrides={"winners": pl.List(pl.Int8), "players": pl.Int8})
     conds = [Condition("all", "all ten", "all ten"), Condition("without c0", "without c0", "without c0")]
-    inp = ReportInput(title="t", name="t", question="", source="test", parameters=[], conditions=conds,
-                      comparisons=[("without c0", "all")], sweep=None, records=df,
-                      names={"characters": {k: f"Name {k.upper()}" for k in keys}})
+    inp = ReportInput(
+        title="t",
+        name="t",
+        question="",
+        source="test",
+        parameters=[],
+        conditions=conds,
+        comparisons=[("without c0", "all")],
+        sweep=None,
+        records=df,
+        names={"characters": {k: f"Name {k.upper()}" for k in keys}},
+    )
     st = compute(inp)
     ranking = st["characters"]["ranking"]
     assert len(ranking) == 40 and st["characters"]["base"] == "all"
@@ -220,8 +293,17 @@ def test_unused_arm_is_warned_at_the_top():
     df = _synthetic(rng, ["base"], [3], 50)
     df = pl.concat([df, df.with_columns(condition=pl.lit("same"))])
     conds = [Condition("base", "base", "base"), Condition("same", "same", "same", bots="greedy")]
-    inp = ReportInput(title="t", name="t", question="", source="test", parameters=[], conditions=conds,
-                      comparisons=[("same", "base")], sweep=None, records=df)
+    inp = ReportInput(
+        title="t",
+        name="t",
+        question="",
+        source="test",
+        parameters=[],
+        conditions=conds,
+        comparisons=[("same", "base")],
+        sweep=None,
+        records=df,
+    )
     st = compute(inp)
     assert st["unused"] == ["same"]
     lines = text_summary(inp, st)
@@ -237,12 +319,30 @@ def test_bots_figure_lists_every_bot_in_its_legend():
     for arm, lineup in (("gr", ["greedy", "random"]), ("gp", ["greedy", "planner"])):
         for deal in range(10):
             for r in range(2):
-                rows.append({"condition": arm, "players": 2, "seed": deal, "game_index": deal,
-                             "bots": lineup[r:] + lineup[:r], "winners": [deal % 2], "end_reason": "won", "turns": 9})
+                rows.append(
+                    {
+                        "condition": arm,
+                        "players": 2,
+                        "seed": deal,
+                        "game_index": deal,
+                        "bots": lineup[r:] + lineup[:r],
+                        "winners": [deal % 2],
+                        "end_reason": "won",
+                        "turns": 9,
+                    }
+                )
     df = pl.DataFrame(rows, schema_overrides={"winners": pl.List(pl.Int8), "players": pl.Int8})
-    inp = ReportInput(title="t", name="t", question="", source="test", parameters=[],
-                      conditions=[Condition("gr", "gr", "gr"), Condition("gp", "gp", "gp")], comparisons=[],
-                      sweep=None, records=df)
+    inp = ReportInput(
+        title="t",
+        name="t",
+        question="",
+        source="test",
+        parameters=[],
+        conditions=[Condition("gr", "gr", "gr"), Condition("gp", "gp", "gp")],
+        comparisons=[],
+        sweep=None,
+        records=df,
+    )
     fig = next(f for f in build_figures(inp, compute(inp)) if f["section"] == "bots")
     shown = {t["name"] for t in json.loads(fig["json"])["data"] if t.get("showlegend", True)}
     assert {"greedy", "random", "planner"} <= shown

@@ -20,8 +20,13 @@ from kbsim.engine.rows.turn import DONE, Turn, progress_path, reachable_openings
 from kbsim.engine.seeds import game_seed
 from kbsim.rules import load_rules
 
-CASES = [("kingsbridge", ()), ("kingsbridge", ("characters",)), ("kingsbridge", ("rebuild-split",)),
-         ("kingsbridge", ("rebuild-either-end",)), ("kings-corners", ())]
+CASES = [
+    ("kingsbridge", ()),
+    ("kingsbridge", ("characters",)),
+    ("kingsbridge", ("rebuild-split",)),
+    ("kingsbridge", ("rebuild-either-end",)),
+    ("kings-corners", ()),
+]
 
 
 def brute_lays(t: Turn) -> list[Lay]:
@@ -56,13 +61,22 @@ def consistent(t: Turn) -> bool:
     return (t.state.joker is not None) == any(c < 0 for row in t.rows for c in row)
 
 
-@pytest.mark.xfail(strict=True, reason="known: the reachable-boards search (progress_path) builds its trial turns "
-                   "on a scratch state without the joker, so a row holding the joker is listed as a plain row and "
-                   "rebuilds moving the joker are missed; reported in issue #13's report, not fixed there")
+@pytest.mark.xfail(
+    strict=True,
+    reason="known: the reachable-boards search (progress_path) builds its trial turns "
+    "on a scratch state without the joker, so a row holding the joker is listed as a plain row and "
+    "rebuilds moving the joker are missed; reported in issue #13's report, not fixed there",
+)
 def test_reachable_boards_see_rebuilds_of_the_joker() -> None:
     g = compile_rules(load_rules("kingsbridge", ["characters"]))
-    rows = [[2, 3, 4], [4, 5, 6, 7, 8, 10, 11, 12, 13], [7, 8, 9, 10, 11, 12, -13],
-            [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], [2, 3, 4, 5], [4, 5, 6, 7, 8, 9, 10, 11, 12]]
+    rows = [
+        [2, 3, 4],
+        [4, 5, 6, 7, 8, 10, 11, 12, 13],
+        [7, 8, 9, 10, 11, 12, -13],
+        [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+        [2, 3, 4, 5],
+        [4, 5, 6, 7, 8, 9, 10, 11, 12],
+    ]
     # moving the joker (standing for 13) onto row 4 (ending 12) completes it and empties a row card
     turn = Turn(g, [list(r) for r in rows], [], [], [])
     assert Rebuild(2, 1, 3) in brute_rebuilds(turn)
@@ -127,8 +141,11 @@ def test_reachable_openings_agrees_with_progress_path(game: str, variants: tuple
                 assert expected is not False
                 continue
             ends, empty, gaps = found
-            got = any(v - e in g.steps for v in held for e in ends) or \
-                any(g.may_open(v, i) for i in empty for v in held) or any(v in gaps for v in held)
+            got = (
+                any(v - e in g.steps for v in held for e in ends)
+                or any(g.may_open(v, i) for i in empty for v in held)
+                or any(v in gaps for v in held)
+            )
             assert got == expected, (rows, held)
             answers.add(got)
     assert boards and True in answers
@@ -159,8 +176,9 @@ def test_search_successors_equal_rebuilds_made_by_the_turn(game: str, variants: 
     monkeypatch.setattr(Turn, "rebuild_moves", rebuild_moves)
     checked = 0
     for board in boards:
-        scratch = Turn(g, [], [], [], [], state=GameState(rows=[], hands=[[]], piles=[[]], discard=[],
-                                                          n_fixed=g.n_rows))
+        scratch = Turn(
+            g, [], [], [], [], state=GameState(rows=[], hands=[[]], piles=[[]], discard=[], n_fixed=g.n_rows)
+        )
         succ = _successors(g, board, scratch)
         assert [mv for _, _, mv in succ] == Turn(g, [list(r) for r in board], [], [], []).rebuild_moves()
         for new_board, key, mv in succ:

@@ -146,16 +146,30 @@ def random_board(rng: random.Random, n_rows: int, max_hand: int):
 def _engines(turn: Turn):
     """The plan of every engine that can model ``turn`` (unpruned, unbounded)."""
     sb = turn.sandbox
-    out = [plan_turn(turn, budget=10**6),
-           searches._search_rows(sb(), turn.needed, 200, 10**6, False),
-           searches._search_clones(sb(), 10**6, False)]
+    out = [
+        plan_turn(turn, budget=10**6),
+        searches._search_rows(sb(), turn.needed, 200, 10**6, False),
+        searches._search_clones(sb(), 10**6, False),
+    ]
     g = turn.g
     rows0 = tuple(tuple(r) for r in turn.rows)
     hand0 = tuple(sorted(turn.hand))
     found = searches._search_runs(g, rows0, hand0, turn.needed, 200, 10**6, len(hand0) + 1)
     cand, parents, moves, _, _ = found
-    out.append(searches.Plan(moves=(), laid=len(hand0) - len(cand[0][2]) if cand else 0, score=0.0, rows=(),
-                           hand=(), won=False, legal=bool(cand), nodes=0, exact=True, engine="runs"))
+    out.append(
+        searches.Plan(
+            moves=(),
+            laid=len(hand0) - len(cand[0][2]) if cand else 0,
+            score=0.0,
+            rows=(),
+            hand=(),
+            won=False,
+            legal=bool(cand),
+            nodes=0,
+            exact=True,
+            engine="runs",
+        )
+    )
     return out
 
 
@@ -203,10 +217,19 @@ def test_planner_registered():
     assert isinstance(make_bot("planner"), PlannerBot)
 
 
-@pytest.mark.parametrize(("variants", "players", "games"), [
-    ((), 4, 4), ((), 2, 4), (("rebuild-either-end",), 3, 1), (("rebuild-split",), 2, 1),
-    (("small-hand",), 5, 2), (("characters",), 3, 1), (("solo",), 1, 1), (("cooperative",), 2, 1),
-])
+@pytest.mark.parametrize(
+    ("variants", "players", "games"),
+    [
+        ((), 4, 4),
+        ((), 2, 4),
+        (("rebuild-either-end",), 3, 1),
+        (("rebuild-split",), 2, 1),
+        (("small-hand",), 5, 2),
+        (("characters",), 3, 1),
+        (("solo",), 1, 1),
+        (("cooperative",), 2, 1),
+    ],
+)
 def test_planner_plays_legal_games(variants, players, games):
     g = compiled(*variants)
     for i in range(games):
@@ -294,16 +317,19 @@ def test_cli_solve_text_and_json(tmp_path):
     assert turn.laid == 3
 
 
-@pytest.mark.parametrize(("args", "mentions"), [
-    (["--rows", "3 5|8", "--hand", "1"], "row 1"),
-    (["--rows", "3|14", "--hand", "1"], "outside"),
-    (["--rows", "3|3|3|3|3", "--hand", "3 3 3 3"], "copies"),
-    (["--rows", "3|x", "--hand", "1"], "row 2"),
-    (["--rows", "3", "--hand", "1", "--character", "ragna"], "characters"),
-    (["--rows", "3", "--hand", "1", "--pile", "-1"], "--pile"),
-    (["--rows", "3", "--hand", "1 x"], "--hand"),
-    (["--game", "continental-express", "--rows", "3", "--hand", "1"], "rows of cards"),
-])
+@pytest.mark.parametrize(
+    ("args", "mentions"),
+    [
+        (["--rows", "3 5|8", "--hand", "1"], "row 1"),
+        (["--rows", "3|14", "--hand", "1"], "outside"),
+        (["--rows", "3|3|3|3|3", "--hand", "3 3 3 3"], "copies"),
+        (["--rows", "3|x", "--hand", "1"], "row 2"),
+        (["--rows", "3", "--hand", "1", "--character", "ragna"], "characters"),
+        (["--rows", "3", "--hand", "1", "--pile", "-1"], "--pile"),
+        (["--rows", "3", "--hand", "1 x"], "--hand"),
+        (["--game", "continental-express", "--rows", "3", "--hand", "1"], "rows of cards"),
+    ],
+)
 def test_cli_solve_errors(tmp_path, args, mentions):
     p = run_cli("solve", *args, cwd=tmp_path)
     assert p.returncode == 2, (p.stdout, p.stderr)
@@ -319,8 +345,9 @@ def test_ladder_script_smoke(tmp_path, capsys):
     ladder = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ladder)
     out = tmp_path / "ladder.json"
-    assert ladder.main(["ladder", "--deals", "2", "--workers", "1", "--pairs", "planner:greedy",
-                        "--json", str(out)]) == 0
+    assert (
+        ladder.main(["ladder", "--deals", "2", "--workers", "1", "--pairs", "planner:greedy", "--json", str(out)]) == 0
+    )
     data = json.loads(out.read_text())["ladder"][0]
     assert data["games"] == 4 and data["a_wins"] + data["b_wins"] + data["ties"] == 4
     assert "planner vs greedy" in capsys.readouterr().out

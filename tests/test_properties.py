@@ -26,8 +26,7 @@ def setups(draw):
     return players, bots, variant, seed
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(setups())
 def test_games_keep_invariants(setup):
     players, bots, variant, seed = setup

@@ -79,10 +79,11 @@ BAD_STUDIES = {
     "duplicate-arm": (BASE_DOC + '[[arms]]\nname = "a"\n', "arms.1.name: 'a' is already the name of arms.0"),
     "unknown-baseline": (BASE_DOC.replace("seed = 1", 'seed = 1\nbaseline = "zz"'), "baseline: 'zz'"),
     "duplicate-players": (BASE_DOC.replace("[2]", "[2, 2]"), "players: every player count"),
-    "sweep-baseline": (BASE_DOC + '[sweep]\noption = "hand_size"\nvalues = [5, 6]\nbaseline = 9\n',
-                       "sweep.baseline"),
-    "sweep-conflict": (BASE_DOC + 'options = { hand_size = 5 }\n[sweep]\noption = "hand_size"\nvalues = [5, 6]\n',
-                       "arms.0.options: sets 'hand_size'"),
+    "sweep-baseline": (BASE_DOC + '[sweep]\noption = "hand_size"\nvalues = [5, 6]\nbaseline = 9\n', "sweep.baseline"),
+    "sweep-conflict": (
+        BASE_DOC + 'options = { hand_size = 5 }\n[sweep]\noption = "hand_size"\nvalues = [5, 6]\n',
+        "arms.0.options: sets 'hand_size'",
+    ),
     "toml-syntax": (BASE_DOC + "oops = [\n", "TOML syntax error"),
     "empty-bots": (BASE_DOC + "bots = []\n", "arms.0.bots"),
 }
@@ -99,8 +100,12 @@ def test_study_validation_errors_name_file_and_field(tmp_path, case):
 
 
 def test_yaml_study_and_lookup_without_suffix(tmp_path):
-    path = _write(tmp_path, "name: y\nplayers: [2, 3]\ngames: 5\nseed: 3\narms:\n  - name: a\n    variants: "
-                            "rebuild-either-end\n    bots: [greedy, random]\n", "y.yaml")
+    path = _write(
+        tmp_path,
+        "name: y\nplayers: [2, 3]\ngames: 5\nseed: 3\narms:\n  - name: a\n    variants: "
+        "rebuild-either-end\n    bots: [greedy, random]\n",
+        "y.yaml",
+    )
     st = load_study(tmp_path / "y")  # suffix found
     assert st.source == path and st.arms[0].variants == ["rebuild-either-end"]
     assert st.arms[0].lineup(3) == ("greedy", "random", "greedy")
@@ -108,15 +113,19 @@ def test_yaml_study_and_lookup_without_suffix(tmp_path):
         load_study(tmp_path / "nope")
 
 
-@pytest.mark.parametrize("arm, mentions", [
-    ({"name": "complete", "variants": ["no-such-variant"]}, ["arm 'complete'", "no-such-variant"]),
-    ({"name": "b", "bots": ["greedy", "nosuchbot"]}, ["arm 'b'", "nosuchbot", "bots"]),
-    ({"name": "o", "options": {"no_such_option": 1}}, ["arm 'o'", "no_such_option"]),
-    ({"name": "v", "options": {"rebuild_segments": "middle"}}, ["arm 'v'", "middle"]),
-])
+@pytest.mark.parametrize(
+    "arm, mentions",
+    [
+        ({"name": "complete", "variants": ["no-such-variant"]}, ["arm 'complete'", "no-such-variant"]),
+        ({"name": "b", "bots": ["greedy", "nosuchbot"]}, ["arm 'b'", "nosuchbot", "bots"]),
+        ({"name": "o", "options": {"no_such_option": 1}}, ["arm 'o'", "no_such_option"]),
+        ({"name": "v", "options": {"rebuild_segments": "middle"}}, ["arm 'v'", "middle"]),
+    ],
+)
 def test_plan_rejects_unknown_names(tmp_path, arm, mentions):
-    st = study_from_dict({"name": "x", "players": [2], "games": 5, "seed": 1, "arms": [{"name": "ok"}, arm]},
-                         tmp_path / "x.toml")
+    st = study_from_dict(
+        {"name": "x", "players": [2], "games": 5, "seed": 1, "arms": [{"name": "ok"}, arm]}, tmp_path / "x.toml"
+    )
     with pytest.raises(StudyError) as e:
         plan_study(st)
     msg = e.value.one_line()
@@ -129,8 +138,9 @@ def test_plan_rejects_player_count_and_game(tmp_path):
     st = study_from_dict({"name": "x", "players": [2, 9], "games": 5, "seed": 1, "arms": [{"name": "a"}]}, "x.toml")
     with pytest.raises(StudyError, match="players: 9 is not allowed"):
         plan_study(st)
-    st = study_from_dict({"name": "x", "game": "nosuchgame", "players": [2], "games": 5, "seed": 1,
-                          "arms": [{"name": "a"}]}, "x.toml")
+    st = study_from_dict(
+        {"name": "x", "game": "nosuchgame", "players": [2], "games": 5, "seed": 1, "arms": [{"name": "a"}]}, "x.toml"
+    )
     with pytest.raises(StudyError, match="x.toml: game: unknown game 'nosuchgame'"):
         plan_study(st)
 
@@ -156,8 +166,9 @@ def test_shipped_studies_validate():
         assert plan.runs and all(r.spec.seed == st.seed for r in plan.runs)
     sweep = plan_study(load_study(REPO / "reports" / "sweep-hand-size.toml"))
     assert {c.sweep_value for c in sweep.conditions} == {5, 6, 7}
-    assert sorted(sweep.comparisons) == sorted([(sweep.conditions[0].key, sweep.conditions[1].key),
-                                                (sweep.conditions[2].key, sweep.conditions[1].key)])
+    assert sorted(sweep.comparisons) == sorted(
+        [(sweep.conditions[0].key, sweep.conditions[1].key), (sweep.conditions[2].key, sweep.conditions[1].key)]
+    )
 
 
 def test_rotations_are_distinct_and_balanced():
@@ -170,13 +181,26 @@ def test_rotations_are_distinct_and_balanced():
 
 
 def test_plan_rotates_mixed_lineups_on_the_same_deals(tmp_path):
-    st = study_from_dict({"name": "b", "players": [2, 3], "games": 7, "seed": 9,
-                          "arms": [{"name": "g"}, {"name": "gr", "bots": ["greedy", "random"]}]}, tmp_path / "b.toml")
+    st = study_from_dict(
+        {
+            "name": "b",
+            "players": [2, 3],
+            "games": 7,
+            "seed": 9,
+            "arms": [{"name": "g"}, {"name": "gr", "bots": ["greedy", "random"]}],
+        },
+        tmp_path / "b.toml",
+    )
     plan = plan_study(st)
     assert plan.records_dir == tmp_path / "_build" / "records" / "b"
     mixed = [(r.players, r.spec.bots) for r in plan.runs if r.condition.arm == "gr"]
-    assert mixed == [(2, ("greedy", "random")), (2, ("random", "greedy")), (3, ("greedy", "random", "greedy")),
-                     (3, ("random", "greedy", "greedy")), (3, ("greedy", "greedy", "random"))]
+    assert mixed == [
+        (2, ("greedy", "random")),
+        (2, ("random", "greedy")),
+        (3, ("greedy", "random", "greedy")),
+        (3, ("random", "greedy", "greedy")),
+        (3, ("greedy", "greedy", "random")),
+    ]
     assert {r.spec.seed for r in plan.runs} == {9} and {r.spec.games for r in plan.runs} == {7}
     assert len({r.path for r in plan.runs}) == len(plan.runs) == 7
     assert plan.comparisons == [(plan.conditions[1].key, plan.conditions[0].key)]
@@ -186,8 +210,17 @@ def test_sweep_study_in_process(tmp_path):
     from kbsim.analysis.reading import study_input
     from kbsim.sim.study import run_study
 
-    st = study_from_dict({"name": "sw", "players": [2], "games": 30, "seed": 4, "arms": [{"name": "base"}],
-                          "sweep": {"option": "hand_size", "values": [5, 6], "baseline": 6}}, tmp_path / "sw.toml")
+    st = study_from_dict(
+        {
+            "name": "sw",
+            "players": [2],
+            "games": 30,
+            "seed": 4,
+            "arms": [{"name": "base"}],
+            "sweep": {"option": "hand_size", "values": [5, 6], "baseline": 6},
+        },
+        tmp_path / "sw.toml",
+    )
     plan = plan_study(st)
     seen = []
     stats = run_study(plan, workers=1, progress=lambda done, total: seen.append((done, total)))
@@ -227,23 +260,50 @@ def test_newcombe_interval_matches_published_example():
 
 def _records(rows):
     """A records frame from (condition, players, seed, bots, winners, end_reason, turns) tuples."""
-    return pl.DataFrame([{"condition": c, "players": p, "seed": s, "game_index": s, "bots": list(b),
-                          "winners": w, "end_reason": e, "turns": t} for c, p, s, b, w, e, t in rows],
-                        schema_overrides={"winners": pl.List(pl.Int8), "players": pl.Int8})
+    return pl.DataFrame(
+        [
+            {
+                "condition": c,
+                "players": p,
+                "seed": s,
+                "game_index": s,
+                "bots": list(b),
+                "winners": w,
+                "end_reason": e,
+                "turns": t,
+            }
+            for c, p, s, b, w, e, t in rows
+        ],
+        schema_overrides={"winners": pl.List(pl.Int8), "players": pl.Int8},
+    )
 
 
 def _input(df, conditions, comparisons=()):
-    return ReportInput(title="t", name="t", question="", source="test", parameters=[], conditions=conditions,
-                       comparisons=list(comparisons), sweep=None, records=df)
+    return ReportInput(
+        title="t",
+        name="t",
+        question="",
+        source="test",
+        parameters=[],
+        conditions=conditions,
+        comparisons=list(comparisons),
+        sweep=None,
+        records=df,
+    )
 
 
 def test_report_deltas_pair_deals_and_average_rotations():
     g2, gr, rg = ("greedy", "greedy"), ("greedy", "random"), ("random", "greedy")
     rows = [  # arm A: greedy only; arm B: a mixed lineup in two rotations on the same deals
-        ("A", 2, 1, g2, [0], "won", 10), ("A", 2, 2, g2, [1], "won", 20), ("A", 2, 3, g2, [0, 1], "stalemate", 30),
-        ("B", 2, 1, gr, [0], "won", 12), ("B", 2, 1, rg, [1], "won", 16),
-        ("B", 2, 2, gr, [0], "won", 20), ("B", 2, 2, rg, [0], "won", 22),
-        ("B", 2, 3, gr, [], "turn_limit", 40), ("B", 2, 3, rg, [1], "stalemate", 30),
+        ("A", 2, 1, g2, [0], "won", 10),
+        ("A", 2, 2, g2, [1], "won", 20),
+        ("A", 2, 3, g2, [0, 1], "stalemate", 30),
+        ("B", 2, 1, gr, [0], "won", 12),
+        ("B", 2, 1, rg, [1], "won", 16),
+        ("B", 2, 2, gr, [0], "won", 20),
+        ("B", 2, 2, rg, [0], "won", 22),
+        ("B", 2, 3, gr, [], "turn_limit", 40),
+        ("B", 2, 3, rg, [1], "stalemate", 30),
         ("B", 2, 4, gr, [0], "won", 5),  # deal 4 has no partner in A: not paired
     ]
     inp = _input(_records(rows), [Condition("A", "A", "A"), Condition("B", "B", "B")], [("B", "A")])
@@ -269,17 +329,35 @@ def test_report_deltas_pair_deals_and_average_rotations():
 def _char_frame():
     plays = pl.List(pl.Struct({"seat": pl.Int8, "character": pl.String, "plays": pl.Int16}))
     rows = [
-        ("C", 2, 1, [0], [{"seat": 0, "character": "ragna", "plays": 2},
-                          {"seat": 1, "character": "edgar", "plays": 1}]),
+        (
+            "C",
+            2,
+            1,
+            [0],
+            [{"seat": 0, "character": "ragna", "plays": 2}, {"seat": 1, "character": "edgar", "plays": 1}],
+        ),
         ("C", 2, 2, [1], [{"seat": 1, "character": "ragna", "plays": 1}]),
         ("C", 2, 3, [0, 1], [{"seat": 0, "character": "edgar", "plays": 1}]),
         ("C", 2, 4, [1], []),
         ("N", 2, 1, [0], []),  # an arm without characters: empty lists, no character section for it
     ]
-    return pl.DataFrame([{"condition": c, "players": p, "seed": s, "game_index": s, "bots": ["greedy", "greedy"],
-                          "winners": w, "end_reason": "won" if len(w) == 1 else "stalemate", "turns": 20,
-                          "character_plays": cp} for c, p, s, w, cp in rows],
-                        schema_overrides={"winners": pl.List(pl.Int8), "character_plays": plays})
+    return pl.DataFrame(
+        [
+            {
+                "condition": c,
+                "players": p,
+                "seed": s,
+                "game_index": s,
+                "bots": ["greedy", "greedy"],
+                "winners": w,
+                "end_reason": "won" if len(w) == 1 else "stalemate",
+                "turns": 20,
+                "character_plays": cp,
+            }
+            for c, p, s, w, cp in rows
+        ],
+        schema_overrides={"winners": pl.List(pl.Int8), "character_plays": plays},
+    )
 
 
 def test_character_tables_from_synthetic_records():
@@ -292,7 +370,7 @@ def test_character_tables_from_synthetic_records():
     assert plays["ragna"]["plays"] == 3 and plays["ragna"]["games"] == 4 and plays["ragna"]["games_played"] == 2
     assert plays["ragna"]["per_game"] == pytest.approx(0.75)
     # per-game ragna plays 2, 1, 0, 0: sd = sqrt(((1.25^2) + 0.25^2 + 2 * 0.75^2) / 3)
-    sd = math.sqrt((1.25 ** 2 + 0.25 ** 2 + 2 * 0.75 ** 2) / 3)
+    sd = math.sqrt((1.25**2 + 0.25**2 + 2 * 0.75**2) / 3)
     assert plays["ragna"]["per_game_high"] - 0.75 == pytest.approx(1.959963984540054 * sd / 2)
     lift = {r["character"]: r for r in character_lift(df).to_dicts()}
     # 8 seat-games, sole wins: g1 seat 0, g2 seat 1, g4 seat 1 (g3 is shared: nobody's win)
@@ -306,13 +384,16 @@ def test_character_tables_from_synthetic_records():
 
 def test_character_sections_render(tmp_path):
     df = _char_frame()
-    res = write_report(_input(df, [Condition("C", "complete", "complete"), Condition("N", "base", "base")],
-                              [("C", "N")]), tmp_path / "c.html")
+    res = write_report(
+        _input(df, [Condition("C", "complete", "complete"), Condition("N", "base", "base")], [("C", "N")]),
+        tmp_path / "c.html",
+    )
     page = res.path.read_text(encoding="utf-8")
     assert "Plays per character" in page and "Win-rate lift of playing a character" in page
     assert 'id="fig-' in page and "char-lift" in page and "ragna" in page
-    no_chars = write_report(_input(df.filter(pl.col("condition") == "N"), [Condition("N", "base", "base")]),
-                            tmp_path / "n.html").path.read_text(encoding="utf-8")
+    no_chars = write_report(
+        _input(df.filter(pl.col("condition") == "N"), [Condition("N", "base", "base")]), tmp_path / "n.html"
+    ).path.read_text(encoding="utf-8")
     assert "Plays per character" not in no_chars
 
 
@@ -327,8 +408,7 @@ def tiny(tmp_path_factory):
     assert first.returncode == 0, first.stderr
     html_first = out.read_text(encoding="utf-8")
     stamps = {p.name: p.stat().st_mtime_ns for p in (d / "rec").glob("*.parquet")}
-    second = run_cli("report", str(study), "-o", str(out), "--records", str(d / "rec"), "--json", "--force",
-                     cwd=d)
+    second = run_cli("report", str(study), "-o", str(out), "--records", str(d / "rec"), "--json", "--force", cwd=d)
     assert second.returncode == 0, second.stderr
     return {"dir": d, "out": out, "first": first, "second": second, "html_first": html_first, "stamps": stamps}
 
@@ -402,8 +482,13 @@ def _write_run(path, seed=5, players=3, games=50, **options):
     from kbsim.sim.records import to_table, write_parquet
     from kbsim.sim.runner import Backend, RunSpec, run_games
 
-    spec = RunSpec(game=compile_rules(load_rules("kingsbridge", [], options)), players=players,
-                   bots=("greedy",) * players, games=games, seed=seed)
+    spec = RunSpec(
+        game=compile_rules(load_rules("kingsbridge", [], options)),
+        players=players,
+        bots=("greedy",) * players,
+        games=games,
+        seed=seed,
+    )
     write_parquet(to_table(run_games(spec, Backend()), {"version": __version__, "run": spec.parameters()}), path)
 
 
@@ -418,8 +503,7 @@ def test_cli_compare_two_runs(tmp_path):
     assert "base (hand_size=5) − base (hand_size=6), 3 players, turns per game" in p.stdout
     page = out.read_text(encoding="utf-8")
     assert page.count("* plotly.js v") == 1 and "Paired differences" in page
-    _user_error(run_cli("compare", "a.parquet", "missing.parquet", "-o", "x.html", cwd=tmp_path),
-                "missing.parquet")
+    _user_error(run_cli("compare", "a.parquet", "missing.parquet", "-o", "x.html", cwd=tmp_path), "missing.parquet")
     assert not (tmp_path / "x.html").exists()
 
 
@@ -436,11 +520,13 @@ def test_compare_merges_files_of_one_arm(tmp_path):
     _write_run(tmp_path / "a2.parquet", players=2, games=20)
     _write_run(tmp_path / "a3.parquet", players=3, games=20)
     _write_run(tmp_path / "b3.parquet", players=3, games=20, seed=6, rebuild_segments="either")
-    inp = compare_input([tmp_path / "a2.parquet", tmp_path / "a3.parquet", tmp_path / "a3.parquet",
-                         tmp_path / "b3.parquet"])
+    inp = compare_input(
+        [tmp_path / "a2.parquet", tmp_path / "a3.parquet", tmp_path / "a3.parquet", tmp_path / "b3.parquet"]
+    )
     assert [c.label for c in inp.conditions] == ["base (rebuild_segments=end)", "base (rebuild_segments=either)"]
     assert inp.conditions[1].changed == {"rebuild_segments": "either"} and inp.comparisons == [
-        (inp.conditions[1].key, inp.conditions[0].key)]
+        (inp.conditions[1].key, inp.conditions[0].key)
+    ]
     assert inp.records.height == 60  # the file given twice is counted once
     st = compute(inp)
     d = [x for x in st["deltas"] if x["players"] == 3 and x["metric"] == "turns"][0]["delta"]
@@ -470,6 +556,7 @@ def test_records_load_file_folder_and_list(tmp_path, tiny):
 
 def test_records_to_pandas(tiny):
     import pandas  # noqa: F401 - in the dev extra: the README promise is tested, never skipped
+
     files = sorted((tiny["dir"] / "rec").glob("*.parquet"))
     assert len(kbsim.records.load(files[0]).to_pandas()) == GAMES
 
@@ -486,9 +573,19 @@ def test_page_renders_in_headless_chromium(tiny):
     opts = webdriver.ChromeOptions()
     opts.binary_location = str(CHROMIUM)
     profile = tempfile.mkdtemp(prefix="kbsim-chromium-")
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", "--window-size=1400,1000", f"--user-data-dir={profile}"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+        f"--user-data-dir={profile}",
+    ):
         opts.add_argument(flag)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -499,7 +596,8 @@ def test_page_renders_in_headless_chromium(tiny):
             "return Array.from(document.querySelectorAll('div.kb-plot')).map(function (el) {"
             "  return {id: el.id, traces: (el._fullData || []).length,"
             "          drawn: el.querySelectorAll('g.trace, g.points path, path.box').length,"
-            "          svg: el.querySelectorAll('svg.main-svg').length}; })")
+            "          svg: el.querySelectorAll('svg.main-svg').length}; })"
+        )
         assert len(plots) >= 5, plots
         for p in plots:
             assert p["traces"] > 0 and p["drawn"] > 0 and p["svg"] > 0, p

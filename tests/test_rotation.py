@@ -18,7 +18,10 @@ def _spec(games: int) -> RunSpec:
 
 def test_every_rotation_of_each_deal_is_played():
     assert seat_rotations(("greedy", "random", "greedy")) == [
-        ("greedy", "random", "greedy"), ("random", "greedy", "greedy"), ("greedy", "greedy", "random")]
+        ("greedy", "random", "greedy"),
+        ("random", "greedy", "greedy"),
+        ("greedy", "greedy", "random"),
+    ]
     cols = play_chunk(_spec(6), range(6))
     assert cols["seed"] == [game_seed(11, 0)] * 3 + [game_seed(11, 1)] * 3
     assert [tuple(b) for b in cols["bots"][:3]] == seat_rotations(("greedy", "random", "greedy"))
@@ -30,20 +33,53 @@ def test_rotation_is_deterministic_across_workers():
     for be in (Backend(), ProcessesBackend(workers=2)):
         out = {}
         run_chunks(spec, be, [range(0, 5), range(5, 12)], lambda c, cols, out=out: out.update({c.start: cols}))
-        got[be.name] = [(s, tuple(b), tuple(w)) for k in sorted(out) for s, b, w in
-                        zip(out[k]["seed"], out[k]["bots"], out[k]["winners"], strict=True)]
+        got[be.name] = [
+            (s, tuple(b), tuple(w))
+            for k in sorted(out)
+            for s, b, w in zip(out[k]["seed"], out[k]["bots"], out[k]["winners"], strict=True)
+        ]
     assert got["serial"] == got["processes"]
 
 
 def test_run_cli_rotates_and_reports_bot_shares(tmp_path):
-    r = run_cli("run", "-p", "3", "-n", "4", "--seed", "11", "--bots", "greedy,random,greedy", "--out",
-                str(tmp_path / "r.parquet"), "--json", "--workers", "1", cwd=tmp_path)
+    r = run_cli(
+        "run",
+        "-p",
+        "3",
+        "-n",
+        "4",
+        "--seed",
+        "11",
+        "--bots",
+        "greedy,random,greedy",
+        "--out",
+        str(tmp_path / "r.parquet"),
+        "--json",
+        "--workers",
+        "1",
+        cwd=tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)
     assert s["games"] == 12 and s["rotated"] == 3 and s["deals"] == 4
     shares = {b["bot"]: b for b in s["bot_shares"]}
     assert shares["random"]["seats"] == 1 and shares["greedy"]["fair"] == 2 / 3
     assert sum(b["k"] for b in s["bot_shares"]) == sum(x["wins"] for x in s["seats"])
-    r2 = run_cli("run", "-p", "3", "-n", "4", "--seed", "11", "--bots", "greedy,random,greedy", "--no-rotate",
-                 "--out", str(tmp_path / "n.parquet"), "--workers", "1", cwd=tmp_path)
+    r2 = run_cli(
+        "run",
+        "-p",
+        "3",
+        "-n",
+        "4",
+        "--seed",
+        "11",
+        "--bots",
+        "greedy,random,greedy",
+        "--no-rotate",
+        "--out",
+        str(tmp_path / "n.parquet"),
+        "--workers",
+        "1",
+        cwd=tmp_path,
+    )
     assert r2.returncode == 0 and "NOT rotated" in r2.stdout

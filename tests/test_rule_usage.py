@@ -85,8 +85,7 @@ def test_either_end_chances_greedy_never_has_one_planner_declines(either):
 
 
 def test_records_column_declared():
-    assert str(SCHEMA.field("rule_usage").type) == (
-        "list<item: struct<rule: string, uses: int32, legal_turns: int32>>")
+    assert str(SCHEMA.field("rule_usage").type) == ("list<item: struct<rule: string, uses: int32, legal_turns: int32>>")
 
 
 def test_chances_count_the_turns_where_the_variant_rebuild_was_legal():
@@ -107,15 +106,27 @@ def test_game_result_and_record_carry_the_chances():
     assert all(set(r.rule_legal) == {usage.INTO_EMPTY} for r in results)
     assert sum(r.rule_legal[usage.INTO_EMPTY] for r in results) > 0
     rec = usage.record(results[0].rule_usage, results[0].rule_legal)
-    assert rec == [{"rule": usage.INTO_EMPTY, "uses": results[0].rule_usage[usage.INTO_EMPTY],
-                    "legal_turns": results[0].rule_legal[usage.INTO_EMPTY]}]
+    assert rec == [
+        {
+            "rule": usage.INTO_EMPTY,
+            "uses": results[0].rule_usage[usage.INTO_EMPTY],
+            "legal_turns": results[0].rule_legal[usage.INTO_EMPTY],
+        }
+    ]
     assert usage.record({usage.CHARACTERS: 2}) == [{"rule": usage.CHARACTERS, "uses": 2, "legal_turns": None}]
 
 
 def test_report_warns_when_the_arms_rule_is_never_used(tmp_path):
-    st = study_from_dict({"name": "ru", "players": [2], "games": 6, "seed": 3,
-                          "arms": [{"name": "base"}, {"name": "either", "variants": ["rebuild-either-end"]}]},
-                         tmp_path / "ru.toml")
+    st = study_from_dict(
+        {
+            "name": "ru",
+            "players": [2],
+            "games": 6,
+            "seed": 3,
+            "arms": [{"name": "base"}, {"name": "either", "variants": ["rebuild-either-end"]}],
+        },
+        tmp_path / "ru.toml",
+    )
     plan = plan_study(st)
     run_study(plan, workers=1)
     inp = study_input(plan)
@@ -155,16 +166,46 @@ def test_run_summary_notes_a_rule_no_game_used(tmp_path):
     enables no counter and prints no such note."""
     from conftest import run_cli
 
-    proc = run_cli("run", "-p", "3", "-n", "20", "--seed", "7", "--variant", "rebuild-either-end", "--workers", "1",
-                   "-o", str(tmp_path / "e.parquet"), cwd=tmp_path)
+    proc = run_cli(
+        "run",
+        "-p",
+        "3",
+        "-n",
+        "20",
+        "--seed",
+        "7",
+        "--variant",
+        "rebuild-either-end",
+        "--workers",
+        "1",
+        "-o",
+        str(tmp_path / "e.parquet"),
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "note: no game used `turn.lay_out.rebuild.segments`" in proc.stdout
     assert "never legal at the start of a turn" in proc.stdout and "--bots planner" in proc.stdout
-    base = run_cli("run", "-p", "3", "-n", "20", "--seed", "7", "--workers", "1", "-o", str(tmp_path / "b.parquet"),
-                   cwd=tmp_path)
+    base = run_cli(
+        "run", "-p", "3", "-n", "20", "--seed", "7", "--workers", "1", "-o", str(tmp_path / "b.parquet"), cwd=tmp_path
+    )
     assert base.returncode == 0 and "no game used" not in base.stdout
-    js = run_cli("run", "-p", "3", "-n", "20", "--seed", "7", "--variant", "rebuild-split", "--workers", "1",
-                 "--json", "-o", str(tmp_path / "s.parquet"), cwd=tmp_path)
+    js = run_cli(
+        "run",
+        "-p",
+        "3",
+        "-n",
+        "20",
+        "--seed",
+        "7",
+        "--variant",
+        "rebuild-split",
+        "--workers",
+        "1",
+        "--json",
+        "-o",
+        str(tmp_path / "s.parquet"),
+        cwd=tmp_path,
+    )
     import json
 
     usage_ = json.loads(js.stdout)["rule_usage"][usage.INTO_EMPTY]

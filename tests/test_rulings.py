@@ -70,8 +70,11 @@ def test_seed_11_game_4_goes_on_past_the_false_stalemate():
 
 def test_a_held_card_that_fits_is_no_stalemate():
     g = compiled()
-    st = GameState(rows=[parse_cards(x) for x in ("2-13", "4-13", "2-13", "11-13", "4-13", "3-6")],
-                   hands=[[1], [1], [3], [7, 3]], piles=[[], [], [], []])
+    st = GameState(
+        rows=[parse_cards(x) for x in ("2-13", "4-13", "2-13", "11-13", "4-13", "3-6")],
+        hands=[[1], [1], [3], [7, 3]],
+        piles=[[], [], [], []],
+    )
     assert seat_can_lay(g, st, 3) and not stalemate_confirmed(g, st)
     st.hands[3] = [3]
     assert stalemate_confirmed(g, st)  # 1s and 3s fit nothing, no rebuild helps: a real stalemate
@@ -88,8 +91,9 @@ def test_random_four_player_stalemates_are_real():
 
 def test_blocked_king_corners_hand_needs_the_exact_test():
     g = kc()
-    st = GameState(rows=kc_rows("10C|AH|AS|AC|_|_|_|_", g), hands=[parse_cards("9H", g), parse_cards("2H", g)],
-                   piles=[[], []])
+    st = GameState(
+        rows=kc_rows("10C|AH|AS|AC|_|_|_|_", g), hands=[parse_cards("9H", g), parse_cards("2H", g)], piles=[[], []]
+    )
     assert not stalemate_confirmed(g, st)  # the red 9 goes on the black 10
     st.hands[0] = parse_cards("9C", g)
     assert stalemate_confirmed(g, st)
@@ -121,8 +125,19 @@ def test_turn_after_a_rebuild_that_strands_the_hand_can_still_end():
 
 # ------------------------------------------------------------------ 4. records
 def test_moves_of_different_kinds_never_compare_equal():
-    kinds = [Lay(3, 0), LayStart(3, 0), FillGap(3, 0), LayParked(3, 0), Swap(3), Exchange((3,)), Minus((3,)),
-             Rebuild(0, 1, 2), Play("den", ()), PASS, END_TURN]
+    kinds = [
+        Lay(3, 0),
+        LayStart(3, 0),
+        FillGap(3, 0),
+        LayParked(3, 0),
+        Swap(3),
+        Exchange((3,)),
+        Minus((3,)),
+        Rebuild(0, 1, 2),
+        Play("den", ()),
+        PASS,
+        END_TURN,
+    ]
     for a in kinds:
         for b in kinds:
             assert (a == b) is (a is b)
@@ -166,9 +181,15 @@ def test_turns_that_lay_nothing_with_an_empty_pile_are_passes():
     assert total > 0
 
 
-@pytest.mark.parametrize("game, variants, players", [("kingsbridge", (), 3), ("kingsbridge", ("characters",), 2),
-                                                     ("kings-corners", (), 4),
-                                                     ("continental-express", (), 3)])
+@pytest.mark.parametrize(
+    "game, variants, players",
+    [
+        ("kingsbridge", (), 3),
+        ("kingsbridge", ("characters",), 2),
+        ("kings-corners", (), 4),
+        ("continental-express", (), 3),
+    ],
+)
 def test_deal_hash_equal_deals_equal_hash(game, variants, players):
     g = compile_rules(load_rules(game, list(variants)))
     a, b, c = (deal_hash_of(g, players, s) for s in (5, 5, 6))
@@ -210,8 +231,7 @@ def test_kings_corners_player_left_of_dealer_plays_first(players):
 
 
 def test_kings_corners_match_replays_every_hand(tmp_path):
-    p = run_cli("replay", "--game", "kings-corners", "--seed", "2", "--game-index", "0", "--players", "4",
-                cwd=tmp_path)
+    p = run_cli("replay", "--game", "kings-corners", "--seed", "2", "--game-index", "0", "--players", "4", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert "hand 2 (deal hash" in p.stdout
     assert p.stdout.count("deal: rows") >= 2
@@ -241,14 +261,12 @@ def test_kings_at_once_a_drawn_king_goes_to_a_corner_at_once():
 # ------------------------------------------------------------------ 6. optional powers, solve, bots
 def test_gytha_to_no_effect_when_no_discard_card_fits():
     g = rules("characters")
-    s = make_state(["3-7", "9", "9", "9", "9", "9"], ["2", "1"], ["1", "1"], discard="3 3",
-                   char_piles=[["gytha"], []])
+    s = make_state(["3-7", "9", "9", "9", "9", "9"], ["2", "1"], ["1", "1"], discard="3 3", char_piles=[["gytha"], []])
     t = turn_of(g, s, 0)
     assert [m.args for m in t.play_moves()] == [((),)]
     t.apply(Play("gytha", ((),)))
     assert s.char_piles == [[], ["gytha"]] and s.discard == [3, 3]
-    s = make_state(["3-7", "9", "9", "9", "9", "9"], ["2", "1"], ["1", "1"], discard="8 3",
-                   char_piles=[["gytha"], []])
+    s = make_state(["3-7", "9", "9", "9", "9", "9"], ["2", "1"], ["1", "1"], discard="8 3", char_piles=[["gytha"], []])
     t = turn_of(g, s, 0)
     with pytest.raises(IllegalMove, match="no effect only when none fits"):
         t.apply(Play("gytha", ((),)))
@@ -284,7 +302,6 @@ def test_kingsbridge_refusals_name_their_option():
     t = Turn(g, kc_rows("5C|5S|5H|5D|_|_|_|_", g), parse_cards("QS", g), [], [])
     with pytest.raises(IllegalMove, match=r"only K"):
         t.apply(Lay(parse_cards("QS", g)[0], 4))
-
 
 
 @pytest.mark.parametrize("players, cards", [(None, 1), ("2", 1), ("4", 3)])

@@ -31,8 +31,25 @@ def test_dask_local_cluster_matches_serial(tmp_path):
     g = compile_rules(loaded)
     spec = RunSpec(game=g, players=3, bots=("greedy",) * 3, games=120, seed=77, rules_hash=loaded.rules_hash)
     serial = run_games(spec, Backend(), chunk_size=25)
-    p = kbsim("run", "-p", "3", "-n", "120", "--seed", "77", "--backend", "dask", "--workers", "2",
-              "--chunk-size", "13", "--out", "d.parquet", "--json", cwd=tmp_path)
+    p = kbsim(
+        "run",
+        "-p",
+        "3",
+        "-n",
+        "120",
+        "--seed",
+        "77",
+        "--backend",
+        "dask",
+        "--workers",
+        "2",
+        "--chunk-size",
+        "13",
+        "--out",
+        "d.parquet",
+        "--json",
+        cwd=tmp_path,
+    )
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["backend"] == "dask"
     dask_records = pl.read_parquet(tmp_path / "d.parquet").to_dict(as_series=False)
@@ -56,8 +73,23 @@ def test_chunks_written_atomically_and_merged_in_order(tmp_path):
 
 
 def test_resume_after_sigterm_gives_identical_records(tmp_path):
-    args = ["run", "-p", "4", "-n", "6000", "--seed", "21", "--chunk-size", "100", "--workers", "2",
-            "--out", "r.parquet", "--json", "--no-progress"]
+    args = [
+        "run",
+        "-p",
+        "4",
+        "-n",
+        "6000",
+        "--seed",
+        "21",
+        "--chunk-size",
+        "100",
+        "--workers",
+        "2",
+        "--out",
+        "r.parquet",
+        "--json",
+        "--no-progress",
+    ]
     proc = subprocess.Popen([*KBSIM, *args], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     parts = tmp_path / "r.parquet.parts"
     deadline = time.time() + 60
@@ -81,8 +113,22 @@ def test_resume_after_sigterm_gives_identical_records(tmp_path):
     summary = json.loads(done.stdout)
     assert summary["games"] == 6000
     assert summary["games_played_now"] == 6000 - safe
-    ref = kbsim("run", "-p", "4", "-n", "6000", "--seed", "21", "--workers", "1", "--out", "ref.parquet",
-                "--json", "--no-progress", cwd=tmp_path)
+    ref = kbsim(
+        "run",
+        "-p",
+        "4",
+        "-n",
+        "6000",
+        "--seed",
+        "21",
+        "--workers",
+        "1",
+        "--out",
+        "ref.parquet",
+        "--json",
+        "--no-progress",
+        cwd=tmp_path,
+    )
     assert ref.returncode == 0, ref.stderr
     a = pl.read_parquet(tmp_path / "r.parquet")
     b = pl.read_parquet(tmp_path / "ref.parquet")
@@ -99,8 +145,7 @@ def test_resume_refuses_other_parameters(tmp_path):
     err = [ln for ln in other.stderr.splitlines() if ln.strip()]
     assert len(err) == 1 and "other parameters" in err[0] and "Traceback" not in other.stderr
     assert (tmp_path / "r.parquet").read_bytes() == before
-    same = kbsim("run", "-p", "2", "-n", "40", "--seed", "5", "--out", "r.parquet", "--resume", "--json",
-                 cwd=tmp_path)
+    same = kbsim("run", "-p", "2", "-n", "40", "--seed", "5", "--out", "r.parquet", "--resume", "--json", cwd=tmp_path)
     assert same.returncode == 0, same.stderr
     assert json.loads(same.stdout)["games_played_now"] == 0
     assert (tmp_path / "r.parquet").read_bytes() == before

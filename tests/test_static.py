@@ -39,16 +39,30 @@ def test_ruff_check_is_clean():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_ruff_format_is_applied():
+    """The code is laid out by ``ruff format`` (configuration in pyproject.toml): ``ruff format --check`` is clean."""
+    exe = _tool("ruff")
+    if exe is None:
+        pytest.skip("ruff is not installed (it is in the dev extras: pip install -e '.[dev]')")
+    proc = _run([exe, "format", "--check", "src", "tests", "benchmarks", "noxfile.py"])
+    assert proc.returncode == 0, "run `ruff format src tests benchmarks noxfile.py`:\n" + proc.stdout + proc.stderr
+
+
 def test_ruff_checks_complexity_and_docstrings():
     """The configuration really selects C901 (limit 15) and pydocstyle (Google) -- a rail that cannot fail is none."""
     exe = _tool("ruff")
     if exe is None:
         pytest.skip("ruff is not installed (it is in the dev extras: pip install -e '.[dev]')")
     branches = "".join(f"    if x == {i}:\n        x += 1\n" for i in range(16))
-    bad = f'def public(x):\n{branches}    return x\n'
-    proc = subprocess.run([exe, "check", "--no-fix", "--output-format", "concise", "--stdin-filename",
-                           "src/kbsim/probe.py", "-"], cwd=ROOT, input=bad, capture_output=True, text=True,
-                          timeout=60)
+    bad = f"def public(x):\n{branches}    return x\n"
+    proc = subprocess.run(
+        [exe, "check", "--no-fix", "--output-format", "concise", "--stdin-filename", "src/kbsim/probe.py", "-"],
+        cwd=ROOT,
+        input=bad,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode != 0
     assert "C901" in proc.stdout, proc.stdout
     assert "D103" in proc.stdout, proc.stdout  # missing docstring in a public function
@@ -72,7 +86,8 @@ def test_mypy_reports_a_type_error(tmp_path):
         pytest.skip("mypy is not installed (it is in the dev extras: pip install -e '.[dev]')")
     probe = tmp_path / "probe.py"
     probe.write_text("x: int = 'seven'\n")
-    proc = _run([exe, "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / "cache"),
-                 str(probe)])
+    proc = _run(
+        [exe, "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / "cache"), str(probe)]
+    )
     assert proc.returncode != 0
     assert "[assignment]" in proc.stdout, proc.stdout

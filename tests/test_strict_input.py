@@ -68,7 +68,7 @@ def rule_copy(tmp_path: Path, old: str, new: str, name: str = "r.yaml") -> Path:
 # ------------------------------------------------------------------ YAML read strictly
 def test_duplicate_key_names_dotted_key_and_line(tmp_path):
     p = rule_copy(tmp_path, "  hand_size: 6\n", "  hand_size: 6\n  hand_size: 9\n")
-    line = KB_TEXT[:KB_TEXT.index("  hand_size: 6\n")].count("\n") + 2
+    line = KB_TEXT[: KB_TEXT.index("  hand_size: 6\n")].count("\n") + 2
     with pytest.raises(RulesError) as e:
         read_document(p)
     assert "duplicate key `setup.hand_size`" in str(e.value) and f"line {line}" in str(e.value)
@@ -79,12 +79,31 @@ def test_duplicate_key_names_dotted_key_and_line(tmp_path):
     assert out == ""
 
 
-@pytest.mark.parametrize("text, value", [
-    ("yes", "yes"), ("on", "on"), ("no", "no"), ("off", "off"), ("y", "y"),
-    ("true", True), ("False", False), ("010", 10), ("0o10", 8), ("0x1f", 31), ("1:30", "1:30"),
-    ("1_000", "1_000"), ("2024-01-02", "2024-01-02"), ("7", 7), ("7.0", 7.0), ("-3", -3), ("~", None),
-    ("null", None), (".inf", float("inf")), ("'6'", "6"),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("yes", "yes"),
+        ("on", "on"),
+        ("no", "no"),
+        ("off", "off"),
+        ("y", "y"),
+        ("true", True),
+        ("False", False),
+        ("010", 10),
+        ("0o10", 8),
+        ("0x1f", 31),
+        ("1:30", "1:30"),
+        ("1_000", "1_000"),
+        ("2024-01-02", "2024-01-02"),
+        ("7", 7),
+        ("7.0", 7.0),
+        ("-3", -3),
+        ("~", None),
+        ("null", None),
+        (".inf", float("inf")),
+        ("'6'", "6"),
+    ],
+)
 def test_yaml_12_core_scalars(text, value):
     assert load_yaml(f"v: {text}\n") == {"v": value}
     got = parse_option_value(text)
@@ -141,11 +160,14 @@ def test_recursive_alias_is_one_line(tmp_path):
     assert_user_error(code, err, "recursive alias", "line 1")
 
 
-@pytest.mark.parametrize("text, needle", [
-    ("a: [" * 40 + "]" * 40, "nested more than 32 levels"),
-    ("a: b: c", "YAML syntax error"),
-    ("? [1, 2]\n: x\n", "YAML error"),
-])
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("a: [" * 40 + "]" * 40, "nested more than 32 levels"),
+        ("a: b: c", "YAML syntax error"),
+        ("? [1, 2]\n: x\n", "YAML error"),
+    ],
+)
 def test_other_bad_yaml(text, needle):
     with pytest.raises(YamlInputError) as e:
         load_yaml(text)
@@ -161,8 +183,19 @@ def test_rule_file_size_limit(tmp_path):
 
 # ------------------------------------------------------------------ strict types
 def test_option_bool_for_int_is_an_error(tmp_path):
-    code, out, err = kb("run", "-n", "20", "--seed", "3", "--option", "hand_size=true", "--workers", "1",
-                        "--out", str(tmp_path / "a.parquet"))
+    code, out, err = kb(
+        "run",
+        "-n",
+        "20",
+        "--seed",
+        "3",
+        "--option",
+        "hand_size=true",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path / "a.parquet"),
+    )
     assert_user_error(code, err, "setup.hand_size", "valid integer", "true")
     assert not (tmp_path / "a.parquet").exists()
 
@@ -173,11 +206,14 @@ def test_quoted_int_in_rule_file_is_an_error(tmp_path):
     assert_user_error(code, err, "setup.hand_size", "valid integer", '"6"')
 
 
-@pytest.mark.parametrize("old, new, field", [
-    ("  hand_size: 6\n", "  hand_size: yes\n", "setup.hand_size"),
-    ("  copies: 8\n", "  copies: 8.0\n", "cards.copies"),
-    ("      repeats: false\n", "      repeats: 0\n", "repeats"),
-])
+@pytest.mark.parametrize(
+    "old, new, field",
+    [
+        ("  hand_size: 6\n", "  hand_size: yes\n", "setup.hand_size"),
+        ("  copies: 8\n", "  copies: 8.0\n", "cards.copies"),
+        ("      repeats: false\n", "      repeats: 0\n", "repeats"),
+    ],
+)
 def test_no_coercion_in_rule_files(tmp_path, old, new, field):
     if old not in KB_TEXT:
         pytest.skip(f"{old!r} not in the shipped file")
@@ -188,13 +224,36 @@ def test_no_coercion_in_rule_files(tmp_path, old, new, field):
 
 
 def test_float_for_int_option_refused_and_equal_values_equal_run_ids(tmp_path):
-    code, out, err = kb("run", "-n", "2", "--seed", "3", "--option", "hand_size=7.0", "--workers", "1",
-                        "--out", str(tmp_path / "f.parquet"))
+    code, out, err = kb(
+        "run",
+        "-n",
+        "2",
+        "--seed",
+        "3",
+        "--option",
+        "hand_size=7.0",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path / "f.parquet"),
+    )
     assert_user_error(code, err, "setup.hand_size", "7.0")
     ids = []
     for i, v in enumerate(["7", "07", "+7", "0x7"]):
-        code, out, err = kb("run", "-n", "2", "--seed", "3", "--option", f"hand_size={v}", "--workers", "1",
-                            "--out", str(tmp_path / f"{i}.parquet"), "--json")
+        code, out, err = kb(
+            "run",
+            "-n",
+            "2",
+            "--seed",
+            "3",
+            "--option",
+            f"hand_size={v}",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path / f"{i}.parquet"),
+            "--json",
+        )
         assert code == 0, err
         ids.append(json.loads(out)["options"])
         import pyarrow.parquet as pq
@@ -216,17 +275,23 @@ def test_schema_matches_strict_limits():
 
 
 # ------------------------------------------------------------------ limits and cross-field checks
-@pytest.mark.parametrize("old, new, needles", [
-    ("      step: 1\n", "      step: 0\n", ["step: 0", "-63 to 63, not 0"]),
-    ("    turns: 2000\n", "    turns: 1000000000000000\n", ["end.turn_limit.turns", "100000"]),
-    ("  hand_size: 6\n", "  hand_size: 31\n", ["setup.hand_size", "30"]),
-    ("  copies: 8\n", "  copies: 1\n", ["setup.hand_size", "deck holds 13", "expected a hand size from 1 to"]),
-    ("  values: {min: 1, max: 13}\n  copies: 8\n", "  values: {min: 0, max: 63}\n  copies: 64\n",
-     ["4,096 cards", "at most 2,000"]),
-    ("title: Kingsbridge", "title: " + "K" * 201, ["title", "200"]),
-    ("      max_per_turn: 200\n", "      max_per_turn: 10001\n", ["max_per_turn", "10000"]),
-    ("    exact_search_limit: 5000\n", "    exact_search_limit: 5000000\n", ["exact_search_limit", "1000000"]),
-])
+@pytest.mark.parametrize(
+    "old, new, needles",
+    [
+        ("      step: 1\n", "      step: 0\n", ["step: 0", "-63 to 63, not 0"]),
+        ("    turns: 2000\n", "    turns: 1000000000000000\n", ["end.turn_limit.turns", "100000"]),
+        ("  hand_size: 6\n", "  hand_size: 31\n", ["setup.hand_size", "30"]),
+        ("  copies: 8\n", "  copies: 1\n", ["setup.hand_size", "deck holds 13", "expected a hand size from 1 to"]),
+        (
+            "  values: {min: 1, max: 13}\n  copies: 8\n",
+            "  values: {min: 0, max: 63}\n  copies: 64\n",
+            ["4,096 cards", "at most 2,000"],
+        ),
+        ("title: Kingsbridge", "title: " + "K" * 201, ["title", "200"]),
+        ("      max_per_turn: 200\n", "      max_per_turn: 10001\n", ["max_per_turn", "10000"]),
+        ("    exact_search_limit: 5000\n", "    exact_search_limit: 5000000\n", ["exact_search_limit", "1000000"]),
+    ],
+)
 def test_limits_refused_with_range(tmp_path, old, new, needles):
     p = rule_copy(tmp_path, old, new)
     code, out, err = kb("rules", "check", str(p))
@@ -235,8 +300,23 @@ def test_limits_refused_with_range(tmp_path, old, new, needles):
 
 def test_per_minus_card_bounded(tmp_path):
     p = rule_copy(tmp_path, "per_minus_card: -5", "per_minus_card: -1000000000")
-    code, out, err = kb("run", "-n", "2", "--seed", "1", "-g", str(p), "-v", "solo", "--players", "1",
-                        "--workers", "1", "--out", str(tmp_path / "s.parquet"))
+    code, out, err = kb(
+        "run",
+        "-n",
+        "2",
+        "--seed",
+        "1",
+        "-g",
+        str(p),
+        "-v",
+        "solo",
+        "--players",
+        "1",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path / "s.parquet"),
+    )
     assert_user_error(code, err, "per_minus_card", "-1000")
 
 
@@ -251,8 +331,9 @@ def test_limits_table_documented():
 # ------------------------------------------------------------------ valid JSON everywhere
 def test_every_json_output_is_strict_json(tmp_path):
     outputs = {}
-    code, out, err = kb("run", "-n", "1", "--seed", "1", "--workers", "1", "--out", str(tmp_path / "a.parquet"),
-                        "--json")
+    code, out, err = kb(
+        "run", "-n", "1", "--seed", "1", "--workers", "1", "--out", str(tmp_path / "a.parquet"), "--json"
+    )
     outputs["run"] = (code, out, err)
     outputs["compare"] = kb("compare", str(tmp_path / "a.parquet"), "--json", "-o", str(tmp_path / "c.html"))
     outputs["replay"] = kb("replay", "--seed", "1", "-i", "0", "--json")
@@ -277,8 +358,9 @@ def test_dumps_json_never_writes_nan():
 
 
 # ------------------------------------------------------------------ closed pipe
-@pytest.mark.parametrize("args", [["rules", "schema"], ["rules", "show"], ["rules", "check"],
-                                  ["replay", "--seed", "1", "-i", "0"]])
+@pytest.mark.parametrize(
+    "args", [["rules", "schema"], ["rules", "show"], ["rules", "check"], ["replay", "--seed", "1", "-i", "0"]]
+)
 def test_closed_pipe_exits_zero(tmp_path, args):
     cmd = [sys.executable, "-m", "kbsim.cli", *args]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env(), cwd=tmp_path)
@@ -318,8 +400,23 @@ def _children(pid: int) -> set[int]:
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
 def test_workers_die_with_parent_and_resume_cleans_up(tmp_path):
     out = tmp_path / "r.parquet"
-    cmd = [sys.executable, "-m", "kbsim.cli", "run", "-n", "100000", "--seed", "2", "--out", str(out),
-           "--workers", "2", "--chunk-size", "50", "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "kbsim.cli",
+        "run",
+        "-n",
+        "100000",
+        "--seed",
+        "2",
+        "--out",
+        str(out),
+        "--workers",
+        "2",
+        "--chunk-size",
+        "50",
+        "--no-progress",
+    ]
     p = subprocess.Popen(cmd, env=cli_env(), cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     parts = tmp_path / "r.parquet.parts"
     deadline = time.time() + 60
@@ -333,19 +430,33 @@ def test_workers_die_with_parent_and_resume_cleans_up(tmp_path):
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
     deadline = time.time() + 15
-    while time.time() < deadline and any(Path(f"/proc/{c}").exists() and
-                                         "Z" not in Path(f"/proc/{c}/stat").read_text().split()[2]
-                                         for c in family if Path(f"/proc/{c}").exists()):
+    while time.time() < deadline and any(
+        Path(f"/proc/{c}").exists() and "Z" not in Path(f"/proc/{c}/stat").read_text().split()[2]
+        for c in family
+        if Path(f"/proc/{c}").exists()
+    ):
         time.sleep(0.2)
-    alive = [c for c in family if Path(f"/proc/{c}").exists()
-             and Path(f"/proc/{c}/stat").read_text().split()[2] != "Z"]
+    alive = [c for c in family if Path(f"/proc/{c}").exists() and Path(f"/proc/{c}/stat").read_text().split()[2] != "Z"]
     assert not alive
     # a temp file of a killed merge and a truncated chunk: cleaned and replayed on resume
     (tmp_path / ".r.parquet.x1y2.tmp").write_text("x")
     first = sorted(parts.glob("chunk-*.parquet"))[0]
     first.write_bytes(first.read_bytes()[:100])
-    code, o, e = kb("run", "-n", "400", "--seed", "2", "--out", str(out), "--workers", "1", "--chunk-size", "50",
-                    "--resume", "--json")
+    code, o, e = kb(
+        "run",
+        "-n",
+        "400",
+        "--seed",
+        "2",
+        "--out",
+        str(out),
+        "--workers",
+        "1",
+        "--chunk-size",
+        "50",
+        "--resume",
+        "--json",
+    )
     # other parameters (-n 400): refused, and the message does not say the impossible
     assert_user_error(code, e, "other parameters")
 
@@ -387,8 +498,21 @@ def test_resume_refuses_edited_rules(tmp_path):
     rules = tmp_path / "r.yaml"
     rules.write_text(KB_TEXT)
     out = tmp_path / "x.parquet"
-    args = ["run", "-n", "20", "--seed", "1", "-g", str(rules), "--out", str(out), "--workers", "1",
-            "--chunk-size", "10"]
+    args = [
+        "run",
+        "-n",
+        "20",
+        "--seed",
+        "1",
+        "-g",
+        str(rules),
+        "--out",
+        str(out),
+        "--workers",
+        "1",
+        "--chunk-size",
+        "10",
+    ]
     from kbsim.sim.output import RunOutput
 
     code, o, e = kb(*args)
@@ -478,12 +602,26 @@ def test_bad_scheduler_is_bad_input():
 
 # ------------------------------------------------------------------ names as paths and markup
 def test_variant_name_cannot_escape_runs(tmp_path):
-    text = KB_TEXT.replace("\nvariants:\n", "\nvariants:\n  a/../../../../elsewhere/x:\n    summary: x\n"
-                                            "    options: {hand_size: 5}\n", 1)
+    text = KB_TEXT.replace(
+        "\nvariants:\n", "\nvariants:\n  a/../../../../elsewhere/x:\n    summary: x\n    options: {hand_size: 5}\n", 1
+    )
     assert text != KB_TEXT
     (tmp_path / "r.yaml").write_text(text)
-    code, o, e = kb("run", "-n", "2", "--seed", "1", "-g", "r.yaml", "-v", "a/../../../../elsewhere/x",
-                    "--workers", "1", "--json", cwd=tmp_path)
+    code, o, e = kb(
+        "run",
+        "-n",
+        "2",
+        "--seed",
+        "1",
+        "-g",
+        "r.yaml",
+        "-v",
+        "a/../../../../elsewhere/x",
+        "--workers",
+        "1",
+        "--json",
+        cwd=tmp_path,
+    )
     assert code == 0, e
     outp = Path(json.loads(o)["out"])
     assert outp.parent == Path("runs") and (tmp_path / outp).is_file()
@@ -495,8 +633,9 @@ def test_markup_in_names_printed_as_written(tmp_path):
     code, o, e = kb("rules", "show", str(p))
     assert code == 0, e
     assert "K [/oops] [edgar]" in o
-    code, o, e = kb("run", "-n", "2", "--seed", "1", "-g", str(p), "--workers", "1",
-                    "--out", str(tmp_path / "a.parquet"))
+    code, o, e = kb(
+        "run", "-n", "2", "--seed", "1", "-g", str(p), "--workers", "1", "--out", str(tmp_path / "a.parquet")
+    )
     assert code == 0, e
     code, o, e = kb("rules", "check", str(p))
     assert code == 0 and "K [/oops] [edgar]" in o
@@ -537,8 +676,21 @@ def test_compare_refuses_same_run_under_other_rules(tmp_path):
 
 # ------------------------------------------------------------------ unbounded requests, same ranges everywhere
 def test_huge_run_plans_lazily(tmp_path):
-    cmd = [sys.executable, "-m", "kbsim.cli", "run", "-n", "1000000000000", "--seed", "1", "--workers", "1",
-           "--out", str(tmp_path / "h.parquet"), "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "kbsim.cli",
+        "run",
+        "-n",
+        "1000000000000",
+        "--seed",
+        "1",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path / "h.parquet"),
+        "--no-progress",
+    ]
     p = subprocess.Popen(cmd, env=cli_env(), cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         parts = tmp_path / "h.parquet.parts"
@@ -546,8 +698,11 @@ def test_huge_run_plans_lazily(tmp_path):
         while time.time() < deadline and not list(parts.glob("chunk-*.parquet")):
             time.sleep(0.2)
         assert list(parts.glob("chunk-*.parquet")), "no game finished"
-        rss = int(next(ln for ln in Path(f"/proc/{p.pid}/status").read_text().splitlines()
-                       if ln.startswith("VmRSS")).split()[1])
+        rss = int(
+            next(ln for ln in Path(f"/proc/{p.pid}/status").read_text().splitlines() if ln.startswith("VmRSS")).split()[
+                1
+            ]
+        )
         assert rss < 400_000  # kB
     finally:
         p.kill()
@@ -555,24 +710,26 @@ def test_huge_run_plans_lazily(tmp_path):
 
 
 def test_workers_capped_at_work(tmp_path):
-    code, o, e = kb("run", "-n", "2", "--seed", "1", "--workers", "64", "--out", str(tmp_path / "a.parquet"),
-                    "--json")
+    code, o, e = kb("run", "-n", "2", "--seed", "1", "--workers", "64", "--out", str(tmp_path / "a.parquet"), "--json")
     assert code == 0, e
     assert json.loads(o)["workers"] <= 2
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["run", "--seed", "-1"], "--seed -1: expected an integer from 0"),
-    (["replay", "--seed", "-1", "-i", "0"], "--seed -1: expected an integer from 0"),
-    (["run", "--seed", str(2**64)], "--seed"),
-    (["replay", "--seed", str(2**64), "-i", "0"], "--seed"),
-    (["run", "-n", "0"], "--games 0: expected a number of games from 1"),
-    (["report", "variants", "-n", "0"], "--games 0: expected a number of games from 1"),
-    (["run", "-n", str(10**13)], "--games"),
-    (["run", "--workers", "0"], "--workers 0: expected a number of worker processes from 1"),
-    (["report", "variants", "--workers", "0"], "--workers 0: expected a number of worker processes from 1"),
-    (["replay", "--seed", "1", "-i", "-1"], "--game-index -1"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["run", "--seed", "-1"], "--seed -1: expected an integer from 0"),
+        (["replay", "--seed", "-1", "-i", "0"], "--seed -1: expected an integer from 0"),
+        (["run", "--seed", str(2**64)], "--seed"),
+        (["replay", "--seed", str(2**64), "-i", "0"], "--seed"),
+        (["run", "-n", "0"], "--games 0: expected a number of games from 1"),
+        (["report", "variants", "-n", "0"], "--games 0: expected a number of games from 1"),
+        (["run", "-n", str(10**13)], "--games"),
+        (["run", "--workers", "0"], "--workers 0: expected a number of worker processes from 1"),
+        (["report", "variants", "--workers", "0"], "--workers 0: expected a number of worker processes from 1"),
+        (["replay", "--seed", "1", "-i", "-1"], "--game-index -1"),
+    ],
+)
 def test_same_ranges_everywhere(args, needle):
     code, o, e = kb(*args)
     assert_user_error(code, e, needle)
@@ -636,8 +793,9 @@ def test_yaml_dump_of_shipped_rules_round_trips():
         assert load_yaml(yaml.safe_dump(doc, sort_keys=False)) == doc
 
 
-@pytest.mark.parametrize("value, ok", [("[edgar]", True), ("[edgar, agatha]", True), ("[]", True),
-                                       ("edgar", False), ("7", False)])
+@pytest.mark.parametrize(
+    "value, ok", [("[edgar]", True), ("[edgar, agatha]", True), ("[]", True), ("edgar", False), ("7", False)]
+)
 def test_list_option_from_the_command_line(value, ok):
     """A list option takes a YAML flow list on the command line (and only a list)."""
     if ok:
@@ -650,9 +808,15 @@ def test_list_option_from_the_command_line(value, ok):
 
 def test_option_of_every_type_from_the_command_line():
     """An int, a bool, a choice and a list option each read from ``KEY=VALUE`` text."""
-    loaded = load_rules("kingsbridge", ["characters"], {
-        "hand_size": parse_option_value("7"), "rebuild_into_empty_row": parse_option_value("true"),
-        "characters_removed": parse_option_value("[den]")})
+    loaded = load_rules(
+        "kingsbridge",
+        ["characters"],
+        {
+            "hand_size": parse_option_value("7"),
+            "rebuild_into_empty_row": parse_option_value("true"),
+            "characters_removed": parse_option_value("[den]"),
+        },
+    )
     assert loaded.options["hand_size"] == 7 and loaded.options["rebuild_into_empty_row"] is True
     assert loaded.options["characters_removed"] == ["den"]
 
@@ -663,8 +827,10 @@ def test_report_and_compare_refuse_an_output_folder_that_does_not_exist(tmp_path
 
     rec = tmp_path / "a.parquet"
     assert run_cli("run", "-p", "2", "-n", "4", "--workers", "1", "-o", str(rec), cwd=tmp_path).returncode == 0
-    for args in (["compare", str(rec), str(rec), "-o", str(tmp_path / "nodir" / "c.html")],
-                 ["report", "seat-advantage", "-n", "2", "-o", str(tmp_path / "nodir" / "r.html")]):
+    for args in (
+        ["compare", str(rec), str(rec), "-o", str(tmp_path / "nodir" / "c.html")],
+        ["report", "seat-advantage", "-n", "2", "-o", str(tmp_path / "nodir" / "r.html")],
+    ):
         proc = run_cli(*args, cwd=tmp_path)
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
         assert "does not exist" in proc.stderr and "Traceback" not in proc.stderr

@@ -53,8 +53,15 @@ def load_game(name_or_path: str, variants: Sequence[str] = (), options: Mapping[
     return family_of(loaded.model).compile(loaded)
 
 
-def play_game(game: Any, bots: str | Sequence[Any] = "random", seed: int = 0, *, players: int | None = None,
-              check: bool = False, log: bool = False) -> Any:
+def play_game(
+    game: Any,
+    bots: str | Sequence[Any] = "random",
+    seed: int = 0,
+    *,
+    players: int | None = None,
+    check: bool = False,
+    log: bool = False,
+) -> Any:
     """Play one game of a compiled game of any family, with bots of its family.
 
     Args:

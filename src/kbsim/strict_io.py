@@ -55,9 +55,11 @@ class _Core12Loader(_Base):  # type: ignore[misc, valid-type]
 for _tag, _regexp, _first in (
     ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
     ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
-    ("tag:yaml.org,2002:float",
-     r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
-     "-+0123456789."),
+    (
+        "tag:yaml.org,2002:float",
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        "-+0123456789.",
+    ),
     ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
 ):
     _Core12Loader.add_implicit_resolver(_tag, re.compile(_regexp), list(_first))
@@ -102,11 +104,16 @@ def _check(root: yaml.Node) -> None:
         if nid in sizes:
             return sizes[nid]
         if nid in on_path:
-            raise YamlInputError(f"{path or '(top level)'}: an alias refers to a value that contains it "
-                                 f"(a recursive alias); expected a finite value", node.start_mark.line + 1)
+            raise YamlInputError(
+                f"{path or '(top level)'}: an alias refers to a value that contains it "
+                f"(a recursive alias); expected a finite value",
+                node.start_mark.line + 1,
+            )
         if depth > MAX_YAML_DEPTH:
-            raise YamlInputError(f"{path}: nested more than {MAX_YAML_DEPTH} levels deep; expected at most "
-                                 f"{MAX_YAML_DEPTH}", node.start_mark.line + 1)
+            raise YamlInputError(
+                f"{path}: nested more than {MAX_YAML_DEPTH} levels deep; expected at most {MAX_YAML_DEPTH}",
+                node.start_mark.line + 1,
+            )
         total = 1
         if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
             on_path.add(nid)
@@ -117,8 +124,11 @@ def _check(root: yaml.Node) -> None:
                     dotted = f"{path}.{key}" if path else key
                     if isinstance(k, yaml.ScalarNode):
                         if key in seen:
-                            raise YamlInputError(f"duplicate key `{dotted}` (first at line {seen[key]}); expected "
-                                                 f"each key once per mapping", k.start_mark.line + 1)
+                            raise YamlInputError(
+                                f"duplicate key `{dotted}` (first at line {seen[key]}); expected "
+                                f"each key once per mapping",
+                                k.start_mark.line + 1,
+                            )
                         seen[key] = k.start_mark.line + 1
                     total += walk(k, dotted, depth + 1) + walk(v, dotted, depth + 1)
                     if total > MAX_YAML_NODES:
@@ -130,9 +140,11 @@ def _check(root: yaml.Node) -> None:
                         break
             on_path.discard(nid)
         if total > MAX_YAML_NODES:
-            raise YamlInputError(f"{path or '(top level)'}: the document holds more than {MAX_YAML_NODES:,} values "
-                                 f"once its aliases are expanded; expected at most {MAX_YAML_NODES:,}",
-                                 node.start_mark.line + 1)
+            raise YamlInputError(
+                f"{path or '(top level)'}: the document holds more than {MAX_YAML_NODES:,} values "
+                f"once its aliases are expanded; expected at most {MAX_YAML_NODES:,}",
+                node.start_mark.line + 1,
+            )
         sizes[nid] = total
         return total
 
@@ -154,8 +166,7 @@ def load_yaml(text: str) -> Any:
             ``MAX_YAML_NODES``); ``line`` says where when known.
     """
     if len(text.encode("utf-8", "surrogatepass")) > MAX_YAML_BYTES:
-        raise YamlInputError(f"the file is larger than {MAX_YAML_BYTES:,} bytes; expected at most "
-                             f"{MAX_YAML_BYTES:,}")
+        raise YamlInputError(f"the file is larger than {MAX_YAML_BYTES:,} bytes; expected at most {MAX_YAML_BYTES:,}")
     loader = _Core12Loader(text)
     try:
         try:

@@ -51,11 +51,21 @@ def _arms():
                     lineup = ("greedy",) * players
                 else:
                     lineup = tuple(itertools.islice(itertools.cycle(("random", "greedy", "planner")), players))
-                out.append(pytest.param(name, variant, players, lineup,
-                                        id=f"{name}-{variant or 'base'}-{players}p-{'+'.join(lineup)}"))
+                out.append(
+                    pytest.param(
+                        name, variant, players, lineup, id=f"{name}-{variant or 'base'}-{players}p-{'+'.join(lineup)}"
+                    )
+                )
     # the failing command of issue #16 (cooperative + rebuild-split, mixed lineup)
-    out.append(pytest.param("kingsbridge", "cooperative+rebuild-split", 3, ("random", "random", "greedy"),
-                            id="issue16-cooperative-rebuild-split-mixed"))
+    out.append(
+        pytest.param(
+            "kingsbridge",
+            "cooperative+rebuild-split",
+            3,
+            ("random", "random", "greedy"),
+            id="issue16-cooperative-rebuild-split-mixed",
+        )
+    )
     return out
 
 
@@ -167,8 +177,9 @@ def test_random_move_sequences_can_always_finish(name, variant):
             t.draw_at_start()
         for _ in range(12):
             moves = t.legal_moves()
-            assert any(type(m) in finishing for m in moves) or t.lay_path()[0], \
+            assert any(type(m) in finishing for m in moves) or t.lay_path()[0], (
                 f"turn {turn_no}: no way to finish from rows {t.rows} hand {t.hand}"
+            )
             inner = [m for m in moves if type(m) not in finishing]
             _can_finish(t)
             if not inner or t.phase == DONE:

@@ -210,8 +210,10 @@ def gap_words(g: dict, fair: float) -> str:
         how = f"{abs(pp):.1f} pp {'more' if pp > 0 else 'less'} often than"
     tail = "" if settled else "; the interval includes a fair share"
     share = fmt_pct(fair + g["gap"])
-    return (f"seat {g['seat']} wins alone {how} a fair share (of the games someone won alone, it won {share} "
-            f"against a fair {fmt_pct(fair)}; the seat table counts all games) {ci}{tail}")
+    return (
+        f"seat {g['seat']} wins alone {how} a fair share (of the games someone won alone, it won {share} "
+        f"against a fair {fmt_pct(fair)}; the seat table counts all games) {ci}{tail}"
+    )
 
 
 def rank_verdicts(cells: list[dict]) -> list[dict]:

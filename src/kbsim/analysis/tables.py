@@ -220,9 +220,13 @@ def _unused_text(inp: ReportInput, key: str, st: dict | None = None) -> str:
         if counted:
             return text + (
                 f" Such a move was legal at the start of {legal:,} turn(s), and the bots ({c.bots}) never chose "
-                "it" + (": the planner never found it lays more cards that turn, so for a player maximising the "
-                        "cards laid each turn this rule changes nothing." if "planner" in str(c.bots) else
-                        '. Fix: give the arm (or the study) a bot that weighs the rule, e.g. bots = "planner".')
+                "it"
+                + (
+                    ": the planner never found it lays more cards that turn, so for a player maximising the "
+                    "cards laid each turn this rule changes nothing."
+                    if "planner" in str(c.bots)
+                    else '. Fix: give the arm (or the study) a bot that weighs the rule, e.g. bots = "planner".'
+                )
             )
         return text + (
             f" Its bots ({c.bots}) never used what tells this arm from its baseline. Fix: give the arm (or the "
@@ -279,8 +283,12 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
         lines.append(
             f"{adj['comparisons']} differences tested on this page: {adj['resolved']} resolved after "
             f"{adj['method']}'s adjustment ({adj['resolved_raw']} before)"
-            + (f"; {adj['untestable']} left out of the adjustment (identical on every deal, or too few differing "
-               "deals ever to reach p < 0.05)" if adj.get("untestable") else "")
+            + (
+                f"; {adj['untestable']} left out of the adjustment (identical on every deal, or too few differing "
+                "deals ever to reach p < 0.05)"
+                if adj.get("untestable")
+                else ""
+            )
             + (f"; {adj['unpaired']} compared as independent samples (no common deals)" if adj["unpaired"] else "")
         )
     shown = [d for d in st["deltas"] if d["metric"] in ("seat0", "turns")]

@@ -68,5 +68,15 @@ def parse_bots(spec: str, players: int, family: str = "rows") -> list[str]:
     return names
 
 
-__all__ = ["BOTS", "BaseBot", "Bot", "GreedyBot", "PlannerBot", "RandomBot", "UnknownBot", "bots_for", "make_bot",
-           "parse_bots"]
+__all__ = [
+    "BOTS",
+    "BaseBot",
+    "Bot",
+    "GreedyBot",
+    "PlannerBot",
+    "RandomBot",
+    "UnknownBot",
+    "bots_for",
+    "make_bot",
+    "parse_bots",
+]

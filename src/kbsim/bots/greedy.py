@@ -72,8 +72,16 @@ class GreedyBot(BaseBot):
         self._steps = first + tuple(sorted(d for d in g.steps if d != g.fast_step))
         self._row_any = tuple(o is None for o in g.row_open)
         self._min_lay = g.min_lay
-        self._consts = (g.may_open, g.open_any, g.rebuild_allowed, g.complete_when_all,
-                        g.value_min, g.value_max, g.step, g.full_length)
+        self._consts = (
+            g.may_open,
+            g.open_any,
+            g.rebuild_allowed,
+            g.complete_when_all,
+            g.value_min,
+            g.value_max,
+            g.step,
+            g.full_length,
+        )
         self._variant_rebuilds = g.rebuild_allowed and g.rebuild_into_empty
 
     def _longest_run(self, hand: list[int], r: int = -1) -> list[int]:
@@ -269,9 +277,12 @@ class GreedyBot(BaseBot):
                             dst = ends.get(first - d)
                             # before the minimum is laid, a rebuild must leave a row card some hand card can
                             # open (an emptied extra row vanishes instead)
-                            if dst is not None and dst != src and (
-                                    safe or (src < n_fixed and (row_any[src] or any(may_open(c, src) for c in hand)))) \
-                                    and turn.can_rebuild(src, len(s), dst):
+                            if (
+                                dst is not None
+                                and dst != src
+                                and (safe or (src < n_fixed and (row_any[src] or any(may_open(c, src) for c in hand))))
+                                and turn.can_rebuild(src, len(s), dst)
+                            ):
                                 turn.apply(Rebuild(src, len(s), dst))
                                 moved = changed = True
                                 break
@@ -287,11 +298,16 @@ class GreedyBot(BaseBot):
                                     want = abs(dr[-1]) + step
                                     idx = next((j for j in range(len(s) - 1, -1, -1) if abs(s[j]) == want), -1)
                                     k = len(s) - idx if idx >= 0 else 0
-                                if not safe and not (dst < n_fixed and (
-                                        row_any[dst] or any(may_open(c, dst) for c in hand))):
+                                if not safe and not (
+                                    dst < n_fixed and (row_any[dst] or any(may_open(c, dst) for c in hand))
+                                ):
                                     continue
-                                if 0 < k < len(s) and len(dr) + k >= full and turn.can_rebuild(src, k, dst) \
-                                        and (not special or self.game.is_complete(dr + s[-k:])):
+                                if (
+                                    0 < k < len(s)
+                                    and len(dr) + k >= full
+                                    and turn.can_rebuild(src, k, dst)
+                                    and (not special or self.game.is_complete(dr + s[-k:]))
+                                ):
                                     turn.apply(Rebuild(src, k, dst))
                                     moved = changed = True
                                     break
@@ -452,7 +468,7 @@ class GreedyBot(BaseBot):
                 near.add(abs(row[-1]) + 2 * step)
         useless = [c for c in hand if c not in near]
         if len(useless) < g.exchange_min:
-            useless = sorted(hand)[-g.exchange_min:]
+            useless = sorted(hand)[-g.exchange_min :]
         if turn.can_exchange():
             turn.apply(Exchange(tuple(useless)))
         else:  # no exchange in these rules or now: only what the engine lists as legal

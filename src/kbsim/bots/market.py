@@ -106,8 +106,9 @@ class MarketGreedyBot(BaseBot):
                 gains.append(turn.contract_points(tuple(more)) - now)
             self._gain_cache[key] = gains
         self._gains = gains
-        self._worth = [(o, g.objectives[o].points + gains[g.objectives[o].company])
-                       for o in turn.visible_objectives if o >= 0]
+        self._worth = [
+            (o, g.objectives[o].points + gains[g.objectives[o].company]) for o in turn.visible_objectives if o >= 0
+        ]
 
     def _wagon_values(self, turn: MarketTurn, have: list[int] | None = None) -> list[float]:
         g = self.game
@@ -129,8 +130,14 @@ class MarketGreedyBot(BaseBot):
             for k, _ in lacking:
                 vals[k] += frac
         for w in g.wild_kinds:
-            vals[w] = max(vals[w], max((vals[k] for k in g.wagon_kinds if k not in g.wild_kinds), default=0.0),
-                          best_any + self.BASE_WAGON) + self.WILD_BONUS
+            vals[w] = (
+                max(
+                    vals[w],
+                    max((vals[k] for k in g.wagon_kinds if k not in g.wild_kinds), default=0.0),
+                    best_any + self.BASE_WAGON,
+                )
+                + self.WILD_BONUS
+            )
         return vals
 
     def _swap_gain(self, turn: MarketTurn, moves: list[Move], vals: list[float]) -> tuple[float, Move | None]:
@@ -173,14 +180,22 @@ class MarketGreedyBot(BaseBot):
         if op == TAKE_FREE:
             if depth:
                 return 1.0
-            return max((self._card_value(turn, c, vals, 1) for line in turn.market for c in line if c >= 0),
-                       default=0.0)
+            return max(
+                (self._card_value(turn, c, vals, 1) for line in turn.market for c in line if c >= 0), default=0.0
+            )
         if op == TAKE_CURRENCY:
             most = max((turn.currency(s) for s in range(self.players) if s != me), default=0)
             return most * (g.per_currency + 0.5)
         if op == SWAP_WAGONS:
-            moves = [Move("swap", k, s, j) for k in g.wagon_kinds if turn.wagons(me)[k] > 0
-                     for s in range(self.players) if s != me for j in g.wagon_kinds if turn.wagons(s)[j] > 0]
+            moves = [
+                Move("swap", k, s, j)
+                for k in g.wagon_kinds
+                if turn.wagons(me)[k] > 0
+                for s in range(self.players)
+                if s != me
+                for j in g.wagon_kinds
+                if turn.wagons(s)[j] > 0
+            ]
             return self._swap_gain(turn, moves, vals)[0]
         if op == TAKE_TOKEN:
             return self._token_gain(turn)[0] + 0.2 if any(turn.supply) else 0.0
@@ -292,8 +307,9 @@ def contract_values(game: MarketGame) -> list[float]:
             counts.pop()
 
     rec(0, size, [], float(math.factorial(size)))
-    values = [sum(p * pattern_points(c.terms, counts, game.exclusive_icons) for counts, p in outcomes)
-              for c in game.contracts]
+    values = [
+        sum(p * pattern_points(c.terms, counts, game.exclusive_icons) for counts, p in outcomes) for c in game.contracts
+    ]
     _VALUES[id(game)] = (game, values)
     return values
 

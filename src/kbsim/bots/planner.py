@@ -139,7 +139,7 @@ class PlannerBot(BaseBot):
             while len(out) < need and keep:
                 out.insert(0, keep.pop())
             return tuple(sorted(out))
-        return tuple(sorted(order[len(order) - k:])) if k else ()
+        return tuple(sorted(order[len(order) - k :])) if k else ()
 
     # ------------------------------------------------------------------ searching
     def _plan(self, turn: Turn, budget: int) -> Plan:
@@ -153,8 +153,12 @@ class PlannerBot(BaseBot):
 
     def _worth(self, turn: Turn, plan: Plan, given: int) -> float:
         """Cards laid this turn (``turn.laid`` counts the power's lays) plus half a card per card handed out."""
-        return turn.laid + plan.laid + (1000 if turn.won or plan.won else 0) \
+        return (
+            turn.laid
+            + plan.laid
+            + (1000 if turn.won or plan.won else 0)
             + (0.5 * given if not self.game.all_out else 0.0)
+        )
 
     def choose_character(self, turn: Turn) -> Play | None:
         """The character play worth making this turn, or None (see the module docstring)."""
@@ -179,14 +183,27 @@ class PlannerBot(BaseBot):
             before = sum(len(p) for p in piles) - len(piles[sb.seat])
             sb.apply(mv, listed=True)
             given = sum(len(p) for p in piles) - len(piles[sb.seat]) - before
-            outcome = (tuple(sorted(map(tuple, sb.rows))), tuple(sorted(sb.hand)), tuple(sorted(sb.parked)),
-                       sb.laid, sb.phase, sb.m_start, sb.m_equal, sb.skips, given)
+            outcome = (
+                tuple(sorted(map(tuple, sb.rows))),
+                tuple(sorted(sb.hand)),
+                tuple(sorted(sb.parked)),
+                sb.laid,
+                sb.phase,
+                sb.m_start,
+                sb.m_equal,
+                sb.skips,
+                given,
+            )
             if outcome in tried:
                 continue  # another way to play that leaves the same position
             tried.add(outcome)
             plan = self._plan(sb, self.char_budget) if sb.phase != DONE else None
-            if plan is not None and sb.phase != START and not (plan.legal and sb.laid + plan.laid >= 1) \
-                    and not sb.can_end():
+            if (
+                plan is not None
+                and sb.phase != START
+                and not (plan.legal and sb.laid + plan.laid >= 1)
+                and not sb.can_end()
+            ):
                 continue  # the turn could neither lay out nor exchange after this play
             worth = self._worth(sb, plan, given) if plan is not None else sb.laid + (1000 if sb.won else 0)
             if worth > best_worth:
@@ -230,8 +247,12 @@ class PlannerBot(BaseBot):
 
     def _can_exchange(self, turn: Turn) -> bool:
         g = self.game
-        return turn.phase == START and g.exchange_allowed and len(turn.hand) >= max(1, g.exchange_min) \
+        return (
+            turn.phase == START
+            and g.exchange_allowed
+            and len(turn.hand) >= max(1, g.exchange_min)
             and not (g.exchange_requires_pile and not turn.pile_size)
+        )
 
     def _swap_single(self, turn: Turn) -> bool:
         """True if a turn that would lay one card exchanges the whole hand instead (2 players only)."""

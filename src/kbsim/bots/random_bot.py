@@ -97,8 +97,11 @@ class RandomBot(BaseBot):
         held = hand | set(turn.parked)
         g = turn.g
         steps = g.steps
-        return any(v - e in steps for v in held for e in ends) or any(g.may_open(v, i) for i in empty for v in held) \
+        return (
+            any(v - e in steps for v in held for e in ends)
+            or any(g.may_open(v, i) for i in empty for v in held)
             or any(v in gaps for v in hand)
+        )
 
     def play_turn(self, turn: Turn) -> None:
         """Play one whole turn: a uniformly chosen turn option, then a random walk of moves (module docstring).
@@ -114,11 +117,19 @@ class RandomBot(BaseBot):
         rng = self.rng
         g = turn.g
         options = []
-        if turn.lay_moves() or turn.needed == 0 or turn.available_characters() or (
-                g.rebuild_allowed and self._reachable_lay(turn)):
+        if (
+            turn.lay_moves()
+            or turn.needed == 0
+            or turn.available_characters()
+            or (g.rebuild_allowed and self._reachable_lay(turn))
+        ):
             options.append("lay_out")
-        if g.exchange_allowed and turn.hand and not (g.exchange_requires_pile and not turn.pile_size) \
-                and len(turn.hand) >= g.exchange_min:
+        if (
+            g.exchange_allowed
+            and turn.hand
+            and not (g.exchange_requires_pile and not turn.pile_size)
+            and len(turn.hand) >= g.exchange_min
+        ):
             options.append("exchange")
         if turn.can_pass():
             options.append("pass")

@@ -119,10 +119,17 @@ FAMILIES: dict[str, Family] = {
         parse_move="kbsim.engine.rows.notation:parse_move",
         examples="kbsim.engine.rows.examples:run_rows_examples",
         docs_renderer="kbsim.sphinx.rows:RulesRenderer",
-        record_columns=(("cards_left", "list<int16>"), ("cards_laid", "list<int16>"),
-                        ("exchanges", "list<int16>"), ("rebuilds", "list<int16>"), ("rows_completed", "int16"),
-                        ("minus_cards", "list<int16>"), ("score", "int16"), ("penalties", "list<int16>"),
-                        ("blocked_hands", "int16")),
+        record_columns=(
+            ("cards_left", "list<int16>"),
+            ("cards_laid", "list<int16>"),
+            ("exchanges", "list<int16>"),
+            ("rebuilds", "list<int16>"),
+            ("rows_completed", "int16"),
+            ("minus_cards", "list<int16>"),
+            ("score", "int16"),
+            ("penalties", "list<int16>"),
+            ("blocked_hands", "int16"),
+        ),
         records="kbsim.engine.families:rows_record_values",
         deal_hash="kbsim.engine.rows.game:rows_deal_hash",
         solver="kbsim.engine.rows.search.solve:solve",
@@ -136,8 +143,12 @@ FAMILIES: dict[str, Family] = {
         parse_move="kbsim.engine.market.notation:parse_market_move",
         examples="kbsim.engine.market.examples:run_market_examples",
         docs_renderer="kbsim.sphinx.market:MarketRulesRenderer",
-        record_columns=(("cards_held", "list<int16>"), ("wagons_spent", "list<int16>"),
-                        ("objectives", "list<int16>"), ("characters_lost", "int16")),
+        record_columns=(
+            ("cards_held", "list<int16>"),
+            ("wagons_spent", "list<int16>"),
+            ("objectives", "list<int16>"),
+            ("characters_lost", "int16"),
+        ),
         records="kbsim.engine.market.game:record_values",
         deal_hash="kbsim.engine.market.game:market_deal_hash",
         replay="kbsim.engine.market.game:replay_market_log",
@@ -164,10 +175,17 @@ def family_of(game: Any) -> Family:
 
 def rows_record_values(result: Any) -> dict[str, Any]:
     """The rows family's record columns of a :class:`kbsim.engine.rows.game.GameResult`."""
-    return {"cards_left": result.cards_left, "cards_laid": result.cards_laid, "exchanges": result.exchanges,
-            "rebuilds": result.rebuilds, "rows_completed": result.rows_completed, "minus_cards": result.minus_cards,
-            "score": result.score, "penalties": result.penalties,
-            "blocked_hands": sum(1 for e in result.hand_ends if e == "stalemate")}
+    return {
+        "cards_left": result.cards_left,
+        "cards_laid": result.cards_laid,
+        "exchanges": result.exchanges,
+        "rebuilds": result.rebuilds,
+        "rows_completed": result.rows_completed,
+        "minus_cards": result.minus_cards,
+        "score": result.score,
+        "penalties": result.penalties,
+        "blocked_hands": sum(1 for e in result.hand_ends if e == "stalemate"),
+    }
 
 
 __all__ = ["FAMILIES", "Family", "family", "family_of", "rows_record_values"]

@@ -56,8 +56,10 @@ def read_document(path: Path) -> dict[str, Any]:
     """
     try:
         if path.stat().st_size > MAX_RULE_FILE_BYTES:
-            raise RulesError(f"{path}: the file is larger than {MAX_RULE_FILE_BYTES:,} bytes; expected at most "
-                             f"{MAX_RULE_FILE_BYTES:,}")
+            raise RulesError(
+                f"{path}: the file is larger than {MAX_RULE_FILE_BYTES:,} bytes; expected at most "
+                f"{MAX_RULE_FILE_BYTES:,}"
+            )
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise RulesError(f"{path}: cannot read: {e.strerror}") from None

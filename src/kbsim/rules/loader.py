@@ -176,8 +176,9 @@ class LoadedRules:
         return "+".join(self.variants) or "base"
 
 
-def apply_options(doc: dict[str, Any], base: RuleDocument, options: dict[str, Any], source: Path | str,
-                  where: str = "--option") -> dict[str, Any]:
+def apply_options(
+    doc: dict[str, Any], base: RuleDocument, options: dict[str, Any], source: Path | str, where: str = "--option"
+) -> dict[str, Any]:
     """Set named options in a document (a copy is returned).
 
     Raises:
@@ -196,8 +197,12 @@ def apply_options(doc: dict[str, Any], base: RuleDocument, options: dict[str, An
     return doc
 
 
-def load_rules(game: str = "kingsbridge", variants: list[str] | tuple[str, ...] = (),
-               options: dict[str, Any] | None = None, overlay: dict[str, Any] | None = None) -> LoadedRules:
+def load_rules(
+    game: str = "kingsbridge",
+    variants: list[str] | tuple[str, ...] = (),
+    options: dict[str, Any] | None = None,
+    overlay: dict[str, Any] | None = None,
+) -> LoadedRules:
     """Load a game's rules with variants and options applied, validated.
 
     Args:
@@ -215,9 +220,13 @@ def load_rules(game: str = "kingsbridge", variants: list[str] | tuple[str, ...] 
     """
     path = find_rule_file(game)
     try:
-        key = (str(path.resolve()), path.stat().st_mtime_ns, tuple(variants),
-               json.dumps(options or {}, sort_keys=True, default=str), json.dumps(overlay or {}, sort_keys=True,
-                                                                               default=str))
+        key = (
+            str(path.resolve()),
+            path.stat().st_mtime_ns,
+            tuple(variants),
+            json.dumps(options or {}, sort_keys=True, default=str),
+            json.dumps(overlay or {}, sort_keys=True, default=str),
+        )
     except OSError:
         key = None
     if key is not None and key in _CACHE:

@@ -115,19 +115,24 @@ class CardTable(Strict):
 
     summary: str = Summary
     provisional: str | None = Field(
-        None, description="Why this table is not the published card list (leave out for the real list).")
+        None, description="Why this table is not the published card list (leave out for the real list)."
+    )
     wagons: list[WagonKind] = Field(min_length=1)
-    characters: dict[str, int] = Field(default_factory=dict,
-                                       description="Character key (from the rule file) -> copies.")
+    characters: dict[str, int] = Field(
+        default_factory=dict, description="Character key (from the rule file) -> copies."
+    )
     companies: list[Company] = Field(min_length=1)
     objectives: list[ObjectiveCard] = Field(min_length=1)
     contracts: list[ContractCard] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _references(self) -> CardTable:
-        for what, keys in (("wagons", [w.key for w in self.wagons]), ("companies", [c.key for c in self.companies]),
-                           ("objectives", [o.id for o in self.objectives]),
-                           ("contracts", [c.id for c in self.contracts])):
+        for what, keys in (
+            ("wagons", [w.key for w in self.wagons]),
+            ("companies", [c.key for c in self.companies]),
+            ("objectives", [o.id for o in self.objectives]),
+            ("contracts", [c.id for c in self.contracts]),
+        ):
             dup = sorted({k for k in keys if keys.count(k) > 1})
             if dup:
                 raise ValueError(f"{what}: duplicate keys {dup}")
@@ -136,16 +141,20 @@ class CardTable(Strict):
         for i, o in enumerate(self.objectives):
             unknown = sorted(set(o.needs) - wagons)
             if unknown:
-                raise ValueError(f"objectives.{i}.needs: unknown wagon kinds {unknown}; expected some of "
-                                 f"{sorted(wagons)}")
+                raise ValueError(
+                    f"objectives.{i}.needs: unknown wagon kinds {unknown}; expected some of {sorted(wagons)}"
+                )
             if o.company not in companies:
-                raise ValueError(f"objectives.{i}.company: unknown company {o.company!r}; expected one of "
-                                 f"{sorted(companies)}")
+                raise ValueError(
+                    f"objectives.{i}.company: unknown company {o.company!r}; expected one of {sorted(companies)}"
+                )
         for i, c in enumerate(self.contracts):
             for j, t in enumerate(c.terms):
                 if t.colour is not None and t.colour not in companies:
-                    raise ValueError(f"contracts.{i}.terms.{j}.colour: unknown company {t.colour!r}; expected one "
-                                     f"of {sorted(companies)}")
+                    raise ValueError(
+                        f"contracts.{i}.terms.{j}.colour: unknown company {t.colour!r}; expected one "
+                        f"of {sorted(companies)}"
+                    )
         for k, n in self.characters.items():
             if n < 0:
                 raise ValueError(f"characters.{k}: a count must be >= 0, got {n}")
@@ -153,9 +162,13 @@ class CardTable(Strict):
 
     def totals(self) -> dict[str, int]:
         """Counts of the table: wagons, characters, objectives, contracts, tokens."""
-        return {"wagons": sum(w.count for w in self.wagons), "characters": sum(self.characters.values()),
-                "objectives": len(self.objectives), "contracts": len(self.contracts),
-                "tokens": sum(c.tokens for c in self.companies)}
+        return {
+            "wagons": sum(w.count for w in self.wagons),
+            "characters": sum(self.characters.values()),
+            "objectives": len(self.objectives),
+            "contracts": len(self.contracts),
+            "tokens": sum(c.tokens for c in self.companies),
+        }
 
 
 # ------------------------------------------------------------------ the rule file
@@ -174,9 +187,11 @@ class ResetEffect(Strict):
     """An event effect: clear a part of the table and lay it out again."""
 
     reset: Literal["objectives", "market"] = Field(
-        description="`objectives`: the face-up objectives; `market`: every face-up card of the market.")
+        description="`objectives`: the face-up objectives; `market`: every face-up card of the market."
+    )
     to: Literal["deck_bottom", "box"] = Field(
-        description="Where the cleared cards go: under their deck, or out of the game (the box).")
+        description="Where the cleared cards go: under their deck, or out of the game (the box)."
+    )
 
 
 class EventSpec(Strict):
@@ -194,7 +209,8 @@ class CharacterEffect(Strict):
     op: Literal["take_free", "take_currency", "swap_wagons", "take_token"] = Field(
         description="`take_free`: take any face-up market card without paying; `take_currency`: take all the "
         "currency of another player who has some; `swap_wagons`: swap one of your wagons with one wagon of "
-        "another player; `take_token`: take a company token of your choice from the supply.")
+        "another player; `take_token`: take a company token of your choice from the supply."
+    )
 
 
 class CharacterSpec(Strict):
@@ -210,16 +226,23 @@ class Market(Strict):
 
     summary: str = Summary
     decks: int = Field(3, ge=1, le=10, description="Face-down decks the market cards are split into.")
-    costs: list[int] = Field(description="Cost in currency of each face-up place of a line, from the deck's "
-                             "first (cheapest) place on; its length is the number of face-up cards per deck.",
-                             min_length=1, max_length=10)
+    costs: list[int] = Field(
+        description="Cost in currency of each face-up place of a line, from the deck's "
+        "first (cheapest) place on; its length is the number of face-up cards per deck.",
+        min_length=1,
+        max_length=10,
+    )
     refill: Literal["slide", "in_place"] = Field(
-        "slide", description="`slide`: the cards behind a taken card move forward and the deck fills the last "
-        "place; `in_place`: the deck fills the place that was emptied.")
+        "slide",
+        description="`slide`: the cards behind a taken card move forward and the deck fills the last "
+        "place; `in_place`: the deck fills the place that was emptied.",
+    )
     empty_deck: Literal["gaps"] = Field("gaps", description="A deck that runs out leaves its places empty.")
     setup_events: Literal["reshuffle", "box"] = Field(
-        "reshuffle", description="An event revealed while laying out the market at setup: shuffled back into its "
-        "deck (`reshuffle`) or put in the box unresolved (`box`); either way another card is revealed.")
+        "reshuffle",
+        description="An event revealed while laying out the market at setup: shuffled back into its "
+        "deck (`reshuffle`) or put in the box unresolved (`box`); either way another card is revealed.",
+    )
 
     @field_validator("costs")
     @classmethod
@@ -250,8 +273,9 @@ class PatternSpec(Strict):
     summary: str = Summary
     groups: list[int] = Field(min_length=1, max_length=8, description="Icons per group.")
     distinct: bool = Field(True, description="The groups are of pairwise different colours.")
-    colour: Literal["any", "contract"] = Field("any", description="`contract`: a single group of the colour the "
-                                               "contract names.")
+    colour: Literal["any", "contract"] = Field(
+        "any", description="`contract`: a single group of the colour the contract names."
+    )
     points: int = Field(ge=-MAX_POINTS, le=MAX_POINTS, description="Points per occurrence.")
     repeat: bool = Field(True, description="Every disjoint occurrence scores (false: once at most).")
 
@@ -272,10 +296,13 @@ class Contracts(Strict):
     keep: int = Field(1, ge=1, le=10, description="Contracts each player keeps (the others go to the box unseen).")
     icon_sources: list[IconSource] = Field(
         default_factory=lambda: list[IconSource](["objectives", "tokens"]),
-        description="What gives icons: the company icons of claimed objectives, company tokens.")
+        description="What gives icons: the company icons of claimed objectives, company tokens.",
+    )
     icon_use: Literal["exclusive", "shared"] = Field(
-        "exclusive", description="`exclusive`: an icon counts in at most one term of a contract (the best "
-        "assignment for the player); `shared`: each term counts all icons on its own.")
+        "exclusive",
+        description="`exclusive`: an icon counts in at most one term of a contract (the best "
+        "assignment for the player); `shared`: each term counts all icons on its own.",
+    )
     patterns: dict[str, PatternSpec] = Field(description="The patterns contract terms use, by key.")
 
     @model_validator(mode="after")
@@ -305,9 +332,11 @@ class Take(Strict):
     mandatory: bool = Field(True, description="A player who can take a card must take one.")
     characters: Literal["resolve"] = Field("resolve", description="A taken character is resolved at once.")
     character_acts: Literal["before_refill", "after_refill"] = Field(
-        "before_refill", description="When a taken character acts: `before_refill` (at once, while its place in the "
+        "before_refill",
+        description="When a taken character acts: `before_refill` (at once, while its place in the "
         "line is still empty; the line slides and refills afterwards) or `after_refill` (the line slides and "
-        "refills first).")
+        "refills first).",
+    )
 
 
 class Claim(Strict):
@@ -316,8 +345,10 @@ class Claim(Strict):
     summary: str = Summary
     per_turn: int = Field(1, ge=0, le=10, description="Objectives a player may claim in one turn.")
     wild: list[str] = Field(default_factory=list, description="Wagon kinds that stand for any wagon.")
-    spent_to: Literal["box"] = Field("box", description="Where the spent wagons go (matching kinds are spent "
-                                     "first, wild ones only for what is missing).")
+    spent_to: Literal["box"] = Field(
+        "box",
+        description="Where the spent wagons go (matching kinds are spent first, wild ones only for what is missing).",
+    )
 
 
 class Turn(Strict):
@@ -334,8 +365,10 @@ class Trigger(Strict):
     summary: str = Summary
     objectives: int = Field(4, ge=1, le=20, description="Claimed objectives that trigger the end.")
     final_round: Literal["others", "complete_round", "none"] = Field(
-        "others", description="`others`: every other player has one more turn; `complete_round`: the round is "
-        "finished (the last seat before the first player ends it); `none`: the game ends at once.")
+        "others",
+        description="`others`: every other player has one more turn; `complete_round`: the round is "
+        "finished (the last seat before the first player ends it); `none`: the game ends at once.",
+    )
 
 
 class Score(Strict):
@@ -345,19 +378,24 @@ class Score(Strict):
     objective_points: bool = Field(True, description="The points printed on claimed objectives count.")
     contracts: bool = Field(True, description="Contract points count.")
     per_currency: int = Field(1, ge=-MAX_POINTS, le=MAX_POINTS, description="Points per currency card kept.")
-    per_token: int = Field(0, ge=-MAX_POINTS, le=MAX_POINTS,
-                           description="Points per company token (besides their icons).")
+    per_token: int = Field(
+        0, ge=-MAX_POINTS, le=MAX_POINTS, description="Points per company token (besides their icons)."
+    )
     tie_breakers: list[TieBreaker] = Field(
         default_factory=lambda: list[TieBreaker](["objective_points"]),
-        description="Compared in order among the tied players; a tie that remains is a shared win.")
+        description="Compared in order among the tied players; a tie that remains is a shared win.",
+    )
 
 
 class Stall(Strict):
     """A game that can no longer progress (not in the box's rules; a guard of kbsim)."""
 
     summary: str = Summary
-    idle_round: bool = Field(True, description="The game ends, and is scored, after a full round in which nobody "
-                             "could take a card or claimed an objective; the record says `stalemate`.")
+    idle_round: bool = Field(
+        True,
+        description="The game ends, and is scored, after a full round in which nobody "
+        "could take a card or claimed an objective; the record says `stalemate`.",
+    )
 
 
 class TurnLimit(Strict):
@@ -458,14 +496,17 @@ class MarketRuleFile(Strict):
     title: str
     summary: str = Summary
     provisional: str | None = Field(
-        None, description="Why the rules or data are not final; set from the card table when that is provisional.")
+        None, description="Why the rules or data are not final; set from the card table when that is provisional."
+    )
     players: Players
     _table_file: Path | None = PrivateAttr(default=None)
     card_table: str | None = Field(
-        None, description="The card table file, relative to the rule file (or an absolute path).")
+        None, description="The card table file, relative to the rule file (or an absolute path)."
+    )
     cards: CardTable | None = Field(None, description="The card table (read from `card_table`; or written here).")
     example_cards: CardTable | None = Field(
-        None, description="A small card table the examples use, so that they do not depend on the card list.")
+        None, description="A small card table the examples use, so that they do not depend on the card list."
+    )
     published: PublishedCounts = Field(default_factory=PublishedCounts)
     currency: Currency
     tokens: Tokens
@@ -492,23 +533,35 @@ class MarketRuleFile(Strict):
             out.append(("Provisional data", self.provisional))
         if self.cards is not None:
             t = self.cards.totals()
-            counts = (f"{t['wagons']} wagons ({', '.join(f'{w.count} {w.name}' for w in self.cards.wagons)}), "
-                      f"{self.currency.cards} {self.currency.name} cards, "
-                      f"{sum(e.count for e in self.events.values())} events, {t['characters']} characters "
-                      f"({', '.join(f'{n} {self.characters[k].name}' for k, n in self.cards.characters.items())}), "
-                      f"{t['objectives']} objectives, {t['contracts']} contracts, {t['tokens']} company tokens "
-                      f"({', '.join(f'{c.tokens} {c.name}' for c in self.cards.companies)}).")
+            counts = (
+                f"{t['wagons']} wagons ({', '.join(f'{w.count} {w.name}' for w in self.cards.wagons)}), "
+                f"{self.currency.cards} {self.currency.name} cards, "
+                f"{sum(e.count for e in self.events.values())} events, {t['characters']} characters "
+                f"({', '.join(f'{n} {self.characters[k].name}' for k, n in self.cards.characters.items())}), "
+                f"{t['objectives']} objectives, {t['contracts']} contracts, {t['tokens']} company tokens "
+                f"({', '.join(f'{c.tokens} {c.name}' for c in self.cards.companies)})."
+            )
             out.append(("Card table", " ".join(x for x in (self.cards.summary, counts) if x)))
-        out += [("Currency", self.currency.summary), ("Company tokens", self.tokens.summary),
-                ("Market", self.market.summary), ("Objectives", self.objectives.summary),
-                ("Contracts", self.contracts.summary)]
+        out += [
+            ("Currency", self.currency.summary),
+            ("Company tokens", self.tokens.summary),
+            ("Market", self.market.summary),
+            ("Objectives", self.objectives.summary),
+            ("Contracts", self.contracts.summary),
+        ]
         out += [(f"Pattern: {k}", p.summary) for k, p in self.contracts.patterns.items()]
         out += [(f"Event: {e.name}", e.summary) for e in self.events.values()]
         out += [(f"Character: {c.name}", c.summary) for c in self.characters.values()]
-        out += [("Setup", self.setup.summary), ("Turn", self.turn.summary), ("Take a card", self.turn.take.summary),
-                ("Claim an objective", self.turn.claim.summary), ("End of the game", self.end.trigger.summary),
-                ("Score", self.end.score.summary), ("Stalled game", self.end.stall.summary),
-                ("Turn limit", self.end.turn_limit.summary)]
+        out += [
+            ("Setup", self.setup.summary),
+            ("Turn", self.turn.summary),
+            ("Take a card", self.turn.take.summary),
+            ("Claim an objective", self.turn.claim.summary),
+            ("End of the game", self.end.trigger.summary),
+            ("Score", self.end.score.summary),
+            ("Stalled game", self.end.stall.summary),
+            ("Turn limit", self.end.turn_limit.summary),
+        ]
         return [(t, x) for t, x in out if x]
 
     @model_validator(mode="after")
@@ -568,8 +621,9 @@ class MarketRuleFile(Strict):
                 problems.append(f"wagons: no wagon kind {k!r}, which the rule file makes wild (turn.claim.wild)")
         for k in table.characters:
             if k not in self.characters:
-                problems.append(f"characters.{k}: not a character of the rule file; expected some of "
-                                f"{sorted(self.characters)}")
+                problems.append(
+                    f"characters.{k}: not a character of the rule file; expected some of {sorted(self.characters)}"
+                )
         problems += self._contract_problems(table)
         if published:
             problems += self._published_problems(table)
@@ -578,7 +632,6 @@ class MarketRuleFile(Strict):
                 raise RulesError([f"{rule_file}: {where}.{p}" for p in problems])
             raise RulesError([f"{where}: {p}" for p in problems])
 
-
     def _contract_problems(self, table: CardTable) -> list[str]:
         """Contract terms of ``table`` whose pattern the rule file lacks, or whose colour the pattern contradicts."""
         problems = []
@@ -586,8 +639,10 @@ class MarketRuleFile(Strict):
             for j, t in enumerate(c.terms):
                 pat = self.contracts.patterns.get(t.pattern)
                 if pat is None:
-                    problems.append(f"contracts.{i}.terms.{j}.pattern: unknown pattern {t.pattern!r}; expected one "
-                                    f"of {sorted(self.contracts.patterns)}")
+                    problems.append(
+                        f"contracts.{i}.terms.{j}.pattern: unknown pattern {t.pattern!r}; expected one "
+                        f"of {sorted(self.contracts.patterns)}"
+                    )
                 elif (pat.colour == "contract") != (t.colour is not None):
                     need = "needs a `colour`" if pat.colour == "contract" else "takes no `colour`"
                     problems.append(f"contracts.{i}.terms.{j}: pattern {t.pattern!r} {need}")
@@ -599,11 +654,14 @@ class MarketRuleFile(Strict):
         totals = table.totals()
         for k, want in self.published.model_dump().items():
             if want is not None and totals[k] != want:
-                problems.append(f"{k}: the table has {totals[k]}, the published total is {want} "
-                                f"(rule file: published.{k})")
+                problems.append(
+                    f"{k}: the table has {totals[k]}, the published total is {want} (rule file: published.{k})"
+                )
         if len(table.contracts) < self.contracts.dealt * self.players.max:
-            problems.append(f"contracts: {len(table.contracts)} contracts cannot deal {self.contracts.dealt} to "
-                            f"each of {self.players.max} players")
+            problems.append(
+                f"contracts: {len(table.contracts)} contracts cannot deal {self.contracts.dealt} to "
+                f"each of {self.players.max} players"
+            )
         return problems
 
 
@@ -669,6 +727,22 @@ def load_card_table(path: Path) -> CardTable:
     return table
 
 
-__all__ = ["CardTable", "CharacterSpec", "Claim", "Company", "ContractCard", "ContractTerm", "Contracts", "Currency",
-           "End", "EventSpec", "MarketExample", "MarketRuleFile", "ObjectiveCard", "PatternSpec", "WagonKind",
-           "load_card_table", "resolve_card_table"]
+__all__ = [
+    "CardTable",
+    "CharacterSpec",
+    "Claim",
+    "Company",
+    "ContractCard",
+    "ContractTerm",
+    "Contracts",
+    "Currency",
+    "End",
+    "EventSpec",
+    "MarketExample",
+    "MarketRuleFile",
+    "ObjectiveCard",
+    "PatternSpec",
+    "WagonKind",
+    "load_card_table",
+    "resolve_card_table",
+]

@@ -16,16 +16,16 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 # Limits of the rules language (documented in docs/guide/rule-files.md). They keep every accepted rule file
 # playable in bounded time and memory; a value outside one is refused with its allowed range.
-MAX_TEXT = 20_000          # characters of a summary or other prose
-MAX_NAME = 200             # characters of a title, name or key
-MAX_DECK = 2_000           # cards in the deck (values x copies x suits)
-MAX_HAND = 30              # hand size, and hand cards a single option may ask for
-MAX_TURNS = 100_000        # turn limit of one game (one hand of a match)
-MAX_POINTS = 1_000         # absolute value of points per card/row/character in a score or penalty
-MAX_LIST = 1_000           # items of a list or mapping (examples, moves, roster...)
-MAX_SEARCH = 1_000_000     # boards an exact stalemate test may explore
-MAX_REBUILDS = 10_000      # rebuilds per turn
-MAX_HANDS = 10_000         # hands (rounds) of a match
+MAX_TEXT = 20_000  # characters of a summary or other prose
+MAX_NAME = 200  # characters of a title, name or key
+MAX_DECK = 2_000  # cards in the deck (values x copies x suits)
+MAX_HAND = 30  # hand size, and hand cards a single option may ask for
+MAX_TURNS = 100_000  # turn limit of one game (one hand of a match)
+MAX_POINTS = 1_000  # absolute value of points per card/row/character in a score or penalty
+MAX_LIST = 1_000  # items of a list or mapping (examples, moves, roster...)
+MAX_SEARCH = 1_000_000  # boards an exact stalemate test may explore
+MAX_REBUILDS = 10_000  # rebuilds per turn
+MAX_HANDS = 10_000  # hands (rounds) of a match
 MAX_MATCH_TARGET = 1_000_000
 
 LIMITS = {
@@ -61,8 +61,9 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-Summary = Field(max_length=MAX_TEXT,
-                description="A short description in the project's own words, rendered in the reference.")
+Summary = Field(
+    max_length=MAX_TEXT, description="A short description in the project's own words, rendered in the reference."
+)
 
 
 class Players(Strict):
@@ -105,10 +106,10 @@ class Cards(Strict):
     summary: str = Summary
     values: ValueRange
     copies: int = Field(ge=1, le=64, description="Copies of each value (of each suit).")
-    suits: list[Suit] = Field(default_factory=list, max_length=16,
-                              description="Suits; empty: cards are plain values.")
-    names: dict[int, str] = Field(default_factory=dict,
-                                  description="Letters for values in the notation, e.g. `{1: A, 11: J, 12: Q, 13: K}`.")
+    suits: list[Suit] = Field(default_factory=list, max_length=16, description="Suits; empty: cards are plain values.")
+    names: dict[int, str] = Field(
+        default_factory=dict, description="Letters for values in the notation, e.g. `{1: A, 11: J, 12: Q, 13: K}`."
+    )
 
     @model_validator(mode="after")
     def _suits(self) -> Cards:
@@ -119,16 +120,18 @@ class Cards(Strict):
             raise ValueError("suit symbols must differ")
         total = (self.values.max - self.values.min + 1) * self.copies * max(1, len(self.suits))
         if total > MAX_DECK:
-            raise ValueError(f"the deck holds {total:,} cards (values x copies x suits); expected at most "
-                             f"{MAX_DECK:,}")
+            raise ValueError(f"the deck holds {total:,} cards (values x copies x suits); expected at most {MAX_DECK:,}")
         return self
 
 
 class Sequence(Strict):
     """The sequence constraint every row must satisfy after each step of a turn."""
 
-    step: int = Field(ge=-63, le=63, description="Difference from one card to the next along a row (+1 ascending, "
-                      "-1 descending); -63 to 63, not 0.")
+    step: int = Field(
+        ge=-63,
+        le=63,
+        description="Difference from one card to the next along a row (+1 ascending, -1 descending); -63 to 63, not 0.",
+    )
     repeats: bool = Field(False, description="Whether a card may equal the card before it.")
     alternate_colours: bool = Field(False, description="Each card must differ in colour from the card before it.")
     open_with: Literal["any"] | list[int] = Field(
@@ -168,16 +171,19 @@ class Rows(Strict):
     summary: str = Summary
     count: int = Field(ge=1, le=16, description="Number of row cards (the sum of the groups' counts when given).")
     groups: list[RowGroup] = Field(
-        default_factory=list, max_length=16,
-            description="Slot groups in table order; empty: `count` slots opened per the sequence.")
+        default_factory=list,
+        max_length=16,
+        description="Slot groups in table order; empty: `count` slots opened per the sequence.",
+    )
     sequence: Sequence
     completion: Completion
 
     @model_validator(mode="after")
     def _groups(self) -> Rows:
         if self.groups and sum(g.count for g in self.groups) != self.count:
-            raise ValueError(f"count ({self.count}) must equal the sum of the groups' counts "
-                             f"({sum(g.count for g in self.groups)})")
+            raise ValueError(
+                f"count ({self.count}) must equal the sum of the groups' counts ({sum(g.count for g in self.groups)})"
+            )
         return self
 
 
@@ -196,8 +202,12 @@ class Deal(Strict):
     )
     first_seat: int = Field(0, ge=0, le=7, description="Seat that receives the first card (the dealer).")
     first_player: int = Field(
-        0, ge=0, le=7, description="Who plays first, counted from the dealer in turn order: 0 the dealer, 1 the "
-        "player to the dealer's left (with 2 players, the non-dealer).")
+        0,
+        ge=0,
+        le=7,
+        description="Who plays first, counted from the dealer in turn order: 0 the dealer, 1 the "
+        "player to the dealer's left (with 2 players, the non-dealer).",
+    )
     one_at_a_time: bool = Field(True, description="Deal one card per seat in turn order (else in blocks).")
 
 
@@ -213,8 +223,10 @@ class Setup(Strict):
 
     summary: str = Summary
     draw_pile: Literal["personal", "shared"] = Field(
-        "personal", description="`personal`: dealt cards form each player's draw pile; `shared`: undealt cards form "
-        "one stock everybody draws from.")
+        "personal",
+        description="`personal`: dealt cards form each player's draw pile; `shared`: undealt cards form "
+        "one stock everybody draws from.",
+    )
     relocate_starts: Relocate | None = Field(None, description="Move some opening cards to another slot group.")
     row_starts: int = Field(ge=0, le=1, description="Cards turned face up on each row card at the start (0 or 1).")
     deal: Deal
@@ -227,17 +239,23 @@ class Rebuild(Strict):
     summary: str = Summary
     allowed: bool = True
     segments: Literal["end", "either", "whole"] = Field(
-        "end", description="`end`: only a row's last cards move; `either`: its first cards may move too; `whole`: "
-        "only whole rows move (judged by their first card)."
+        "end",
+        description="`end`: only a row's last cards move; `either`: its first cards may move too; `whole`: "
+        "only whole rows move (judged by their first card).",
     )
     into_empty_row: bool = Field(
-        False, description="Whether a segment may be put on an empty row card (a whole row only into another "
-        "group's slot) if that slot may be opened with its first card.")
+        False,
+        description="Whether a segment may be put on an empty row card (a whole row only into another "
+        "group's slot) if that slot may be opened with its first card.",
+    )
     into_empty_groups: list[str] | None = Field(
-        None, description="With `into_empty_row`: the slot groups (table.rows.groups names) whose empty slots may "
-        "receive a rebuild; null means any group.")
-    max_per_turn: int = Field(200, ge=0, le=MAX_REBUILDS,
-        description="Guard against endless rebuild loops within one turn.")
+        None,
+        description="With `into_empty_row`: the slot groups (table.rows.groups names) whose empty slots may "
+        "receive a rebuild; null means any group.",
+    )
+    max_per_turn: int = Field(
+        200, ge=0, le=MAX_REBUILDS, description="Guard against endless rebuild loops within one turn."
+    )
 
 
 class LayOut(Strict):
@@ -246,18 +264,24 @@ class LayOut(Strict):
     summary: str = Summary
     min_hand_cards: int = Field(1, ge=0, le=MAX_HAND, description="Hand cards a lay-out turn must lay at least.")
     must_lay_when_drawn: bool = Field(
-        False, description="A `must_lay` card drawn at the end of the turn is laid at once (first row that takes "
-        "it), before the next player's turn.")
+        False,
+        description="A `must_lay` card drawn at the end of the turn is laid at once (first row that takes "
+        "it), before the next player's turn.",
+    )
     must_lay: list[int] = Field(
-        default_factory=list, max_length=64,
-            description="Values that may not stay in hand at the end of a turn if they can be laid.")
+        default_factory=list,
+        max_length=64,
+        description="Values that may not stay in hand at the end of a turn if they can be laid.",
+    )
     min_only_while_draw_pile: bool = Field(
         True, description="The minimum applies only while the player's draw pile holds cards."
     )
     provisional_until_laid: bool = Field(
-        True, description="Rebuilds and character plays stay provisional until the turn's minimum of hand cards "
+        True,
+        description="Rebuilds and character plays stay provisional until the turn's minimum of hand cards "
         "is laid: a turn that lays fewer may still end as an exchange, pass or minus-pile move, with the table "
-        "restored to its state before the turn's first move (so every turn can end).")
+        "restored to its state before the turn's first move (so every turn can end).",
+    )
     rebuild: Rebuild
 
 
@@ -285,7 +309,8 @@ class Minus(Strict):
     allowed: bool = Field(False, description="Whether this turn option exists.")
     cards: int = Field(1, ge=1, le=MAX_HAND, description="Hand cards that go to the minus pile.")
     only_when_stuck: bool = Field(
-        True, description="Allowed only when no hand card can be laid on any board reachable by rebuilds.")
+        True, description="Allowed only when no hand card can be laid on any board reachable by rebuilds."
+    )
 
 
 class Refill(Strict):
@@ -315,29 +340,41 @@ class Win(Strict):
 
     summary: str = Summary
     when_hand_and_draw_pile_empty: bool = Field(
-        True, description="Race: the first seat with no hand, draw-pile (or parked) cards wins at once.")
+        True, description="Race: the first seat with no hand, draw-pile (or parked) cards wins at once."
+    )
     draw_pile_counts: bool = Field(
-        True, description="A seat must also have emptied its draw pile (false: an empty hand is enough).")
+        True, description="A seat must also have emptied its draw pile (false: an empty hand is enough)."
+    )
     mode: Literal["race", "all_out"] = Field(
-        "race", description="`race`: first out wins; `all_out`: a seat that is out is skipped and the game "
-        "ends when every seat is out (solo, cooperative), then it is scored.")
+        "race",
+        description="`race`: first out wins; `all_out`: a seat that is out is skipped and the game "
+        "ends when every seat is out (solo, cooperative), then it is scored.",
+    )
     parked_cards_count: bool = Field(
-        True, description="Cards parked in front of a player (Wilwulf) must be laid too before that player is out.")
+        True, description="Cards parked in front of a player (Wilwulf) must be laid too before that player is out."
+    )
 
 
 class Score(Strict):
     """Solo/cooperative team score."""
 
     summary: str = Summary
-    per_unplayed_character: int = Field(1, ge=-MAX_POINTS, le=MAX_POINTS,
-        description="Points per character card not played.")
-    per_empty_row_card: int = Field(2, ge=-MAX_POINTS, le=MAX_POINTS,
-        description="Points per empty row card (not counting extra rows).")
+    per_unplayed_character: int = Field(
+        1, ge=-MAX_POINTS, le=MAX_POINTS, description="Points per character card not played."
+    )
+    per_empty_row_card: int = Field(
+        2, ge=-MAX_POINTS, le=MAX_POINTS, description="Points per empty row card (not counting extra rows)."
+    )
     per_minus_card: int = Field(-5, ge=-MAX_POINTS, le=MAX_POINTS, description="Points per card on the minus piles.")
-    win_at: int = Field(1, ge=-MAX_DECK * MAX_POINTS, le=MAX_DECK * MAX_POINTS,
-        description="A score of at least this is a win.")
-    expert_at: int = Field(12, ge=-MAX_DECK * MAX_POINTS, le=MAX_DECK * MAX_POINTS,
-        description="A score of at least this is an expert result.")
+    win_at: int = Field(
+        1, ge=-MAX_DECK * MAX_POINTS, le=MAX_DECK * MAX_POINTS, description="A score of at least this is a win."
+    )
+    expert_at: int = Field(
+        12,
+        ge=-MAX_DECK * MAX_POINTS,
+        le=MAX_DECK * MAX_POINTS,
+        description="A score of at least this is an expert result.",
+    )
 
 
 class Stalemate(Strict):
@@ -353,18 +390,23 @@ class Stalemate(Strict):
     )
     idle_extra_turns: int = Field(1, ge=0, le=MAX_TURNS, description="The `+ extra` of the idle-turns test.")
     exact_search_limit: int = Field(
-        5000, ge=1, le=MAX_SEARCH,
-            description="Most boards the exact test explores before it assumes progress is possible."
+        5000,
+        ge=1,
+        le=MAX_SEARCH,
+        description="Most boards the exact test explores before it assumes progress is possible.",
     )
     winners: Literal["fewest_cards", "none"] = Field(
         "fewest_cards", description="Who wins a stalemate: the fewest cards held (ties shared), or nobody."
     )
     requires_empty_draw_piles: bool = Field(
-        False, description="A stalemate can only be declared once every draw pile (or the stock) is empty.")
+        False, description="A stalemate can only be declared once every draw pile (or the stock) is empty."
+    )
     powers: Literal["in_play", "none"] = Field(
-        "in_play", description="Characters the exact test lets the seats use before a stalemate is confirmed: "
+        "in_play",
+        description="Characters the exact test lets the seats use before a stalemate is confirmed: "
         "`in_play` every character still on a pile or the display (piles turn as characters are played), tried "
-        "by each seat; `none` the test ignores characters.")
+        "by each seat; `none` the test ignores characters.",
+    )
 
 
 class TurnLimit(Strict):
@@ -380,7 +422,8 @@ class Penalties(Strict):
     summary: str = Summary
     per_card: int = Field(1, ge=-MAX_POINTS, le=MAX_POINTS, description="Points per card not listed in `values`.")
     values: dict[int, Annotated[int, Field(ge=-MAX_POINTS, le=MAX_POINTS)]] = Field(
-        default_factory=dict, max_length=64, description="Points per card of these values.")
+        default_factory=dict, max_length=64, description="Points per card of these values."
+    )
     face_value: bool = Field(False, description="Score cards at their value instead of `per_card`.")
 
 
@@ -388,8 +431,9 @@ class Match(Strict):
     """Hands (rounds) played until a penalty total is reached."""
 
     summary: str = Summary
-    target: int = Field(ge=1, le=MAX_MATCH_TARGET,
-        description="The match ends after the hand in which someone reaches this total.")
+    target: int = Field(
+        ge=1, le=MAX_MATCH_TARGET, description="The match ends after the hand in which someone reaches this total."
+    )
     winners: Literal["lowest_total"] = "lowest_total"
     rotate_dealer: bool = Field(True, description="The next seat deals (and plays first) in the next hand.")
     max_hands: int = Field(200, ge=1, le=MAX_HANDS, description="Guard: a match stops after this many hands.")
@@ -452,7 +496,8 @@ class Modifier(Strict):
 
     kind: Literal["lay_at_start", "equal_values", "skip_value"] = Field(
         description="`lay_at_start`: cards may also be laid before a row's first card; `equal_values`: a card may "
-        "equal the row end; `skip_value`: a card may skip one value (leaving a gap).")
+        "equal the row end; `skip_value`: a card may skip one value (leaving a gap)."
+    )
     duration: Literal["turn"] = "turn"
     rebuilds: bool = Field(False, description="The modifier also applies to the joint of a rebuild.")
     count: int = Field(1, ge=1, le=64, description="`skip_value`: how many skips the turn gets.")
@@ -478,15 +523,18 @@ class TakeFromDiscard(Strict):
     min: int = Field(1, ge=1, le=64)
     max: int = Field(2, ge=1, le=64)
     without_effect_allowed: bool = Field(
-        True, description="The character may be played (with no effect) whenever its effect is impossible: an "
-        "empty discard pile, or no discard card that fits anywhere.")
+        True,
+        description="The character may be played (with no effect) whenever its effect is impossible: an "
+        "empty discard pile, or no discard card that fits anywhere.",
+    )
 
 
 class ExtraRow(Strict):
     """Open one more row with a hand card; it lasts while it holds cards."""
 
-    min_cards: int = Field(1, ge=1, le=MAX_HAND,
-        description="Hand cards laid to open it (more may follow as normal lays).")
+    min_cards: int = Field(
+        1, ge=1, le=MAX_HAND, description="Hand cards laid to open it (more may follow as normal lays)."
+    )
 
 
 class GiveRowStarts(Strict):
@@ -506,7 +554,8 @@ class Joker(Strict):
     """The character card itself is laid in a row as any value and keeps that value."""
 
     reclaim_with_exact_card: bool = Field(
-        True, description="In a lay-out turn any player may swap in the exact hand card it stands for.")
+        True, description="In a lay-out turn any player may swap in the exact hand card it stands for."
+    )
     completer_takes: bool = Field(True, description="Whoever completes its row takes it.")
 
 
@@ -556,25 +605,31 @@ class Characters(Strict):
     summary: str = Summary
     enabled: bool = Field(False, description="Whether the character cards are in play.")
     mode: Literal["piles", "display"] = Field(
-        "piles", description="`piles`: dealt into an open pile per player, only the top one playable, passed under "
+        "piles",
+        description="`piles`: dealt into an open pile per player, only the top one playable, passed under "
         "the left neighbour's pile after use; `display`: a shared display of face-up cards refilled from a "
-        "face-down deck, used cards go to the box (solo, cooperative).")
-    deal: dict[int, int] = Field(default_factory=dict,
-                                 description="`piles`: characters per player by player count; the rest go back.")
+        "face-down deck, used cards go to the box (solo, cooperative).",
+    )
+    deal: dict[int, int] = Field(
+        default_factory=dict, description="`piles`: characters per player by player count; the rest go back."
+    )
     display: int = Field(3, ge=1, le=64, description="`display`: face-up characters.")
     per_turn: int = Field(1, ge=0, le=64, description="Characters a player may play in one turn.")
     on_any_turn: bool = Field(
-        True, description="A character may be played in a turn that is then an exchange or a pass.")
+        True, description="A character may be played in a turn that is then an exchange or a pass."
+    )
     roster: dict[str, Character] = Field(default_factory=dict, max_length=64)
-    removed: list[str] = Field(default_factory=list,
-                               description="Roster keys left out of the game (e.g. to measure a character's effect).")
+    removed: list[str] = Field(
+        default_factory=list, description="Roster keys left out of the game (e.g. to measure a character's effect)."
+    )
 
     @model_validator(mode="after")
     def _removed_known(self) -> Characters:
         unknown = [k for k in self.removed if k not in self.roster]
         if unknown:
-            raise ValueError(f"removed: unknown character(s) {', '.join(unknown)}; expected roster keys "
-                             f"({', '.join(self.roster)})")
+            raise ValueError(
+                f"removed: unknown character(s) {', '.join(unknown)}; expected roster keys ({', '.join(self.roster)})"
+            )
         return self
 
 
@@ -606,8 +661,9 @@ class Clarification(Strict):
     confidence: Literal["R", "I", "?"] = "I"
 
 
-def check_option_references(options: dict[str, Option], variants: dict[str, Variant],
-                            clarifications: list[Clarification]) -> None:
+def check_option_references(
+    options: dict[str, Option], variants: dict[str, Variant], clarifications: list[Clarification]
+) -> None:
     """Every option a variant sets or a clarification names must be declared.
 
     Raises:
@@ -627,8 +683,9 @@ class RuleFile(Strict):
 
     schema_version: Literal[1] = 1
     family: Literal["rows"] = Field("rows", description="The engine family: `rows` (shared rows or piles of cards).")
-    game: str = Field(pattern=r"^[a-z][a-z0-9-]*$", max_length=60,
-                      description="The game's identifier, e.g. `kingsbridge`.")
+    game: str = Field(
+        pattern=r"^[a-z][a-z0-9-]*$", max_length=60, description="The game's identifier, e.g. `kingsbridge`."
+    )
     title: str = Field(max_length=MAX_NAME)
     summary: str = Summary
     players: Players
@@ -647,12 +704,20 @@ class RuleFile(Strict):
         """(title, summary) of each rule section, in reading order (for ``kbsim rules show``)."""
         out = [("Cards", self.cards.summary), ("Rows", self.table.rows.summary)]
         out += [(f"Slots: {g.name}", g.summary) for g in self.table.rows.groups]
-        out += [("Completion", self.table.rows.completion.summary), ("Setup", self.setup.summary),
-                ("Turn", self.turn.summary), ("Lay out", self.turn.lay_out.summary),
-                ("Rebuild", self.turn.lay_out.rebuild.summary), ("Exchange", self.turn.exchange.summary),
-                ("Pass", self.turn.pass_.summary), ("Minus pile", self.turn.minus.summary),
-                ("Refill", self.turn.refill.summary), ("Win", self.end.win.summary),
-                ("Stalemate", self.end.stalemate.summary), ("Turn limit", self.end.turn_limit.summary)]
+        out += [
+            ("Completion", self.table.rows.completion.summary),
+            ("Setup", self.setup.summary),
+            ("Turn", self.turn.summary),
+            ("Lay out", self.turn.lay_out.summary),
+            ("Rebuild", self.turn.lay_out.rebuild.summary),
+            ("Exchange", self.turn.exchange.summary),
+            ("Pass", self.turn.pass_.summary),
+            ("Minus pile", self.turn.minus.summary),
+            ("Refill", self.turn.refill.summary),
+            ("Win", self.end.win.summary),
+            ("Stalemate", self.end.stalemate.summary),
+            ("Turn limit", self.end.turn_limit.summary),
+        ]
         for title, part in (("Score", self.end.score), ("Penalties", self.end.penalties), ("Match", self.end.match)):
             if part is not None:
                 out.append((title, part.summary))
@@ -671,7 +736,8 @@ class RuleFile(Strict):
         total = (self.cards.values.max - self.cards.values.min + 1) * self.cards.copies * max(1, len(self.cards.suits))
         starts = self.table.rows.count * self.setup.row_starts
         if self.setup.relocate_starts and self.setup.relocate_starts.to_group not in {
-                g.name for g in self.table.rows.groups}:
+            g.name for g in self.table.rows.groups
+        }:
             raise ValueError(f"setup.relocate_starts.to_group: no row group {self.setup.relocate_starts.to_group!r}")
         if self.end.match and not self.end.penalties:
             raise ValueError("end.match needs end.penalties")
@@ -679,11 +745,15 @@ class RuleFile(Strict):
             raise ValueError(f"setup.row_starts: {starts} row-start cards but the deck holds only {total}")
         most = self.players.max
         if starts + most * self.setup.hand_size > total:
-            raise ValueError(f"setup.hand_size: {most} players x {self.setup.hand_size} hand cards "
-                             f"+ {starts} row-start "
-                             f"cards need {starts + most * self.setup.hand_size} cards but the deck holds {total}; "
-                             f"expected a hand size from 1 to {max(1, (total - starts) // most)}")
+            raise ValueError(
+                f"setup.hand_size: {most} players x {self.setup.hand_size} hand cards "
+                f"+ {starts} row-start "
+                f"cards need {starts + most * self.setup.hand_size} cards but the deck holds {total}; "
+                f"expected a hand size from 1 to {max(1, (total - starts) // most)}"
+            )
         if isinstance(self.setup.deal.cards, int) and starts + most * self.setup.deal.cards > total:
-            raise ValueError(f"setup.deal.cards: {most} players x {self.setup.deal.cards} cards + {starts} row-start "
-                             f"cards exceed the deck of {total}; expected from 1 to {max(1, (total - starts) // most)}")
+            raise ValueError(
+                f"setup.deal.cards: {most} players x {self.setup.deal.cards} cards + {starts} row-start "
+                f"cards exceed the deck of {total}; expected from 1 to {max(1, (total - starts) // most)}"
+            )
         return self

@@ -214,8 +214,12 @@ def compile_market(loaded: LoadedRules, table: Any = None) -> MarketGame:
         kinds.append(Kind(key, ev.name, EVENT, ev.count, reset=ev.effect.reset, to=ev.effect.to))
     index = {k.key: i for i, k in enumerate(kinds)}
     companies = tuple(c.key for c in table.companies)
-    objectives = tuple(Objective(o.id, o.name or o.id, tuple((index[k], n) for k, n in o.needs.items()), o.points,
-                                 companies.index(o.company)) for o in table.objectives)
+    objectives = tuple(
+        Objective(
+            o.id, o.name or o.id, tuple((index[k], n) for k, n in o.needs.items()), o.points, companies.index(o.company)
+        )
+        for o in table.objectives
+    )
     contracts = []
     for c in table.contracts:
         terms = []
@@ -226,25 +230,46 @@ def compile_market(loaded: LoadedRules, table: Any = None) -> MarketGame:
         contracts.append(Contract(c.id, c.name or c.id, tuple(terms)))
     end = m.end
     return MarketGame(
-        game=m.game, title=m.title, variant=loaded.variant_label, options=dict(loaded.options),
-        min_players=m.players.min, max_players=m.players.max, turn_limit=end.turn_limit.turns,
-        kinds=tuple(kinds), wagon_kinds=tuple(range(n_wagons)),
-        wild_kinds=tuple(i for i in range(n_wagons) if kinds[i].wild), currency_kind=n_wagons,
-        n_decks=m.market.decks, costs=tuple(m.market.costs), slide=m.market.refill == "slide",
+        game=m.game,
+        title=m.title,
+        variant=loaded.variant_label,
+        options=dict(loaded.options),
+        min_players=m.players.min,
+        max_players=m.players.max,
+        turn_limit=end.turn_limit.turns,
+        kinds=tuple(kinds),
+        wagon_kinds=tuple(range(n_wagons)),
+        wild_kinds=tuple(i for i in range(n_wagons) if kinds[i].wild),
+        currency_kind=n_wagons,
+        n_decks=m.market.decks,
+        costs=tuple(m.market.costs),
+        slide=m.market.refill == "slide",
         setup_reshuffle=m.market.setup_events == "reshuffle",
-        objectives=objectives, visible_objectives=m.objectives.visible, replace_objectives=m.objectives.replace,
-        claims_per_turn=m.turn.claim.per_turn, take_mandatory=m.turn.take.mandatory,
-        contracts=tuple(contracts), contracts_dealt=m.contracts.dealt, contracts_kept=m.contracts.keep,
+        objectives=objectives,
+        visible_objectives=m.objectives.visible,
+        replace_objectives=m.objectives.replace,
+        claims_per_turn=m.turn.claim.per_turn,
+        take_mandatory=m.turn.take.mandatory,
+        contracts=tuple(contracts),
+        contracts_dealt=m.contracts.dealt,
+        contracts_kept=m.contracts.keep,
         icons_from_objectives="objectives" in m.contracts.icon_sources,
         icons_from_tokens="tokens" in m.contracts.icon_sources,
         exclusive_icons=m.contracts.icon_use == "exclusive",
-        companies=companies, company_names=tuple(c.name for c in table.companies),
-        tokens=tuple(c.tokens for c in table.companies), start_currency=m.currency.start,
-        trigger=end.trigger.objectives, final_round=end.trigger.final_round,
-        score_objectives=end.score.objective_points, score_contracts=end.score.contracts,
-        per_currency=end.score.per_currency, per_token=end.score.per_token,
-        tie_breakers=tuple(end.score.tie_breakers), stall_round=end.stall.idle_round,
-        provisional=m.provisional, first_seat=m.setup.first_seat,
+        companies=companies,
+        company_names=tuple(c.name for c in table.companies),
+        tokens=tuple(c.tokens for c in table.companies),
+        start_currency=m.currency.start,
+        trigger=end.trigger.objectives,
+        final_round=end.trigger.final_round,
+        score_objectives=end.score.objective_points,
+        score_contracts=end.score.contracts,
+        per_currency=end.score.per_currency,
+        per_token=end.score.per_token,
+        tie_breakers=tuple(end.score.tie_breakers),
+        stall_round=end.stall.idle_round,
+        provisional=m.provisional,
+        first_seat=m.setup.first_seat,
         character_first=m.turn.take.character_acts == "before_refill",
-        option_at=tuple((o.path, name) for name, o in m.options.items()))
-
+        option_at=tuple((o.path, name) for name, o in m.options.items()),
+    )

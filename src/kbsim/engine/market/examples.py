@@ -27,8 +27,9 @@ def _cards(g: MarketGame, text: str, what: str) -> list[int]:
         try:
             out.append(g.kind_index(word))
         except KeyError:
-            raise MarketNotationError(f"{what}: unknown card {word!r}; expected one of "
-                                      f"{', '.join(k.key for k in g.kinds)}") from None
+            raise MarketNotationError(
+                f"{what}: unknown card {word!r}; expected one of {', '.join(k.key for k in g.kinds)}"
+            ) from None
     return out
 
 
@@ -77,8 +78,9 @@ def _example_state(g: MarketGame, ex: MarketExample) -> MarketState:
     return st
 
 
-def _play_example_moves(g: MarketGame, st: MarketState, play: MarketPlay,
-                        ex: MarketExample) -> tuple[MarketTurn | None, tuple[int, str] | None]:
+def _play_example_moves(
+    g: MarketGame, st: MarketState, play: MarketPlay, ex: MarketExample
+) -> tuple[MarketTurn | None, tuple[int, str] | None]:
     """Play the example's moves in order until one is refused; ``end`` closes the turn and the next seat plays.
 
     Returns:
@@ -250,7 +252,7 @@ def run_market_examples(loaded: LoadedRules, examples: list[MarketExample] | Non
     if not isinstance(m, MarketRuleFile):
         raise RulesError(f"{loaded.source}: a rule file of the {m.family!r} family, not of the market family")
     out = []
-    for ex in (m.examples if examples is None else examples):
+    for ex in m.examples if examples is None else examples:
         try:
             lr = load_rules(src, loaded.variants, ex.options) if ex.options else loaded
         except RulesError as e:

@@ -30,10 +30,22 @@ def final_points(g: MarketGame, st: MarketState) -> list[dict[str, int]]:
         counts = st.icon_counts(g, s)
         con = sum(pattern_points(g.contracts[c].terms, counts, g.exclusive_icons) for c in st.contracts[s])
         tok = sum(st.tokens[s])
-        total = ((obj if g.score_objectives else 0) + (con if g.score_contracts else 0)
-                 + g.per_currency * st.currency[s] + g.per_token * tok)
-        out.append({"objective_points": obj, "contract_points": con, "currency": st.currency[s], "tokens": tok,
-                    "objectives": len(st.claimed[s]), "total": total})
+        total = (
+            (obj if g.score_objectives else 0)
+            + (con if g.score_contracts else 0)
+            + g.per_currency * st.currency[s]
+            + g.per_token * tok
+        )
+        out.append(
+            {
+                "objective_points": obj,
+                "contract_points": con,
+                "currency": st.currency[s],
+                "tokens": tok,
+                "objectives": len(st.claimed[s]),
+                "total": total,
+            }
+        )
     return out
 
 
@@ -97,8 +109,12 @@ def market_deal_hash(game: MarketGame, players: int, seed: int) -> str:
 
 def record_values(result: MarketResult) -> dict[str, Any]:
     """The market family's record columns of one game (see :mod:`kbsim.sim.records`)."""
-    return {"cards_held": result.cards_held, "wagons_spent": result.wagons_spent, "objectives": result.objectives,
-            "characters_lost": result.characters_lost}
+    return {
+        "cards_held": result.cards_held,
+        "wagons_spent": result.wagons_spent,
+        "objectives": result.objectives,
+        "characters_lost": result.characters_lost,
+    }
 
 
 @dataclass
@@ -167,8 +183,9 @@ class MarketPlay:
         return self.ended
 
 
-def play_market_game(game: MarketGame, bots: list, seed: int, *, check: bool = False,
-                     log: bool = False) -> MarketResult:
+def play_market_game(
+    game: MarketGame, bots: list, seed: int, *, check: bool = False, log: bool = False
+) -> MarketResult:
     """Play one game of a market rule set from setup to the final score.
 
     Rule implemented: setup (contracts dealt and chosen by the bots, then the market
@@ -237,11 +254,22 @@ def play_market_game(game: MarketGame, bots: list, seed: int, *, check: bool = F
     for s in range(n):
         spent[s] = sum(sum(k for _, k in game.objectives[o].needs) for o in st.claimed[s])
     held = [sum(st.wagons[s]) + st.currency[s] for s in range(n)]
-    return MarketResult(winners=winners, end_reason=play.reason, turns=play.turns, passes=play.passes,
-                        scores=[p["total"] for p in points], cards_held=held, wagons_spent=spent,
-                        objectives=[len(c) for c in st.claimed], characters_lost=play.lost,
-                        character_plays=dict(play.char_plays), hands=1, hand_ends=[play.reason],
-                        log=moves_log if log else None, deal_hash=dealt)
+    return MarketResult(
+        winners=winners,
+        end_reason=play.reason,
+        turns=play.turns,
+        passes=play.passes,
+        scores=[p["total"] for p in points],
+        cards_held=held,
+        wagons_spent=spent,
+        objectives=[len(c) for c in st.claimed],
+        characters_lost=play.lost,
+        character_plays=dict(play.char_plays),
+        hands=1,
+        hand_ends=[play.reason],
+        log=moves_log if log else None,
+        deal_hash=dealt,
+    )
 
 
 def replay_market_log(game: MarketGame, players: int, seed: int, log: list) -> list[dict[str, Any]]:
@@ -267,8 +295,12 @@ def replay_market_log(game: MarketGame, players: int, seed: int, log: list) -> l
         t = MarketTurn(game, st, seat, phase=CHOOSE if choosing else TAKE)
         for mv in moves:
             t.apply(mv)
-        out.append({"turn": 0 if choosing else i - players + 1, "seat": seat,
-                    "moves": [format_market_move(m, game) for m in moves],
-                    "market": [" ".join(game.card_text(c) for c in line) for line in st.lines]})
+        out.append(
+            {
+                "turn": 0 if choosing else i - players + 1,
+                "seat": seat,
+                "moves": [format_market_move(m, game) for m in moves],
+                "market": [" ".join(game.card_text(c) for c in line) for line in st.lines],
+            }
+        )
     return out
-

@@ -18,8 +18,12 @@ def take_moves(g: MarketGame, st: MarketState, seat: int, free: bool) -> list[Mo
         return face_up_takes(st)
     budget = st.currency[seat]
     costs = g.costs
-    return [Move("take", d, p) for d, line in enumerate(st.lines) for p, c in enumerate(line)
-            if c >= 0 and costs[p] <= budget]
+    return [
+        Move("take", d, p)
+        for d, line in enumerate(st.lines)
+        for p, c in enumerate(line)
+        if c >= 0 and costs[p] <= budget
+    ]
 
 
 def resolve_moves(g: MarketGame, st: MarketState, seat: int) -> list[Move]:
@@ -49,8 +53,11 @@ def legal_moves(g: MarketGame, st: MarketState, seat: int, phase: str) -> list[M
         return resolve_moves(g, st, seat)
     if phase == CLAIM:
         w = st.wagons[seat]
-        moves = [Move("claim", i) for i, o in enumerate(st.obj_visible)
-                 if o >= 0 and claim_cost(g, w, g.objectives[o]) is not None]
+        moves = [
+            Move("claim", i)
+            for i, o in enumerate(st.obj_visible)
+            if o >= 0 and claim_cost(g, w, g.objectives[o]) is not None
+        ]
         moves.append(END)
         return moves
     if phase == CHOOSE:

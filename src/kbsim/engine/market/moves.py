@@ -10,7 +10,6 @@ from kbsim.engine.results import IllegalMove
 CHOOSE, TAKE, RESOLVE, CLAIM, DONE = "choose", "take", "resolve", "claim", "done"
 
 
-
 class Move(NamedTuple):
     """A move: ``op`` and up to three int arguments.
 

@@ -50,8 +50,9 @@ def parse_market_move(text: str, g: MarketGame) -> Move:
     forms = move_forms()
     try:
         if op == "claim" and len(args) == 1:
-            return Move("claim", int(args[0]) - 1) if args[0].isdigit() else Move("claim", -2, g.objective_index(
-                args[0]))
+            return (
+                Move("claim", int(args[0]) - 1) if args[0].isdigit() else Move("claim", -2, g.objective_index(args[0]))
+            )
         if op in forms and len(args) == len(forms[op]):
             if op == "end":
                 return END
@@ -59,8 +60,7 @@ def parse_market_move(text: str, g: MarketGame) -> Move:
     except (KeyError, ValueError) as e:
         raise MarketNotationError(f"{text!r}: unknown name or number {e}") from None
     shown = [" ".join([verb, *(k.upper() for k in kinds)]) for verb, kinds in forms.items()]
-    raise MarketNotationError(f"{text!r}: expected {', '.join(shown[:1] + ['claim N'] + shown[1:-1])} "
-                              f"or {shown[-1]}")
+    raise MarketNotationError(f"{text!r}: expected {', '.join(shown[:1] + ['claim N'] + shown[1:-1])} or {shown[-1]}")
 
 
 def format_market_move(move: Move, g: MarketGame) -> str:

@@ -61,8 +61,14 @@ def _steal(turn: Any, move: Move) -> None:
 
 def _swap_moves(g: MarketGame, st: MarketState, seat: int) -> list[Move]:
     mine = [k for k in g.wagon_kinds if st.wagons[seat][k] > 0]
-    return [Move("swap", k, s, j) for k in mine for s in range(st.players) if s != seat
-            for j in g.wagon_kinds if st.wagons[s][j] > 0]
+    return [
+        Move("swap", k, s, j)
+        for k in mine
+        for s in range(st.players)
+        if s != seat
+        for j in g.wagon_kinds
+        if st.wagons[s][j] > 0
+    ]
 
 
 def _swap(turn: Any, move: Move) -> None:
@@ -85,12 +91,15 @@ def _token(turn: Any, move: Move) -> None:
 
 
 #: Every power, by its rule-file name.
-POWERS: dict[str, Power] = {p.op: p for p in (
-    Power(TAKE_FREE, "take", ("line", "place"), lambda g, st, seat: face_up_takes(st), _take_free),
-    Power(TAKE_CURRENCY, "steal", ("seat",), _steal_moves, _steal),
-    Power(SWAP_WAGONS, "swap", ("wagon", "seat", "wagon"), _swap_moves, _swap),
-    Power(TAKE_TOKEN, "token", ("company",), _token_moves, _token),
-)}
+POWERS: dict[str, Power] = {
+    p.op: p
+    for p in (
+        Power(TAKE_FREE, "take", ("line", "place"), lambda g, st, seat: face_up_takes(st), _take_free),
+        Power(TAKE_CURRENCY, "steal", ("seat",), _steal_moves, _steal),
+        Power(SWAP_WAGONS, "swap", ("wagon", "seat", "wagon"), _swap_moves, _swap),
+        Power(TAKE_TOKEN, "token", ("company",), _token_moves, _token),
+    )
+}
 
 
 def power(op: str) -> Power:

@@ -20,7 +20,7 @@ def _placements(p: Pattern, counts: tuple[int, ...]) -> set[tuple[int, ...]]:
             out.add(tuple(cur))
             return
         size = groups[gi]
-        for c in ((p.colours[gi],) if p.colours is not None else range(n)):
+        for c in (p.colours[gi],) if p.colours is not None else range(n):
             if cur[c] < size or (p.distinct and c in used):
                 continue
             cur[c] -= size
@@ -67,4 +67,3 @@ def pattern_points(terms: tuple[Pattern, ...], counts: tuple[int, ...], exclusiv
     if exclusive or len(terms) == 1:
         return _best(terms, 0, counts)
     return sum(_best((t,), 0, counts) for t in terms)
-

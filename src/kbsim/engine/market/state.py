@@ -17,8 +17,26 @@ class MarketState:
     marks a sandbox copy whose decks hold ``HIDDEN`` placeholders.
     """
 
-    __slots__ = ("lines", "decks", "box", "wagons", "currency", "tokens", "supply", "obj_deck", "obj_visible",
-                 "obj_box", "claimed", "contracts", "offered", "contract_box", "pending", "open_lines", "hidden", "rng")
+    __slots__ = (
+        "lines",
+        "decks",
+        "box",
+        "wagons",
+        "currency",
+        "tokens",
+        "supply",
+        "obj_deck",
+        "obj_visible",
+        "obj_box",
+        "claimed",
+        "contracts",
+        "offered",
+        "contract_box",
+        "pending",
+        "open_lines",
+        "hidden",
+        "rng",
+    )
 
     def __init__(self, game: MarketGame, players: int):
         k = len(game.kinds)
@@ -253,8 +271,8 @@ def new_state(g: MarketGame, players: int, rng: random.Random) -> MarketState:
     order = list(range(len(g.contracts)))
     rng.shuffle(order)
     for s in range(players):
-        st.offered[s] = order[s * g.contracts_dealt:(s + 1) * g.contracts_dealt]
-    st.contract_box = order[players * g.contracts_dealt:]
+        st.offered[s] = order[s * g.contracts_dealt : (s + 1) * g.contracts_dealt]
+    st.contract_box = order[players * g.contracts_dealt :]
     cards = [i for i, k in enumerate(g.kinds) for _ in range(k.count)]
     start = min(g.start_currency, g.kinds[g.currency_kind].count // max(1, players))
     for s in range(players):
@@ -266,7 +284,7 @@ def new_state(g: MarketGame, players: int, rng: random.Random) -> MarketState:
     pos = 0
     for d in range(g.n_decks):
         size = q + (1 if d < r else 0)
-        st.decks[d] = cards[pos:pos + size]
+        st.decks[d] = cards[pos : pos + size]
         pos += size
     for d in range(g.n_decks):
         for p in range(len(g.costs)):
@@ -315,4 +333,3 @@ def check_state(g: MarketGame, st: MarketState, players: int) -> None:
                 raise InvariantError(f"line {d + 1} has a gap before a card: {line}")
             if GAP in line and any(c >= 0 and g.kinds[c].role != EVENT for c in st.decks[d]):
                 raise InvariantError(f"line {d + 1} has a gap while its deck holds cards")
-

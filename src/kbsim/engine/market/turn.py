@@ -36,7 +36,7 @@ class MarketTurn:
         self.took = False
         self.claims = 0
         self.lost = 0
-        self.resolved: list[int] = []   # character kinds that acted
+        self.resolved: list[int] = []  # character kinds that acted
         self.log: list[Move] | None = None
         self.on_move: Callable[[MarketTurn], None] | None = None
         self._legal: list[Move] | None = None
@@ -242,33 +242,45 @@ class MarketTurn:
         if ph == DONE:
             return "the turn is over"
         if ph == TAKE and op == "end":
-            return ("a turn must take a card while one can be paid for: taking is mandatory in these rules"
-                    + self._hint("turn.take.mandatory"))
+            return "a turn must take a card while one can be paid for: taking is mandatory in these rules" + self._hint(
+                "turn.take.mandatory"
+            )
         if ph == TAKE and op != "take":
-            return (f"{op!r} is not a take: a turn first takes one face-up card from the market"
-                    + ("" if self._take_moves(False) else " (nothing can be taken now)"))
+            return f"{op!r} is not a take: a turn first takes one face-up card from the market" + (
+                "" if self._take_moves(False) else " (nothing can be taken now)"
+            )
         if ph == TAKE:
             ok = 0 <= move.a < len(st.lines) and 0 <= move.b < len(g.costs)
             if not ok or st.lines[move.a][move.b] < 0:
-                return (f"no card at line {move.a + 1}, place {move.b + 1}: there are {len(st.lines)} line(s) of "
-                        f"{len(g.costs)} place(s), and a card is taken only from a place that holds one")
-            return (f"a card costs the price of its place: place {move.b + 1} costs {g.costs[move.b]} currency "
-                    f"card(s), the player has {st.currency[self.seat]}" + self._hint("market.costs"))
+                return (
+                    f"no card at line {move.a + 1}, place {move.b + 1}: there are {len(st.lines)} line(s) of "
+                    f"{len(g.costs)} place(s), and a card is taken only from a place that holds one"
+                )
+            return (
+                f"a card costs the price of its place: place {move.b + 1} costs {g.costs[move.b]} currency "
+                f"card(s), the player has {st.currency[self.seat]}" + self._hint("market.costs")
+            )
         if ph == RESOLVE:
             power = self.pending_op()
             legal = self.legal_moves()
             shown = ", ".join(" ".join(str(x) for x in (m.op, m.a, m.b, m.c) if x != -1) for m in legal[:6])
             more = f" and {len(legal) - 6} more" if len(legal) > 6 else ""
-            return (f"the character being resolved acts by its power {power!r}, which allows only: {shown}{more}"
-                    + self._hint("turn.take.character_acts"))
+            return (
+                f"the character being resolved acts by its power {power!r}, which allows only: {shown}{more}"
+                + self._hint("turn.take.character_acts")
+            )
         if ph == CLAIM and op == "claim":
             if not 0 <= move.a < len(st.obj_visible) or st.obj_visible[move.a] < 0:
                 return f"no face-up objective in slot {move.a + 1}: only face-up objectives are claimed"
-            return ("the wagons held do not pay this objective's cost: an objective is claimed by spending the "
-                    "wagons it shows")
+            return (
+                "the wagons held do not pay this objective's cost: an objective is claimed by spending the "
+                "wagons it shows"
+            )
         if ph == CLAIM:
-            return (f"{op!r} is not possible now: after taking, a turn may only claim face-up objectives (at most "
-                    f"{g.claims_per_turn} per turn) or end" + self._hint("turn.claim.per_turn"))
+            return (
+                f"{op!r} is not possible now: after taking, a turn may only claim face-up objectives (at most "
+                f"{g.claims_per_turn} per turn) or end" + self._hint("turn.claim.per_turn")
+            )
         if ph == CHOOSE and op == "choose":
             return f"contract {move.a} is not among those offered to this seat: {self.offered}"
         return f"{op!r} is not possible in the {ph} phase"
@@ -289,4 +301,3 @@ class MarketTurn:
             while self.phase == CHOOSE:
                 self.apply(Move("choose", self.state.offered[self.seat][0]))
         self.phase = DONE
-

@@ -43,11 +43,11 @@ class CompiledGame:
     # rows
     n_rows: int
     step: int
-    steps: frozenset[int]          # allowed differences card - previous card along a row
+    steps: frozenset[int]  # allowed differences card - previous card along a row
     open_any: bool
     open_values: frozenset[int]
     complete_when_all: bool
-    full_length: int               # number of distinct values a complete row holds
+    full_length: int  # number of distinct values a complete row holds
     # setup
     row_starts: int
     deal_rest: bool
@@ -71,14 +71,14 @@ class CompiledGame:
     refill_draw: int
     # end
     win_on_empty: bool
-    stalemate_exact: bool          # exact reachability test instead of idle turns
+    stalemate_exact: bool  # exact reachability test instead of idle turns
     idle_extra_turns: int
     exact_search_limit: int
     stalemate_fewest_wins: bool
     turn_limit: int
     # solo / cooperative
-    all_out: bool = False                # seats that are out are skipped; the game ends when all are out
-    parked_count: bool = True            # parked (Wilwulf) cards must be laid before a seat is out
+    all_out: bool = False  # seats that are out are skipped; the game ends when all are out
+    parked_count: bool = True  # parked (Wilwulf) cards must be laid before a seat is out
     minus_allowed: bool = False
     minus_cards: int = 1
     minus_only_when_stuck: bool = True
@@ -86,20 +86,20 @@ class CompiledGame:
     # characters
     chars_enabled: bool = False
     chars_display_mode: bool = False
-    chars_deal: tuple[tuple[int, int], ...] = ()       # (players, per player)
+    chars_deal: tuple[tuple[int, int], ...] = ()  # (players, per player)
     chars_display: int = 3
     chars_per_turn: int = 1
     chars_any_turn: bool = True
-    roster: tuple = ()                   # CompiledCharacter per character, in rule-file order
+    roster: tuple = ()  # CompiledCharacter per character, in rule-file order
     row_diffs: frozenset[int] = frozenset()  # differences an existing row may hold (steps + marks of powers)
-    complete_by_set: bool = False        # completion counts distinct values (rows may hold duplicates/gaps)
+    complete_by_set: bool = False  # completion counts distinct values (rows may hold duplicates/gaps)
     # card encoding, slot groups, shared stock, matches (piles-and-stock games)
-    value_shift: int = 0                 # value = card >> value_shift
+    value_shift: int = 0  # value = card >> value_shift
     suit_codes: tuple[tuple[str, int, int], ...] = ()  # (symbol, code, colour index)
     value_names: tuple[tuple[int, str], ...] = ()
-    fast_step: int | None = 1            # the single card difference of a plain deck (None: use `steps`)
-    row_open: tuple = ()                 # per row card: None (any card) or frozenset of cards that may open it
-    row_group: tuple[int, ...] = ()      # per row card: index of its slot group
+    fast_step: int | None = 1  # the single card difference of a plain deck (None: use `steps`)
+    row_open: tuple = ()  # per row card: None (any card) or frozenset of cards that may open it
+    row_group: tuple[int, ...] = ()  # per row card: index of its slot group
     row_starts_on: tuple[bool, ...] = ()  # per row card: gets a start card at setup
     relocate: tuple[frozenset, tuple[int, ...]] | None = None  # start cards to move, target rows
     rebuild_whole_only: bool = False
@@ -107,16 +107,16 @@ class CompiledGame:
     refill_at_start: bool = False
     win_needs_pile: bool = True
     stalemate_needs_empty_piles: bool = False
-    stalemate_powers: bool = True        # the exact stalemate test lets seats use the characters still in play
-    first_player: int = 0                # who plays first, counted from the dealer
-    provisional_moves: bool = True       # a turn that lays too few may still end as exchange/pass/minus, restored
+    stalemate_powers: bool = True  # the exact stalemate test lets seats use the characters still in play
+    first_player: int = 0  # who plays first, counted from the dealer
+    provisional_moves: bool = True  # a turn that lays too few may still end as exchange/pass/minus, restored
     empty_targets: frozenset[int] | None = None  # row cards a rebuild may fill when empty (None: any)
     option_at: tuple[tuple[str, str], ...] = ()  # (rule-file path, option name): to name options in refusals
     variant_at: tuple[tuple[str, str, Any], ...] = ()  # (rule-file path, variant name, value the variant sets)
     must_lay: frozenset[int] = frozenset()
-    must_lay_when_drawn: bool = False    # a must-lay card drawn at the end of a turn is laid at once
+    must_lay_when_drawn: bool = False  # a must-lay card drawn at the end of a turn is laid at once
     penalty: tuple[tuple[int, int], ...] = ()  # (card, points) for every card kind, when hands are scored
-    match_target: int = 0                # > 0: hands are played until a penalty total reaches it
+    match_target: int = 0  # > 0: hands are played until a penalty total reaches it
     match_rotate: bool = True
     match_max_hands: int = 200
     family: str = "rows"
@@ -137,8 +137,11 @@ class CompiledGame:
 
         Used by refusals to name the option or variant that would allow the refused move.
         """
-        variants = [v for p, v, value in self.variant_at
-                    if p == path and v != self.variant and (not allows or value is not False)]
+        variants = [
+            v
+            for p, v, value in self.variant_at
+            if p == path and v != self.variant and (not allows or value is not False)
+        ]
         also = f", e.g. variant `{variants[0]}`" if variants else ""
         for p, name in self.option_at:
             if p == path:
@@ -300,8 +303,9 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
         bad: set[int] = set()
         for a in kinds:
             for b in kinds:
-                ok = ((b >> shift) - (a >> shift) in value_steps and
-                      (not seq.alternate_colours or colour_of[a & 15] != colour_of[b & 15]))
+                ok = (b >> shift) - (a >> shift) in value_steps and (
+                    not seq.alternate_colours or colour_of[a & 15] != colour_of[b & 15]
+                )
                 (good if ok else bad).add(b - a)
         if good & bad:
             raise RulesError(f"{loaded.source}: table.rows.sequence: this rule cannot be checked on this deck")
@@ -315,8 +319,9 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
 
     rows = m.table.rows
     if rows.groups:
-        row_open = tuple(None if grp.open_with == "any" else cards_of(grp.open_with)
-                         for grp in rows.groups for _ in range(grp.count))
+        row_open = tuple(
+            None if grp.open_with == "any" else cards_of(grp.open_with) for grp in rows.groups for _ in range(grp.count)
+        )
         row_group = tuple(i for i, grp in enumerate(rows.groups) for _ in range(grp.count))
         starts_on = tuple(grp.starts for grp in rows.groups for _ in range(grp.count))
     else:
@@ -333,12 +338,12 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
     pen = m.end.penalties
     penalty: tuple[tuple[int, int], ...] = ()
     if pen:
-        penalty = tuple((c, pen.values.get(c >> shift, (c >> shift) if pen.face_value else pen.per_card))
-                        for c in kinds)
+        penalty = tuple(
+            (c, pen.values.get(c >> shift, (c >> shift) if pen.face_value else pen.per_card)) for c in kinds
+        )
     lay = m.turn.lay_out
     ch = m.characters if (m.characters and m.characters.enabled) else None
-    roster = tuple(compile_character(key, c, m) for key, c in ch.roster.items()
-                   if key not in ch.removed) if ch else ()
+    roster = tuple(compile_character(key, c, m) for key, c in ch.roster.items() if key not in ch.removed) if ch else ()
     row_diffs = set(steps)
     for c in roster:
         row_diffs |= c.row_diffs
@@ -393,7 +398,8 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
         minus_cards=m.turn.minus.cards,
         minus_only_when_stuck=m.turn.minus.only_when_stuck,
         score=(sc.per_unplayed_character, sc.per_empty_row_card, sc.per_minus_card, sc.win_at, sc.expert_at)
-        if sc else None,
+        if sc
+        else None,
         chars_enabled=ch is not None,
         chars_display_mode=bool(ch and ch.mode == "display"),
         chars_deal=tuple(sorted(ch.deal.items())) if ch else (),
@@ -418,8 +424,11 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
         stalemate_powers=m.end.stalemate.powers == "in_play",
         first_player=m.setup.deal.first_player,
         provisional_moves=lay.provisional_until_laid,
-        empty_targets=(None if lay.rebuild.into_empty_groups is None else frozenset(
-            r for r, gi in enumerate(row_group) if rows.groups[gi].name in lay.rebuild.into_empty_groups)),
+        empty_targets=(
+            None
+            if lay.rebuild.into_empty_groups is None
+            else frozenset(r for r, gi in enumerate(row_group) if rows.groups[gi].name in lay.rebuild.into_empty_groups)
+        ),
         option_at=tuple((o.path, name) for name, o in m.options.items()),
         variant_at=_variant_paths(m),
         must_lay=cards_of(lay.must_lay) if lay.must_lay else frozenset(),

@@ -28,8 +28,7 @@ class _ExampleFailed(Exception):
     """An example that cannot run (bad options, board, setup or move text); the message says which and why."""
 
 
-def _load_example_rules(rule_file: Path | str, ex: Example, variants: tuple[str, ...],
-                        characters: bool) -> LoadedRules:
+def _load_example_rules(rule_file: Path | str, ex: Example, variants: tuple[str, ...], characters: bool) -> LoadedRules:
     """The rules an example runs against: ``variants``, then the example's options; characters on if asked for.
 
     Raises:
@@ -66,8 +65,7 @@ def _board(ex: Example, g: CompiledGame) -> tuple[list[list[int]], list[int], li
         if not g.row_is_legal(row):
             raise _ExampleFailed(f"board: row {i + 1} {format_cards(row, g)} is not a legal row")
     zones = (*rows, hand, pile, discard, parked)
-    over = {g.card_text(v): c for v, c in Counter(v for zone in zones for v in zone if v > 0).items()
-            if c > g.copies}
+    over = {g.card_text(v): c for v, c in Counter(v for zone in zones for v in zone if v > 0).items() if c > g.copies}
     if over:
         raise _ExampleFailed(f"board: more copies than the deck holds: {over}")
     return rows, hand, pile, discard, parked
@@ -88,8 +86,7 @@ def _example_state(ex: Example, g: CompiledGame) -> tuple[GameState, list[int]]:
         raise _ExampleFailed(f"setup: {e}") from None
     others += [[] for _ in range(opponents - len(others))]
     piles = [pile] * (1 + opponents) if g.shared_stock else [pile] + [[] for _ in range(opponents)]
-    state = GameState(rows=rows, hands=[hand] + others,
-                      piles=piles, discard=discard, n_fixed=g.n_rows)
+    state = GameState(rows=rows, hands=[hand] + others, piles=piles, discard=discard, n_fixed=g.n_rows)
     state.turn_no = 1
     state.parked[0] = [(c, 0) for c in parked]
     jokers = [c for c in g.roster if c.is_joker]
@@ -175,15 +172,17 @@ def _seat_problems(ex: Example, g: CompiledGame, state: GameState) -> list[str]:
             problems.append(f"opponents' draw piles (top first) {got_piles} != expected {exp}")
     if want.joker_held is not None:
         jokers = [c for c in g.roster if c.is_joker]
-        held = bool(jokers) and (jokers[0].key in state.char_piles[0] or
-                                 (g.chars_display_mode and jokers[0].key in state.char_deck))
+        held = bool(jokers) and (
+            jokers[0].key in state.char_piles[0] or (g.chars_display_mode and jokers[0].key in state.char_deck)
+        )
         if held != want.joker_held:
             problems.append(f"joker back in the player's pile is {held}, expected {want.joker_held}")
     return problems
 
 
-def run_example(rule_file: Path | str, ex: Example, variants: tuple[str, ...] = (),
-                characters: bool = False) -> ExampleResult:
+def run_example(
+    rule_file: Path | str, ex: Example, variants: tuple[str, ...] = (), characters: bool = False
+) -> ExampleResult:
     """Run one example against the rules in ``rule_file`` (with ``variants`` and the example's options).
 
     The example's board is set up for seat 0 on turn 1, its moves are applied in the notation of
@@ -206,8 +205,11 @@ def run_example(rule_file: Path | str, ex: Example, variants: tuple[str, ...] = 
         illegal = _play_moves(ex, g, turn)
     except _ExampleFailed as e:
         return ExampleResult(src, ex.name, False, str(e))
-    problems = [*illegal_problems(ex.expect.illegal, illegal, ex.moves),
-                *_board_problems(ex, g, turn, pile), *_seat_problems(ex, g, state)]
+    problems = [
+        *illegal_problems(ex.expect.illegal, illegal, ex.moves),
+        *_board_problems(ex, g, turn, pile),
+        *_seat_problems(ex, g, state),
+    ]
     return ExampleResult(src, ex.name, not problems, "; ".join(problems))
 
 
@@ -262,6 +264,8 @@ def run_rows_examples(loaded: LoadedRules, examples: list[Example] | None = None
     out = [run_example(loaded.source, ex) for ex in m.examples]
     if m.characters is not None:
         for key, ch in m.characters.roster.items():
-            out.extend(run_example(loaded.source, ex.model_copy(update={"name": f"{key}/{ex.name}"}), characters=True)
-                       for ex in ch.examples)
+            out.extend(
+                run_example(loaded.source, ex.model_copy(update={"name": f"{key}/{ex.name}"}), characters=True)
+                for ex in ch.examples
+            )
     return out

@@ -180,7 +180,7 @@ def team_score(game: CompiledGame, state: GameState) -> int:
         raise ValueError(f"{game.game} has no team score (end.score)")
     per_char, per_row, per_minus, _, _ = game.score
     unplayed = len(state.display) + len(state.char_deck)
-    empty = sum(1 for row in state.rows[:state.n_fixed] if not row)
+    empty = sum(1 for row in state.rows[: state.n_fixed] if not row)
     minus = sum(len(m) for m in state.minus)
     return per_char * unplayed + per_row * empty + per_minus * minus
 
@@ -324,8 +324,7 @@ def play_game(game, bots: list, seed: int, *, check: bool = False, log: bool = F
     return family_of(game).play(game, bots, seed, check=check, log=log)
 
 
-def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False,
-                   log: bool = False) -> GameResult:
+def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = False, log: bool = False) -> GameResult:
     """Play one game of the rows family to its end: one hand, or a match of hands where the rules score hands.
 
     Args:
@@ -367,7 +366,8 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
     done = max(totals) >= game.match_target
     return GameResult(
         winners=tuple(k for k in range(n) if totals[k] == low) if done else (),
-        end_reason=WON if done else TURN_LIMIT, turns=sum(r.turns for r in results),
+        end_reason=WON if done else TURN_LIMIT,
+        turns=sum(r.turns for r in results),
         cards_left=last.cards_left,
         cards_laid=[sum(r.cards_laid[k] for r in results) for k in range(n)],
         exchanges=[sum(r.exchanges[k] for r in results) for k in range(n)],
@@ -375,14 +375,19 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
         rebuilds=[sum(r.rebuilds[k] for r in results) for k in range(n)],
         rows_completed=sum(r.rows_completed for r in results),
         minus_cards=[sum(r.minus_cards[k] for r in results) for k in range(n)],
-        penalties=totals, hands=hand,
+        penalties=totals,
+        hands=hand,
         hand_ends=[r.end_reason for r in results],
         log=[entry for r in results for entry in (r.log or [])] if log else None,
         deal_hash=_digest([r.deal_hash for r in results]) if len(results) > 1 else results[0].deal_hash,
         rule_usage=reduce(merge_usage, (r.rule_usage for r in results), {}),
         rule_legal=reduce(merge_usage, (r.rule_legal for r in results), {}),
-        deals=[(s, d, start + sum(r2.turns for r2 in results[:i]))
-               for i, r in enumerate(results) for s, d, start in r.deals])
+        deals=[
+            (s, d, start + sum(r2.turns for r2 in results[:i]))
+            for i, r in enumerate(results)
+            for s, d, start in r.deals
+        ],
+    )
 
 
 def _invariant_checker(game: CompiledGame, state: GameState) -> Callable[[Turn], None]:
@@ -391,9 +396,17 @@ def _invariant_checker(game: CompiledGame, state: GameState) -> Callable[[Turn],
     return lambda _t: check_invariants(game, state, expected, chars0)
 
 
-def _play_turn(game: CompiledGame, state: GameState, bot, seat: int, usage: dict[str, int],
-               watch: tuple[str, ...], legal: dict[str, int], on_move: Callable[[Turn], None] | None,
-               moves_log: list[tuple[int, list[Move]]] | None) -> Turn:
+def _play_turn(
+    game: CompiledGame,
+    state: GameState,
+    bot,
+    seat: int,
+    usage: dict[str, int],
+    watch: tuple[str, ...],
+    legal: dict[str, int],
+    on_move: Callable[[Turn], None] | None,
+    moves_log: list[tuple[int, list[Move]]] | None,
+) -> Turn:
     """Let ``seat``'s bot play one turn (turn number ``state.turn_no``), ending it if the bot did not.
 
     Args:
@@ -410,8 +423,16 @@ def _play_turn(game: CompiledGame, state: GameState, bot, seat: int, usage: dict
     Returns:
         The finished turn, for its counts.
     """
-    turn = Turn(game, state.rows, state.hands[seat], state.piles[seat], state.discard,
-                partial(_counts_after, state, seat), state=state, seat=seat)
+    turn = Turn(
+        game,
+        state.rows,
+        state.hands[seat],
+        state.piles[seat],
+        state.discard,
+        partial(_counts_after, state, seat),
+        state=state,
+        seat=seat,
+    )
     if moves_log is not None:
         turn_log: list[Move] = []
         turn.log = turn_log
@@ -467,8 +488,14 @@ class _HandTally:
         self.completed += turn.completed
         if turn.exchanged:
             self.exchanges[seat] += 1
-        if turn.passed or (self.game.pass_allowed and not turn.laid and not turn.exchanged and not turn.minus_cards
-                           and not turn.won and not self.state.piles[seat]):
+        if turn.passed or (
+            self.game.pass_allowed
+            and not turn.laid
+            and not turn.exchanged
+            and not turn.minus_cards
+            and not turn.won
+            and not self.state.piles[seat]
+        ):
             self.passes[seat] += 1
 
     def stalemate_after(self, turn: Turn, seat: int) -> bool:
@@ -514,8 +541,9 @@ class _HandTally:
         return all(idle[k] >= -(-held(k) // game.hand_size) + game.idle_extra_turns for k in range(len(idle)))
 
 
-def _hand_winners(game: CompiledGame, state: GameState, reason: str,
-                  winners: tuple[int, ...]) -> tuple[tuple[int, ...], int | None]:
+def _hand_winners(
+    game: CompiledGame, state: GameState, reason: str, winners: tuple[int, ...]
+) -> tuple[tuple[int, ...], int | None]:
     """The winners and team score at the end of a hand.
 
     Rules: with ``stalemate.fewest_cards_wins``, a stalemate is won by the seats holding the fewest cards;
@@ -543,8 +571,9 @@ def _hand_winners(game: CompiledGame, state: GameState, reason: str,
     return winners, score
 
 
-def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, check: bool = False,
-              log: bool = False) -> GameResult:
+def play_hand(
+    game: CompiledGame, bots: list, seed: int, first_seat: int, *, check: bool = False, log: bool = False
+) -> GameResult:
     """Play one hand (a whole game for rules without matches) from the deal to its end.
 
     The seat after the dealer by ``setup.deal.first_player`` plays first; seats take turns until a seat
@@ -605,14 +634,48 @@ def play_hand(game: CompiledGame, bots: list, seed: int, first_seat: int, *, che
     if game.penalty:
         table = dict(game.penalty)
         penalties = [sum(table.get(c, 0) for c in state.hands[k]) for k in range(n)]
-    return GameResult(winners=winners, end_reason=reason, turns=turns, cards_left=[state.held(k) for k in range(n)],
-                      cards_laid=tally.laid, exchanges=tally.exchanges, passes=tally.passes,
-                      rebuilds=tally.rebuilds, rows_completed=tally.completed, minus_cards=tally.minus,
-                      character_plays=dict(state.char_plays), score=score, penalties=penalties, hands=1,
-                      hand_ends=[reason], log=moves_log, deal_hash=dealt, deals=[(seed, first_seat, 0)],
-                      rule_usage=usage, rule_legal=legal)
+    return GameResult(
+        winners=winners,
+        end_reason=reason,
+        turns=turns,
+        cards_left=[state.held(k) for k in range(n)],
+        cards_laid=tally.laid,
+        exchanges=tally.exchanges,
+        passes=tally.passes,
+        rebuilds=tally.rebuilds,
+        rows_completed=tally.completed,
+        minus_cards=tally.minus,
+        character_plays=dict(state.char_plays),
+        score=score,
+        penalties=penalties,
+        hands=1,
+        hand_ends=[reason],
+        log=moves_log,
+        deal_hash=dealt,
+        deals=[(seed, first_seat, 0)],
+        rule_usage=usage,
+        rule_legal=legal,
+    )
 
 
-__all__ = ["ALL_OUT", "GameResult", "GameState", "InvariantError", "STALEMATE", "TURN_LIMIT", "WON",
-           "can_progress", "check_invariants", "deal", "deal_hash_of", "play_game", "play_hand",
-           "replay_hands", "rows_deal_hash", "seat_can_lay", "stalemate_confirmed", "state_hash", "team_score"]
+__all__ = [
+    "ALL_OUT",
+    "GameResult",
+    "GameState",
+    "InvariantError",
+    "STALEMATE",
+    "TURN_LIMIT",
+    "WON",
+    "can_progress",
+    "check_invariants",
+    "deal",
+    "deal_hash_of",
+    "play_game",
+    "play_hand",
+    "replay_hands",
+    "rows_deal_hash",
+    "seat_can_lay",
+    "stalemate_confirmed",
+    "state_hash",
+    "team_score",
+]

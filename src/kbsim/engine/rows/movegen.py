@@ -92,8 +92,9 @@ def _gap_fills(turn: Turn) -> list[Move]:
 def _start_lays(turn: Turn, cards: list[int]) -> list[Move]:
     """The lays before a row's first card that the active modifier allows (cards ascending, then rows)."""
     rows = turn.rows
-    return [LayStart(card, r) for card in cards for r in range(len(rows))
-            if rows[r] and turn._start_fits(rows[r][0], card)]
+    return [
+        LayStart(card, r) for card in cards for r in range(len(rows)) if rows[r] and turn._start_fits(rows[r][0], card)
+    ]
 
 
 def _parked_lays(turn: Turn) -> list[Move]:
@@ -227,8 +228,15 @@ def _plain_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
     return out
 
 
-def _listed_segments(turn: Turn, src: int, ks: range | tuple[int, ...], starts: tuple[bool, ...],
-                     want: dict[int, list[int]], empties: list[int], out: list[Rebuild]) -> None:
+def _listed_segments(
+    turn: Turn,
+    src: int,
+    ks: range | tuple[int, ...],
+    starts: tuple[bool, ...],
+    want: dict[int, list[int]],
+    empties: list[int],
+    out: list[Rebuild],
+) -> None:
     """Append to ``out`` the rebuilds of the segments of lengths ``ks`` of row ``src`` (the general listing).
 
     For every length, end segment before start segment (a whole row only as an end segment), targets

@@ -75,9 +75,11 @@ def parse_cards(text: str, game: CompiledGame | None = None) -> list[int]:
                 out.append(game.parse_card(tok))
             except (ValueError, StopIteration):
                 symbols = "".join(sym for sym, _, _ in game.suit_codes)
-                raise NotationError(f"{tok!r} in {text!r}: expected a card like 10{symbols[:1]} "
-                                    f"(value or {', '.join(n for _, n in game.value_names)}, then one of "
-                                    f"{symbols})") from None
+                raise NotationError(
+                    f"{tok!r} in {text!r}: expected a card like 10{symbols[:1]} "
+                    f"(value or {', '.join(n for _, n in game.value_names)}, then one of "
+                    f"{symbols})"
+                ) from None
             continue
         if tok[:1] in ("E", "e") and tok[1:].isdigit():
             out.append(-int(tok[1:]))
@@ -162,8 +164,7 @@ def _parse_play(words: list[str], text: str, rows: list[list[int]] | None, game:
         raise NotationError(f"{text!r}: {e}") from None
 
 
-def _parse_rebuild(words: list[str], text: str, rows: list[list[int]] | None,
-                   game: CompiledGame | None) -> Move | None:
+def _parse_rebuild(words: list[str], text: str, rows: list[list[int]] | None, game: CompiledGame | None) -> Move | None:
     """``rebuild R last K|first K before start of S`` or ``rebuild R from V|last K|first K on S``.
 
     ``from V`` takes row R's cards from its last card of value V to its end, so it needs ``rows`` (0-based).
@@ -239,10 +240,12 @@ def parse_move(text: str, rows: list[list[int]] | None = None, game: CompiledGam
         raise NotationError(f"{text!r}: expected numbers where the notation has them") from None
     if move is not None:
         return move
-    raise NotationError(f"{text!r}: expected 'lay C on R', 'rebuild R from V|last K|first K on S', "
-                        f"'rebuild R last K|first K before start of S', "
-                        f"'exchange C ...', 'pass', 'end', 'lay C at start of R', 'fill C in R', 'swap C', "
-                        f"'lay parked C on R', 'minus C' or 'play KEY ARGS'")
+    raise NotationError(
+        f"{text!r}: expected 'lay C on R', 'rebuild R from V|last K|first K on S', "
+        f"'rebuild R last K|first K before start of S', "
+        f"'exchange C ...', 'pass', 'end', 'lay C at start of R', 'fill C in R', 'swap C', "
+        f"'lay parked C on R', 'minus C' or 'play KEY ARGS'"
+    )
 
 
 def _format_rebuild(move: Rebuild, rows_before: list[list[int]] | None, game: CompiledGame | None) -> str:

@@ -165,8 +165,14 @@ class ModifierStep(Primitive):
         """
         values = model.cards.values
         rng = params.skippable
-        return cls(params.kind, params.rebuilds, params.count, rng.min if rng else values.min + 1,
-                   rng.max if rng else values.max - 1, model.table.rows.sequence.step)
+        return cls(
+            params.kind,
+            params.rebuilds,
+            params.count,
+            rng.min if rng else values.min + 1,
+            rng.max if rng else values.max - 1,
+            model.table.rows.sequence.step,
+        )
 
     def choices(self, turn) -> list[tuple]:
         """A modifier takes no arguments: the one choice ``()``."""
@@ -333,8 +339,10 @@ class TakeFromDiscardStep(Primitive):
             if not self.without_effect:
                 raise IllegalMove(f"take {self.lo} to {self.hi} card(s) from the discard pile")
             if self._possible(turn):
-                raise IllegalMove("a discard card can be laid, so this power must take one "
-                                  f"({self.lo} to {self.hi}); it may be played to no effect only when none fits")
+                raise IllegalMove(
+                    "a discard card can be laid, so this power must take one "
+                    f"({self.lo} to {self.hi}); it may be played to no effect only when none fits"
+                )
             return
         if not self.lo <= len(args) <= self.hi:
             raise IllegalMove(f"take {self.lo} to {self.hi} card(s) from the discard pile")

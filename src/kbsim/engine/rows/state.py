@@ -103,9 +103,15 @@ class GameState:
 
     def position_key(self) -> tuple:
         """A hashable summary of everything the exact stalemate test reads (rows, held and parked cards, characters)."""
-        return (tuple(map(tuple, self.rows)), tuple(tuple(sorted(h)) for h in self.hands),
-                tuple(tuple(sorted(p)) for p in self.piles), tuple(tuple(sorted(p)) for p in self.parked),
-                tuple(map(tuple, self.char_piles)), tuple(self.display), self.joker)
+        return (
+            tuple(map(tuple, self.rows)),
+            tuple(tuple(sorted(h)) for h in self.hands),
+            tuple(tuple(sorted(p)) for p in self.piles),
+            tuple(tuple(sorted(p)) for p in self.parked),
+            tuple(map(tuple, self.char_piles)),
+            tuple(self.display),
+            self.joker,
+        )
 
     def copy(self) -> GameState:
         """An independent deep copy.
@@ -118,12 +124,21 @@ class GameState:
         dict.update(plays, self.char_plays)
         st = GameState.__new__(GameState)
         st.__dict__.update(
-            rows=list(map(list, self.rows)), hands=list(map(list, self.hands)),
-            piles=piles, discard=list(self.discard),
-            parked=list(map(list, self.parked)), minus=list(map(list, self.minus)),
-            char_piles=list(map(list, self.char_piles)), display=list(self.display),
-            char_deck=list(self.char_deck), box=list(self.box), joker=self.joker, turn_no=self.turn_no,
-            n_fixed=self.n_fixed, char_plays=plays)
+            rows=list(map(list, self.rows)),
+            hands=list(map(list, self.hands)),
+            piles=piles,
+            discard=list(self.discard),
+            parked=list(map(list, self.parked)),
+            minus=list(map(list, self.minus)),
+            char_piles=list(map(list, self.char_piles)),
+            display=list(self.display),
+            char_deck=list(self.char_deck),
+            box=list(self.box),
+            joker=self.joker,
+            turn_no=self.turn_no,
+            n_fixed=self.n_fixed,
+            char_plays=plays,
+        )
         return st
 
 
@@ -169,7 +184,7 @@ def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:
         for k in range(players):
             seat = (game.first_seat + k) % players
             size = base + (1 if k < extra else 0)
-            piles[seat].extend(dealt[pos:pos + size])
+            piles[seat].extend(dealt[pos : pos + size])
             pos += size
     if game.shared_stock:
         # the dealt cards are the hands; the undealt rest is one stock shared by every seat
@@ -180,8 +195,8 @@ def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:
         hands = []
         for pile in piles:
             n = min(game.hand_size, len(pile))
-            hand = pile[len(pile) - n:][::-1]
-            del pile[len(pile) - n:]
+            hand = pile[len(pile) - n :][::-1]
+            del pile[len(pile) - n :]
             hands.append(hand)
         state = GameState(rows=rows, hands=hands, piles=piles, discard=list(deck), n_fixed=game.n_rows)
     if game.chars_enabled:
@@ -195,5 +210,5 @@ def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:
             per = min(dict(game.chars_deal).get(players, len(keys) // players), len(keys) // players)
             for i in range(per * players):
                 state.char_piles[(game.first_seat + i) % players].append(keys[i])
-            state.box = keys[per * players:]
+            state.box = keys[per * players :]
     return state

@@ -77,13 +77,52 @@ class Turn:
     helpers (``_complete``, ``_prune``, ``_take_from_hand``, ...), as engine code.
     """
 
-    __slots__ = ("g", "rows", "hand", "_pile", "discard", "_opponents", "phase", "laid", "rebuilds",
-                 "completed", "won", "exchanged", "passed", "log", "on_move", "state", "seat",
-                 "m_start", "m_start_rb", "m_equal", "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi",
-                 "chars_played", "minus_cards", "_start_empty", "_playing", "_undo", "usage")
+    __slots__ = (
+        "g",
+        "rows",
+        "hand",
+        "_pile",
+        "discard",
+        "_opponents",
+        "phase",
+        "laid",
+        "rebuilds",
+        "completed",
+        "won",
+        "exchanged",
+        "passed",
+        "log",
+        "on_move",
+        "state",
+        "seat",
+        "m_start",
+        "m_start_rb",
+        "m_equal",
+        "m_equal_rb",
+        "skips",
+        "m_skip_rb",
+        "skip_lo",
+        "skip_hi",
+        "chars_played",
+        "minus_cards",
+        "_start_empty",
+        "_playing",
+        "_undo",
+        "usage",
+    )
 
-    def __init__(self, game: CompiledGame, rows: list[list[int]], hand: list[int], pile: list[int],
-                 discard: list[int], opponents=(), *, state: GameState | None = None, seat: int = 0):
+    def __init__(
+        self,
+        game: CompiledGame,
+        rows: list[list[int]],
+        hand: list[int],
+        pile: list[int],
+        discard: list[int],
+        opponents=(),
+        *,
+        state: GameState | None = None,
+        seat: int = 0,
+    ):
         self.g = game
         self.rows = rows
         self.hand = hand
@@ -99,8 +138,11 @@ class Turn:
         self.passed = False
         self.log: list[Move] | None = None
         self.on_move = None  # optional callable(turn) run after each applied move (invariant checks)
-        self.state = state if state is not None else GameState(rows=rows, hands=[hand], piles=[pile],
-                                                               discard=discard, n_fixed=game.n_rows)
+        self.state = (
+            state
+            if state is not None
+            else GameState(rows=rows, hands=[hand], piles=[pile], discard=discard, n_fixed=game.n_rows)
+        )
         self.seat = seat
         self.m_start = self.m_start_rb = self.m_equal = self.m_equal_rb = self.m_skip_rb = False
         self.skips = self.skip_lo = self.skip_hi = 0
@@ -114,8 +156,9 @@ class Turn:
     @classmethod
     def for_seat(cls, game: CompiledGame, state: GameState, seat: int, opponents=()) -> Turn:
         """The turn of ``seat`` on the live zones of ``state``."""
-        return cls(game, state.rows, state.hands[seat], state.piles[seat], state.discard, opponents,
-                   state=state, seat=seat)
+        return cls(
+            game, state.rows, state.hands[seat], state.piles[seat], state.discard, opponents, state=state, seat=seat
+        )
 
     # ----------------------------------------------------------------- reading
     @property
@@ -166,8 +209,12 @@ class Turn:
             return 1
         if self.m_equal and d == 0 and (self.m_equal_rb or not rebuild):
             return 1
-        if self.skips and d == 2 * self.g.step and self.skip_lo <= lower + self.g.step <= self.skip_hi \
-                and (self.m_skip_rb or not rebuild):
+        if (
+            self.skips
+            and d == 2 * self.g.step
+            and self.skip_lo <= lower + self.g.step <= self.skip_hi
+            and (self.m_skip_rb or not rebuild)
+        ):
             return 2
         return 0
 
@@ -182,7 +229,7 @@ class Turn:
             if self.skips and rebuild and not self.m_skip_rb:
                 return "; the skip power in force does not apply to rebuilds"
             if self.skips:
-                return (f"; the skip power in force skips only values from {self.skip_lo} to {self.skip_hi}")
+                return f"; the skip power in force skips only values from {self.skip_lo} to {self.skip_hi}"
             return "; a skipped value is not in sequence" + self.power_hint("modifier", "skip_value")
         return ""
 
@@ -234,13 +281,15 @@ class Turn:
             return self._end_fits(d[-1], abs(first), rebuild=True) > 0
         # onto an empty row card: a split, or a whole row into a slot of another group
         # (a whole row into a slot of its own group would change nothing)
-        if not g.rebuild_into_empty or not g.may_open(abs(first), dst) or \
-                (g.empty_targets is not None and dst not in g.empty_targets):
+        if (
+            not g.rebuild_into_empty
+            or not g.may_open(abs(first), dst)
+            or (g.empty_targets is not None and dst not in g.empty_targets)
+        ):
             return False
         return count < n or (dst < len(g.row_group) and src < len(g.row_group) and g.row_group[src] != g.row_group[dst])
 
-    def rebuild_refusal(self, src: int, count: int, dst: int, from_start: bool = False,
-                        to_start: bool = False) -> str:
+    def rebuild_refusal(self, src: int, count: int, dst: int, from_start: bool = False, to_start: bool = False) -> str:
         """Why ``Rebuild(src, count, dst, from_start, to_start)`` is refused now.
 
         Args:
@@ -256,8 +305,9 @@ class Turn:
         """
         if self.can_rebuild(src, count, dst, from_start, to_start):
             return ""
-        return (self._rebuild_turn_refusal(src, count, dst)
-                or self._rebuild_segment_refusal(src, count, dst, from_start, to_start))
+        return self._rebuild_turn_refusal(src, count, dst) or self._rebuild_segment_refusal(
+            src, count, dst, from_start, to_start
+        )
 
     def _rebuild_turn_refusal(self, src: int, count: int, dst: int) -> str:
         """The refusal of :meth:`rebuild_refusal` from the turn, the rebuild count and the rows named (else "")."""
@@ -291,18 +341,24 @@ class Turn:
         if from_start and not g.rebuild_from_start:
             return "only the last cards of a row move" + g.option_hint(base + "segments")
         if to_start:
-            return (f"cards may go before the start of row {dst + 1} only while a power allows it for rebuilds"
-                    + self.power_hint("modifier", "lay_at_start"))
+            return (
+                f"cards may go before the start of row {dst + 1} only while a power allows it for rebuilds"
+                + self.power_hint("modifier", "lay_at_start")
+            )
         first = s[0] if from_start else s[len(s) - count]
         if d:
-            return (f"the first moved card {g.card_text(first)} does not continue row {dst + 1} "
-                    f"(ends {g.card_text(d[-1])})" + self._joint_hint(d[-1], first, rebuild=True))
+            return (
+                f"the first moved card {g.card_text(first)} does not continue row {dst + 1} "
+                f"(ends {g.card_text(d[-1])})" + self._joint_hint(d[-1], first, rebuild=True)
+            )
         if not g.rebuild_into_empty:
-            return (f"row {dst + 1} is empty and a rebuild may not go onto an empty row card"
-                    + g.option_hint(base + "into_empty_row"))
+            return f"row {dst + 1} is empty and a rebuild may not go onto an empty row card" + g.option_hint(
+                base + "into_empty_row"
+            )
         if g.empty_targets is not None and dst not in g.empty_targets:
-            return "a rebuild may go onto an empty row card only in these slots: rows " + \
-                ", ".join(str(r + 1) for r in sorted(g.empty_targets))
+            return "a rebuild may go onto an empty row card only in these slots: rows " + ", ".join(
+                str(r + 1) for r in sorted(g.empty_targets)
+            )
         if not g.may_open(abs(first), dst):
             return f"{g.card_text(first)} may not open empty row {dst + 1} ({g.opening_text(dst)})"
         return "moving a whole row into an empty slot of its own kind would change nothing"
@@ -320,8 +376,11 @@ class Turn:
             saying no power allows it when no character has such a step.
         """
         g = self.g
-        keys = [c.key for c in g.roster
-                if any(st.kind == kind and (not mod or getattr(st, "mod", "") == mod) for st in c.steps)]
+        keys = [
+            c.key
+            for c in g.roster
+            if any(st.kind == kind and (not mod or getattr(st, "mod", "") == mod) for st in c.steps)
+        ]
         off = "" if g.chars_enabled else g.option_hint("characters.enabled")
         if not keys:
             if off:
@@ -348,16 +407,42 @@ class Turn:
         return [abs(a) + step for a, b in zip(row, row[1:], strict=False) if abs(b) - abs(a) == two]
 
     # ----------------------------------------------------------------- provisional moves
-    _COUNTERS = ("laid", "rebuilds", "completed", "chars_played", "m_start", "m_start_rb", "m_equal",
-                 "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi")
+    _COUNTERS = (
+        "laid",
+        "rebuilds",
+        "completed",
+        "chars_played",
+        "m_start",
+        "m_start_rb",
+        "m_equal",
+        "m_equal_rb",
+        "skips",
+        "m_skip_rb",
+        "skip_lo",
+        "skip_hi",
+    )
 
     def _snapshot(self) -> None:
         """Remember the table before the turn's first provisional move (turn.lay_out.provisional_until_laid)."""
         if self._undo is None and self.phase == START:  # (a search copy has () here)
             # (the values of _COUNTERS, in its order)
-            self._undo = (self.state.copy(), (self.laid, self.rebuilds, self.completed, self.chars_played,
-                                              self.m_start, self.m_start_rb, self.m_equal, self.m_equal_rb,
-                                              self.skips, self.m_skip_rb, self.skip_lo, self.skip_hi))
+            self._undo = (
+                self.state.copy(),
+                (
+                    self.laid,
+                    self.rebuilds,
+                    self.completed,
+                    self.chars_played,
+                    self.m_start,
+                    self.m_start_rb,
+                    self.m_equal,
+                    self.m_equal_rb,
+                    self.skips,
+                    self.m_skip_rb,
+                    self.skip_lo,
+                    self.skip_hi,
+                ),
+            )
 
     @property
     def provisional(self) -> bool:
@@ -488,9 +573,11 @@ class Turn:
             if card - row[-1] not in g.steps:
                 how = self._end_fits(row[-1], card)
                 if not how:
-                    raise IllegalMove(f"{g.card_text(card)} does not continue row {r + 1} "
-                                      f"(ends {g.card_text(row[-1])}): a card laid on a row end must "
-                                      f"follow it in sequence" + self._joint_hint(row[-1], card))
+                    raise IllegalMove(
+                        f"{g.card_text(card)} does not continue row {r + 1} "
+                        f"(ends {g.card_text(row[-1])}): a card laid on a row end must "
+                        f"follow it in sequence" + self._joint_hint(row[-1], card)
+                    )
                 if how == 2:
                     self.skips -= 1
         elif not g.may_open(card, r):
@@ -513,17 +600,21 @@ class Turn:
         self._check_layable()
         g = self.g
         if not self.m_start:
-            raise IllegalMove("a card goes before the first card of a row only while a power allows it"
-                              + self.power_hint("modifier", "lay_at_start"))
+            raise IllegalMove(
+                "a card goes before the first card of a row only while a power allows it"
+                + self.power_hint("modifier", "lay_at_start")
+            )
         if not 0 <= r < len(self.rows) or not self.rows[r]:
             raise IllegalMove(f"row {r + 1} has no first card to lay before")
         if card not in self.hand:
             raise IllegalMove(f"card {g.card_text(card)} is not in hand")
         how = self._start_fits(self.rows[r][0], card)
         if not how:
-            raise IllegalMove(f"{g.card_text(card)} may not go before the start of row {r + 1} (starts "
-                              f"{g.card_text(self.rows[r][0])}): the row must still run in sequence"
-                              + self._joint_hint(card, self.rows[r][0]))
+            raise IllegalMove(
+                f"{g.card_text(card)} may not go before the start of row {r + 1} (starts "
+                f"{g.card_text(self.rows[r][0])}): the row must still run in sequence"
+                + self._joint_hint(card, self.rows[r][0])
+            )
         if how == 2:
             self.skips -= 1
         self.hand.remove(card)
@@ -548,9 +639,11 @@ class Turn:
             if abs(row[i]) - abs(row[i - 1]) == 2 * step and abs(row[i - 1]) + step == card:
                 break
         else:
-            raise IllegalMove(f"row {r + 1} has no gap that {g.card_text(card)} fills: a hand card goes into a "
-                              f"row only into a gap left by a skipped value, and only the missing value fills it"
-                              + ("" if self.gaps(r) else self.power_hint("modifier", "skip_value")))
+            raise IllegalMove(
+                f"row {r + 1} has no gap that {g.card_text(card)} fills: a hand card goes into a "
+                f"row only into a gap left by a skipped value, and only the missing value fills it"
+                + ("" if self.gaps(r) else self.power_hint("modifier", "skip_value"))
+            )
         self.hand.remove(card)
         row.insert(i, card)
         self.laid += 1
@@ -564,8 +657,9 @@ class Turn:
         self._check_layable()
         g = self.g
         if self.state.joker is None:
-            raise IllegalMove("no joker lies in a row: a joker is reclaimed only after a power laid it"
-                              + self.power_hint("joker"))
+            raise IllegalMove(
+                "no joker lies in a row: a joker is reclaimed only after a power laid it" + self.power_hint("joker")
+            )
         if card not in self.hand:
             raise IllegalMove(f"card {g.card_text(card)} is not in hand")
         for row in self.rows:
@@ -573,8 +667,9 @@ class Turn:
                 row[row.index(-card)] = card
                 break
         else:
-            raise IllegalMove(f"the joker does not stand for {g.card_text(card)}: only the exact card it stands "
-                              f"for reclaims it")
+            raise IllegalMove(
+                f"the joker does not stand for {g.card_text(card)}: only the exact card it stands for reclaims it"
+            )
         self.hand.remove(card)
         self._joker_to(self.seat)
         self.laid += 1
@@ -591,19 +686,24 @@ class Turn:
         g = self.g
         if i is None:
             if any(c == card for c, _ in park):
-                raise IllegalMove(f"parked {g.card_text(card)} was parked this turn: a parked card is laid only "
-                                  f"in a later turn")
-            raise IllegalMove(f"no parked {g.card_text(card)}: only cards parked by a power are laid this way"
-                              + self.power_hint("park"))
+                raise IllegalMove(
+                    f"parked {g.card_text(card)} was parked this turn: a parked card is laid only in a later turn"
+                )
+            raise IllegalMove(
+                f"no parked {g.card_text(card)}: only cards parked by a power are laid this way"
+                + self.power_hint("park")
+            )
         if not 0 <= r < len(self.rows):
             raise IllegalMove(f"no row {r + 1}")
         row = self.rows[r]
         how = self._end_fits(row[-1], card) if row else (1 if g.may_open(card, r) else 0)
         if not how:
             if row:
-                raise IllegalMove(f"parked {g.card_text(card)} does not continue row {r + 1} (ends "
-                                  f"{g.card_text(row[-1])}): a parked card goes only on a row end, in sequence"
-                                  + self._joint_hint(row[-1], card))
+                raise IllegalMove(
+                    f"parked {g.card_text(card)} does not continue row {r + 1} (ends "
+                    f"{g.card_text(row[-1])}): a parked card goes only on a row end, in sequence"
+                    + self._joint_hint(row[-1], card)
+                )
             raise IllegalMove(f"parked {g.card_text(card)} may not open empty row {r + 1} ({g.opening_text(r)})")
         if how == 2:
             self.skips -= 1
@@ -618,8 +718,10 @@ class Turn:
     def _rebuild(self, src: int, count: int, dst: int, from_start: bool = False, to_start: bool = False) -> None:
         """Move ``count`` cards from row ``src`` onto row ``dst`` (see :class:`~kbsim.engine.rows.moves.Rebuild`)."""
         if not self.can_rebuild(src, count, dst, from_start, to_start):
-            raise IllegalMove(f"rebuild of {count} card(s) from row {src + 1} onto row {dst + 1} is not allowed: "
-                              + self.rebuild_refusal(src, count, dst, from_start, to_start))
+            raise IllegalMove(
+                f"rebuild of {count} card(s) from row {src + 1} onto row {dst + 1} is not allowed: "
+                + self.rebuild_refusal(src, count, dst, from_start, to_start)
+            )
         if self.phase == START and self.g.provisional_moves:
             self._snapshot()
         rows = self.rows
@@ -661,10 +763,12 @@ class Turn:
             raise IllegalMove("the turn is over")
         g = self.g
         if self.needed:
-            raise IllegalMove(f"a lay-out turn must lay at least {g.min_lay} hand card(s)"
-                              + (" while the draw pile holds cards" if g.min_only_while_pile else "")
-                              + "; a turn that lays fewer ends as an exchange, a pass or a minus-pile move, "
-                              "as these rules allow" + g.option_hint("turn.lay_out.min_hand_cards", allows=False))
+            raise IllegalMove(
+                f"a lay-out turn must lay at least {g.min_lay} hand card(s)"
+                + (" while the draw pile holds cards" if g.min_only_while_pile else "")
+                + "; a turn that lays fewer ends as an exchange, a pass or a minus-pile move, "
+                "as these rules allow" + g.option_hint("turn.lay_out.min_hand_cards", allows=False)
+            )
         if g.must_lay:
             pending = self._must_lay_pending()
             if pending is not None:
@@ -711,11 +815,14 @@ class Turn:
         if not g.exchange_allowed:
             raise IllegalMove("exchanging is not allowed in these rules" + g.option_hint("turn.exchange.allowed"))
         if g.exchange_requires_pile and not self._pile:
-            raise IllegalMove("exchanging needs cards in the draw pile"
-                              + g.option_hint("turn.exchange.requires_draw_pile"))
+            raise IllegalMove(
+                "exchanging needs cards in the draw pile" + g.option_hint("turn.exchange.requires_draw_pile")
+            )
         if len(cards) < g.exchange_min:
-            raise IllegalMove(f"an exchange puts at least {g.exchange_min} card(s) under the pile"
-                              + g.option_hint("turn.exchange.min_cards", allows=False))
+            raise IllegalMove(
+                f"an exchange puts at least {g.exchange_min} card(s) under the pile"
+                + g.option_hint("turn.exchange.min_cards", allows=False)
+            )
         self._take_from_hand(cards)
         self._pile[0:0] = reversed(cards)
         self.exchanged = len(cards)
@@ -734,8 +841,9 @@ class Turn:
         if not g.pass_allowed:
             raise IllegalMove("passing is not allowed in these rules" + g.option_hint("turn.pass.allowed"))
         if g.pass_requires_empty_pile and self._pile:
-            raise IllegalMove("passing is allowed only with an empty draw pile"
-                              + g.option_hint("turn.pass.requires_empty_draw_pile"))
+            raise IllegalMove(
+                "passing is allowed only with an empty draw pile" + g.option_hint("turn.pass.requires_empty_draw_pile")
+            )
         self.passed = True
         self.phase = DONE
         self._after(PASS)
@@ -781,10 +889,22 @@ class Turn:
             if len(_LAY_MEMO) > 8:
                 _LAY_MEMO.clear()
             memo = _LAY_MEMO[id(g)] = (g, {})
-        key = (tuple(map(tuple, self.rows)), tuple(sorted(self.hand)), tuple(sorted(self.parked)),
-               self.state.joker, self.state.n_fixed, min(self.rebuilds, 1) if g.max_rebuilds > 100 else self.rebuilds,
-               self.m_start, self.m_start_rb, self.m_equal, self.m_equal_rb, self.skips, self.m_skip_rb,
-               self.skip_lo, self.skip_hi)
+        key = (
+            tuple(map(tuple, self.rows)),
+            tuple(sorted(self.hand)),
+            tuple(sorted(self.parked)),
+            self.state.joker,
+            self.state.n_fixed,
+            min(self.rebuilds, 1) if g.max_rebuilds > 100 else self.rebuilds,
+            self.m_start,
+            self.m_start_rb,
+            self.m_equal,
+            self.m_equal_rb,
+            self.skips,
+            self.m_skip_rb,
+            self.skip_lo,
+            self.skip_hi,
+        )
         found = memo[1].get(key)
         if found is None:
             if len(memo[1]) > 20000:
@@ -828,12 +948,31 @@ class Turn:
         rebuilds take no snapshot.
         """
         st = self.state
-        light = GameState(rows=[list(r) for r in self.rows], hands=[list(self.hand)], piles=[[]],
-                          parked=[list(st.parked[self.seat])], joker=st.joker, turn_no=st.turn_no,
-                          n_fixed=st.n_fixed)
+        light = GameState(
+            rows=[list(r) for r in self.rows],
+            hands=[list(self.hand)],
+            piles=[[]],
+            parked=[list(st.parked[self.seat])],
+            joker=st.joker,
+            turn_no=st.turn_no,
+            n_fixed=st.n_fixed,
+        )
         t = Turn(self.g, light.rows, light.hands[0], light.piles[0], light.discard, state=light, seat=0)
-        for name in ("phase", "laid", "rebuilds", "completed", "m_start", "m_start_rb", "m_equal", "m_equal_rb",
-                     "skips", "m_skip_rb", "skip_lo", "skip_hi", "_start_empty"):
+        for name in (
+            "phase",
+            "laid",
+            "rebuilds",
+            "completed",
+            "m_start",
+            "m_start_rb",
+            "m_equal",
+            "m_equal_rb",
+            "skips",
+            "m_skip_rb",
+            "skip_lo",
+            "skip_hi",
+            "_start_empty",
+        ):
             setattr(t, name, getattr(self, name))
         t._undo = ()  # a search copy: rebuilds take no snapshot
         return t
@@ -902,11 +1041,15 @@ class Turn:
             raise IllegalMove("there is no minus pile in these rules" + g.option_hint("turn.minus.allowed"))
         source = self.hand if self.hand else [c for c, _ in self.state.parked[self.seat]]
         if len(cards) != min(g.minus_cards, len(source)) or not cards:
-            raise IllegalMove(f"put exactly {min(g.minus_cards, len(source))} card(s) on the minus pile, as these "
-                              f"rules say" + g.option_hint("turn.minus.cards", allows=False))
+            raise IllegalMove(
+                f"put exactly {min(g.minus_cards, len(source))} card(s) on the minus pile, as these "
+                f"rules say" + g.option_hint("turn.minus.cards", allows=False)
+            )
         if g.minus_only_when_stuck and self.can_lay_anything():
-            raise IllegalMove("a card can still be laid (now or after rebuilds), and the minus pile takes cards "
-                              "only from a seat that cannot lay" + g.option_hint("turn.minus.only_when_stuck"))
+            raise IllegalMove(
+                "a card can still be laid (now or after rebuilds), and the minus pile takes cards "
+                "only from a seat that cannot lay" + g.option_hint("turn.minus.only_when_stuck")
+            )
         if self.hand:
             self._take_from_hand(cards)
         else:
@@ -940,8 +1083,10 @@ class Turn:
             raise IllegalMove(f"character {key!r} cannot be played: {self._play_refusal(key, avail)}")
         ch = self.g.character(key)
         if len(args) != len(ch.steps):
-            raise IllegalMove(f"{key} takes {len(ch.steps)} argument group(s), got {len(args)}: "
-                              + "; ".join(f"{i + 1}. {st.kind}" for i, st in enumerate(ch.steps)))
+            raise IllegalMove(
+                f"{key} takes {len(ch.steps)} argument group(s), got {len(args)}: "
+                + "; ".join(f"{i + 1}. {st.kind}" for i, st in enumerate(ch.steps))
+            )
         if not listed:
             trial = self.clone()
             try:
@@ -1072,8 +1217,16 @@ class Turn:
     def clone(self) -> Turn:
         """An exact independent copy (all zones copied), used to try moves before making them."""
         st = self.state.copy()
-        t = Turn(self.g, st.rows, st.hands[self.seat], st.piles[self.seat], st.discard, self._opponents,
-                 state=st, seat=self.seat)
+        t = Turn(
+            self.g,
+            st.rows,
+            st.hands[self.seat],
+            st.piles[self.seat],
+            st.discard,
+            self._opponents,
+            state=st,
+            seat=self.seat,
+        )
         # (attribute by attribute: a loop over names with getattr/setattr cost a third of a clone)
         t.phase = self.phase
         t.laid = self.laid
@@ -1118,9 +1271,17 @@ class Turn:
 
 
 _VERBS: dict[type, Callable[..., None]] = {
-    Lay: Turn._lay, Rebuild: Turn._rebuild, EndTurn: Turn._end, Exchange: Turn._exchange, Pass: Turn._pass_turn,
-    Play: Turn._play, LayStart: Turn._lay_start, FillGap: Turn._fill_gap, Swap: Turn._swap,
-    LayParked: Turn._lay_parked, Minus: Turn._minus,
+    Lay: Turn._lay,
+    Rebuild: Turn._rebuild,
+    EndTurn: Turn._end,
+    Exchange: Turn._exchange,
+    Pass: Turn._pass_turn,
+    Play: Turn._play,
+    LayStart: Turn._lay_start,
+    FillGap: Turn._fill_gap,
+    Swap: Turn._swap,
+    LayParked: Turn._lay_parked,
+    Minus: Turn._minus,
 }
 """Move type -> the turn's verb for it, called with the move's fields (the dispatch of :meth:`Turn.apply`)."""
 
@@ -1191,8 +1352,9 @@ def _reachable_boards(game: CompiledGame, rows: list[list[int]]):
     frontier: list[tuple[tuple, list[Rebuild]]] = [(start, [])]
     limit = game.exact_search_limit
     # the scratch turn lists the rebuilds (listing reads only n_fixed and the joker from its state)
-    scratch = Turn(game, [], [], [], [], state=GameState(rows=[], hands=[[]], piles=[[]], discard=[],
-                                                         n_fixed=game.n_rows))
+    scratch = Turn(
+        game, [], [], [], [], state=GameState(rows=[], hands=[[]], piles=[[]], discard=[], n_fixed=game.n_rows)
+    )
     while frontier:
         board, path = frontier.pop()
         yield board, path
@@ -1205,8 +1367,9 @@ def _reachable_boards(game: CompiledGame, rows: list[list[int]]):
                 frontier.append((new_board, [*path, mv]))
 
 
-def progress_path(game: CompiledGame, rows: list[list[int]], held: set[int],
-                  fillers: set[int] | None = None) -> tuple[bool | None, list[Rebuild]]:
+def progress_path(
+    game: CompiledGame, rows: list[list[int]], held: set[int], fillers: set[int] | None = None
+) -> tuple[bool | None, list[Rebuild]]:
     """Search the boards reachable by rebuilds for one where a held card can be laid.
 
     Explores rebuild sequences depth-first over canonical boards (rows as a

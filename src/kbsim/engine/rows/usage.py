@@ -56,8 +56,20 @@ CHARACTERS = "characters.enabled"
 CHARACTER_PLAY = "characters.play."
 
 #: The fixed counters (character counters ``characters.play.<key>`` come on top, one per key played).
-COUNTERS = (SEGMENTS, INTO_EMPTY, MIN_HAND_CARDS, PASS_WITH_PILE, MINUS, EQUAL, SKIP, AT_START, FILL_GAP,
-            JOKER_SWAP, PARKED, CHARACTERS)
+COUNTERS = (
+    SEGMENTS,
+    INTO_EMPTY,
+    MIN_HAND_CARDS,
+    PASS_WITH_PILE,
+    MINUS,
+    EQUAL,
+    SKIP,
+    AT_START,
+    FILL_GAP,
+    JOKER_SWAP,
+    PARKED,
+    CHARACTERS,
+)
 
 
 def _joint(game: CompiledGame, lower: int, upper: int) -> tuple[str, ...]:

@@ -71,16 +71,31 @@ Board text (``kbsim solve``)
 
 from kbsim.engine.rows.search.frontier import DEFAULT_BUDGET, WEIGHTS, BoardError, Plan, PlanError, evaluate
 from kbsim.engine.rows.search.solve import (
-           Solution,
-           check_board,
-           engine_for,
-           parse_board,
-           parse_hand,
-           plan_turn,
-           search,
-           solve,
-           verify,
+    Solution,
+    check_board,
+    engine_for,
+    parse_board,
+    parse_hand,
+    plan_turn,
+    search,
+    solve,
+    verify,
 )
 
-__all__ = ["DEFAULT_BUDGET", "WEIGHTS", "BoardError", "Plan", "PlanError", "Solution", "check_board", "engine_for",
-           "evaluate", "parse_board", "parse_hand", "plan_turn", "search", "solve", "verify"]
+__all__ = [
+    "DEFAULT_BUDGET",
+    "WEIGHTS",
+    "BoardError",
+    "Plan",
+    "PlanError",
+    "Solution",
+    "check_board",
+    "engine_for",
+    "evaluate",
+    "parse_board",
+    "parse_hand",
+    "plan_turn",
+    "search",
+    "solve",
+    "verify",
+]

@@ -133,11 +133,26 @@ class _Frontier:
     fr.add(key, state, ...)``.
     """
 
-    __slots__ = ("states", "parents", "moves", "laids", "seen", "needed", "full", "budget", "cand", "best_laid",
-                 "truncated", "stop", "parent", "buckets")
+    __slots__ = (
+        "states",
+        "parents",
+        "moves",
+        "laids",
+        "seen",
+        "needed",
+        "full",
+        "budget",
+        "cand",
+        "best_laid",
+        "truncated",
+        "stop",
+        "parent",
+        "buckets",
+    )
 
-    def __init__(self, root, key, *, needed: int, full: float, budget: int, root_ok: bool = True,
-                 lays_first: bool = False) -> None:
+    def __init__(
+        self, root, key, *, needed: int, full: float, budget: int, root_ok: bool = True, lays_first: bool = False
+    ) -> None:
         self.states = [root]
         self.parents = [-1]
         self.moves: list = [None]
@@ -240,7 +255,15 @@ def _path(parents: list[int], moves: list, k: int) -> list:
 
 def _no_plan(g: CompiledGame, rows: Rows, hand: tuple[int, ...], nodes: int, truncated: bool, engine: str) -> Plan:
     """The plan when no position lays the cards the turn must lay."""
-    return Plan(moves=(), laid=0, score=evaluate(g, rows, hand), rows=rows, hand=hand, won=False, legal=False,
-                nodes=nodes, exact=not truncated, engine=engine)
-
-
+    return Plan(
+        moves=(),
+        laid=0,
+        score=evaluate(g, rows, hand),
+        rows=rows,
+        hand=hand,
+        won=False,
+        legal=False,
+        nodes=nodes,
+        exact=not truncated,
+        engine=engine,
+    )

@@ -32,9 +32,13 @@ def _simple_rules(g: CompiledGame) -> bool:
     That is: plain card values, one opening rule for every row card, rebuilds of any segment the
     options allow.
     """
-    return (not getattr(g, "value_shift", 0)
-            and not getattr(g, "suit_codes", ()) and all(x is None for x in getattr(g, "row_open", ()))
-            and not getattr(g, "rebuild_whole_only", False) and not getattr(g, "must_lay", ()))
+    return (
+        not getattr(g, "value_shift", 0)
+        and not getattr(g, "suit_codes", ())
+        and all(x is None for x in getattr(g, "row_open", ()))
+        and not getattr(g, "rebuild_whole_only", False)
+        and not getattr(g, "must_lay", ())
+    )
 
 
 def _plain(turn: Turn) -> bool:
@@ -69,13 +73,19 @@ def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
 
     def key(t: Turn) -> tuple:
         rows = tuple(map(tuple, t.rows))
-        return (tuple(sorted(rows)) if same_rows else rows, tuple(sorted(t.hand)), tuple(sorted(t.parked)),
-                t.skips)
+        return (tuple(sorted(rows)) if same_rows else rows, tuple(sorted(t.hand)), tuple(sorted(t.parked)), t.skips)
 
     base = root.laid
     total = len(root.hand) + len(root.parked)
-    fr = _Frontier(root, key(root), needed=0, full=total if prune else float("inf"), budget=budget,
-                   root_ok=root.can_end(), lays_first=prune)
+    fr = _Frontier(
+        root,
+        key(root),
+        needed=0,
+        full=total if prune else float("inf"),
+        budget=budget,
+        root_ok=root.can_end(),
+        lays_first=prune,
+    )
     nf = root.state.n_fixed
     for t in fr:
         if t.phase == DONE:
@@ -84,8 +94,10 @@ def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
         tried: set[tuple] = set()
         for mv in [*t.lay_moves(), *t.rebuild_moves()]:
             if same_rows:  # the same move on a row of the same cards leaves the same position: try it once
-                sig = tuple((tuple(rows[x]), x < nf) if name in _ROW_FIELDS else x
-                            for name, x in zip(mv._fields, mv, strict=True))
+                sig = tuple(
+                    (tuple(rows[x]), x < nf) if name in _ROW_FIELDS else x
+                    for name, x in zip(mv._fields, mv, strict=True)
+                )
                 if (type(mv), sig) in tried:
                     continue
                 tried.add((type(mv), sig))
@@ -95,14 +107,24 @@ def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
             if k not in fr.seen and fr.add(k, c, mv, c.laid - base, c.can_end(), c.won):
                 break
     if not fr.cand:
-        return _no_plan(g, tuple(tuple(r) for r in root.rows), tuple(sorted(root.hand)), len(fr.seen),
-                        fr.truncated, "clones")
+        return _no_plan(
+            g, tuple(tuple(r) for r in root.rows), tuple(sorted(root.hand)), len(fr.seen), fr.truncated, "clones"
+        )
     nodes = fr.states
     best = fr.best(lambda k: evaluate(g, nodes[k].rows, nodes[k].hand))
     end = nodes[best]
-    return Plan(moves=tuple(fr.path(best)), laid=end.laid - base, score=evaluate(g, end.rows, end.hand),
-                rows=tuple(tuple(r) for r in end.rows), hand=tuple(sorted(end.hand)), won=end.won, legal=True,
-                nodes=len(fr.seen), exact=not fr.truncated, engine="clones")
+    return Plan(
+        moves=tuple(fr.path(best)),
+        laid=end.laid - base,
+        score=evaluate(g, end.rows, end.hand),
+        rows=tuple(tuple(r) for r in end.rows),
+        hand=tuple(sorted(end.hand)),
+        won=end.won,
+        legal=True,
+        nodes=len(fr.seen),
+        exact=not fr.truncated,
+        engine="clones",
+    )
 
 
 def _links_apply(g: CompiledGame, rows0: Sequence[Sequence[int]], n0: int, reb_left: int) -> bool:
@@ -115,8 +137,9 @@ def _links_apply(g: CompiledGame, rows0: Sequence[Sequence[int]], n0: int, reb_l
     enough rebuilds left for every merge, completion and tail swap a turn
     could need.
     """
-    if not (len(g.steps) == 1 and g.step in (1, -1) and g.rebuild_allowed
-            and g.full_length == g.value_max - g.value_min + 1):
+    if not (
+        len(g.steps) == 1 and g.step in (1, -1) and g.rebuild_allowed and g.full_length == g.value_max - g.value_min + 1
+    ):
         return False
     if g.rebuild_from_start and g.rebuild_into_empty and not g.open_any:
         return False  # start segments into an empty row are splits only when any value may open a row
@@ -132,8 +155,16 @@ def _links_apply(g: CompiledGame, rows0: Sequence[Sequence[int]], n0: int, reb_l
 # A search's position loop, kept whole (noqa C901): its inner closures read the loop's locals on every
 # position; split into functions, they would take them as arguments instead (the same split of greedy's hot
 # loop cost 2.7%; this one was not measured -- open work of issue 12).
-def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, reb_left: int, budget: int,  # noqa: C901
-                  full: int, prune: bool) -> Plan:
+def _search_links(  # noqa: C901
+    sb: Turn,
+    rows0: Rows,
+    hand0: tuple[int, ...],
+    needed: int,
+    reb_left: int,
+    budget: int,
+    full: int,
+    prune: bool,
+) -> Plan:
     """Exact search over link counts, for strict runs with the default rebuild rules.
 
     Why it is exact. Number the values along the step (position 0 is the
@@ -369,9 +400,18 @@ def _search_links(sb: Turn, rows0: Rows, hand0: tuple[int, ...], needed: int, re
     laid = laids[best]
     if sb.laid - before != laid:
         raise PlanError(f"carrying out the plan laid {sb.laid - before} cards, the search expected {laid}")
-    return Plan(moves=tuple(out), laid=laid, score=score(best), rows=tuple(tuple(r) for r in sb.rows),
-                hand=tuple(sorted(sb.hand)), won=sb.won, legal=True, nodes=len(fr.seen), exact=not fr.truncated,
-                engine="links")
+    return Plan(
+        moves=tuple(out),
+        laid=laid,
+        score=score(best),
+        rows=tuple(tuple(r) for r in sb.rows),
+        hand=tuple(sorted(sb.hand)),
+        won=sb.won,
+        legal=True,
+        nodes=len(fr.seen),
+        exact=not fr.truncated,
+        engine="links",
+    )
 
 
 _ROWS_DELTA = (0, 1, -1, 1, 0)
@@ -423,8 +463,9 @@ class _Realizer:
             r = next(i for i, row in enumerate(rows) if row and pos(row[0]) == 0)
             while rows[r]:
                 e = pos(rows[r][-1])
-                src = next((i for i, row in enumerate(rows)
-                            if i != r and row and pos(row[0]) <= e < pos(row[-1])), None)
+                src = next(
+                    (i for i, row in enumerate(rows) if i != r and row and pos(row[0]) <= e < pos(row[-1])), None
+                )
                 if src is None:
                     raise PlanError(f"no row bridges {self.val(e)}-{self.val(e + 1)} to complete row {r + 1}: {rows}")
                 self.do(Rebuild(src, pos(rows[src][-1]) - e, r))
@@ -496,8 +537,14 @@ class _Realizer:
             do(Rebuild(a, k, self.ending_at(p - 1), True))
 
 
-def _realize(turn: Turn, path: list[tuple[int, ...]], val: Callable[[int], int],
-             pos: Callable[[int], int], prune: bool, rows_after: list[int] | None = None) -> list[Move]:
+def _realize(
+    turn: Turn,
+    path: list[tuple[int, ...]],
+    val: Callable[[int], int],
+    pos: Callable[[int], int],
+    prune: bool,
+    rows_after: list[int] | None = None,
+) -> list[Move]:
     """Carry out a :func:`_search_links` path on ``turn``; return the concrete moves made.
 
     After every step it completes rows while it can and, with ``prune``, makes
@@ -539,8 +586,15 @@ def _realize(turn: Turn, path: list[tuple[int, ...]], val: Callable[[int], int],
 # A search's position loop, kept whole (noqa C901): its inner closures read the loop's locals on every
 # position; split into functions, they would take them as arguments instead (the same split of greedy's hot
 # loop cost 2.7%; this one was not measured -- open work of issue 12).
-def _search_runs(g: CompiledGame, rows0: Rows, hand0: tuple[int, ...], needed: int, reb_left: int, budget: int,  # noqa: C901
-                 full: int):
+def _search_runs(  # noqa: C901
+    g: CompiledGame,
+    rows0: Rows,
+    hand0: tuple[int, ...],
+    needed: int,
+    reb_left: int,
+    budget: int,
+    full: int,
+):
     """Breadth-first search for rules whose rows are strict runs (one step, no repeats).
 
     A row is then fully described by its first and last value, coded as one int
@@ -567,8 +621,7 @@ def _search_runs(g: CompiledGame, rows0: Rows, hand0: tuple[int, ...], needed: i
 
     def closed(first: int, last: int) -> int:
         """The code of the run first..last, or 0 if it completes (and leaves the table)."""
-        if check_complete and (last - first) // st + 1 >= full_len \
-                and is_complete(list(range(first, last + st, st))):
+        if check_complete and (last - first) // st + 1 >= full_len and is_complete(list(range(first, last + st, st))):
             return 0
         return ((first + o) << 8) | (last + o)
 
@@ -594,13 +647,13 @@ def _search_runs(g: CompiledGame, rows0: Rows, hand0: tuple[int, ...], needed: i
                     v = lasts[r] + st
                     if v in hand:
                         j = hand.index(v)
-                        children.append((r, closed(firsts[r], v), -1, 0, hand[:j] + hand[j + 1:], (0, v, r, 0, 0)))
+                        children.append((r, closed(firsts[r], v), -1, 0, hand[:j] + hand[j + 1 :], (0, v, r, 0, 0)))
                 elif not opened:
                     opened = True
                     prev = None
                     for j, v in enumerate(hand):
                         if v != prev and may_open(v):
-                            children.append((r, code(v, v), -1, 0, hand[:j] + hand[j + 1:], (0, v, r, 0, 0)))
+                            children.append((r, code(v, v), -1, 0, hand[:j] + hand[j + 1 :], (0, v, r, 0, 0)))
                         prev = v
         # ---- rebuilds
         if can_rebuild and reb < reb_left:
@@ -623,12 +676,21 @@ def _search_runs(g: CompiledGame, rows0: Rows, hand0: tuple[int, ...], needed: i
                         f = lasts[d] + st
                         q, rem = divmod(f - fs, st)
                         if not rem and 0 <= q < n:  # end segment f..ls onto d
-                            children.append((s, code(fs, f - st) if q else 0, d, closed(fd, ls), hand,
-                                             (1, s, n - q, d, False)))
+                            children.append(
+                                (s, code(fs, f - st) if q else 0, d, closed(fd, ls), hand, (1, s, n - q, d, False))
+                            )
                         if from_start and fs == f:  # start segments fs..fs+(k-1)st onto d
                             for k in range(1, n):
-                                children.append((s, code(fs + k * st, ls), d, closed(fd, fs + (k - 1) * st), hand,
-                                                 (1, s, k, d, True)))
+                                children.append(
+                                    (
+                                        s,
+                                        code(fs + k * st, ls),
+                                        d,
+                                        closed(fd, fs + (k - 1) * st),
+                                        hand,
+                                        (1, s, k, d, True),
+                                    )
+                                )
                     elif into_empty:
                         for q in range(1, n):
                             v = fs + q * st
@@ -636,8 +698,9 @@ def _search_runs(g: CompiledGame, rows0: Rows, hand0: tuple[int, ...], needed: i
                                 children.append((s, code(fs, v - st), d, code(v, ls), hand, (1, s, n - q, d, False)))
                         if from_start and may_open(fs):
                             for k in range(1, n):
-                                children.append((s, code(fs + k * st, ls), d, code(fs, fs + (k - 1) * st), hand,
-                                                 (1, s, k, d, True)))
+                                children.append(
+                                    (s, code(fs + k * st, ls), d, code(fs, fs + (k - 1) * st), hand, (1, s, k, d, True))
+                                )
         for r1, c1, r2, c2, h, mv in children:
             new = list(cur)
             new[r1] = c1
@@ -718,8 +781,14 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
     steps = tuple(sorted(gsteps))
     two = 2 * step
     # a position is (rows, hand, parked cards, joker on the table, rebuilds made)
-    fr = _Frontier((rows0, hand0, park0, joker0, 0), key(rows0, hand0, park0, joker0), needed=needed, full=full,
-                   budget=budget, lays_first=prune)
+    fr = _Frontier(
+        (rows0, hand0, park0, joker0, 0),
+        key(rows0, hand0, park0, joker0),
+        needed=needed,
+        full=full,
+        budget=budget,
+        lays_first=prune,
+    )
     seen = fr.seen
     abs_of: dict[Row, Row] = {}  # a row's values (a joker counts as the value it stands for)
     gaps_of: dict[Row, tuple[int, ...]] = {}  # the places q of a row where a card is missing before q
@@ -760,7 +829,7 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                         prev = c
                 for j in js:
                     c = pool[j]
-                    rest = pool[:j] + pool[j + 1:]
+                    rest = pool[:j] + pool[j + 1 :]
                     rows = list(cur)
                     rows[r] = row + (c,)
                     gone = settle(rows, r)
@@ -780,8 +849,9 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                         rows[r] = row[:q] + (c,) + row[q:]
                         gone = settle(rows, r)
                         j = hand.index(c)
-                        children.append((rows, hand[:j] + hand[j + 1:], park, joker and not gone, FillGap(c, r),
-                                         False))
+                        children.append(
+                            (rows, hand[:j] + hand[j + 1 :], park, joker and not gone, FillGap(c, r), False)
+                        )
         if joker:  # swap the exact hand card in for the joker
             for r in range(nr):
                 row = cur[r]
@@ -789,9 +859,9 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                 if js and -row[js[0]] in hand:
                     c = -row[js[0]]
                     rows = list(cur)
-                    rows[r] = row[:js[0]] + (c,) + row[js[0] + 1:]
+                    rows[r] = row[: js[0]] + (c,) + row[js[0] + 1 :]
                     j = hand.index(c)
-                    children.append((rows, hand[:j] + hand[j + 1:], park, False, Swap(c), False))
+                    children.append((rows, hand[:j] + hand[j + 1 :], park, False, Swap(c), False))
                     break
         if can_rebuild and reb < reb_left and not (from_start or into_empty):
             # end segments onto row ends only: find the cuts through an index of the values of the rows
@@ -857,7 +927,7 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                         if from_start and may_open(asrc[0]):
                             cuts.extend((k, True) for k in range(1, n))
                     for k, fs in cuts:
-                        seg, rest = (src[:k], src[k:]) if fs else (src[n - k:], src[:n - k])
+                        seg, rest = (src[:k], src[k:]) if fs else (src[n - k :], src[: n - k])
                         rows = list(cur)
                         rows[s] = rest
                         rows[d] = dst + seg
@@ -866,8 +936,13 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
         for rows, h, pk, jk, mv, is_rb in children:
             rows_t = tuple(rows)
             pos_key = key(rows_t, h, pk, jk)
-            if pos_key not in seen and fr.add(pos_key, (rows_t, h, pk, jk, reb + is_rb), mv, total - len(h) - len(pk),
-                                        won=win_possible and not h and not pk):
+            if pos_key not in seen and fr.add(
+                pos_key,
+                (rows_t, h, pk, jk, reb + is_rb),
+                mv,
+                total - len(h) - len(pk),
+                won=win_possible and not h and not pk,
+            ):
                 break
     if not fr.cand:
         return _no_plan(g, rows0, hand0, len(fr.seen), fr.truncated, "rows")
@@ -878,8 +953,15 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
     _replay(sb, seq)
     if sb.laid - before != fr.laids[best]:
         raise PlanError(f"replaying the plan laid {sb.laid - before} cards, the search expected {fr.laids[best]}")
-    return Plan(moves=tuple(seq), laid=sb.laid - before, score=evaluate(g, sb.rows, sb.hand),
-                rows=tuple(tuple(r) for r in sb.rows), hand=tuple(sorted(sb.hand)), won=sb.won, legal=True,
-                nodes=len(fr.seen), exact=not fr.truncated, engine="rows")
-
-
+    return Plan(
+        moves=tuple(seq),
+        laid=sb.laid - before,
+        score=evaluate(g, sb.rows, sb.hand),
+        rows=tuple(tuple(r) for r in sb.rows),
+        hand=tuple(sorted(sb.hand)),
+        won=sb.won,
+        legal=True,
+        nodes=len(fr.seen),
+        exact=not fr.truncated,
+        engine="rows",
+    )

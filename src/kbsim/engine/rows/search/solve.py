@@ -75,8 +75,18 @@ def plan_turn(turn: Turn, *, budget: int = DEFAULT_BUDGET, prune: bool = False) 
     rows0: Rows = tuple(tuple(r) for r in turn.rows)
     hand0 = tuple(sorted(turn.hand))
     if turn.phase == DONE:
-        return Plan(moves=(), laid=0, score=evaluate(g, rows0, hand0), rows=rows0, hand=hand0, won=turn.won,
-                    legal=False, nodes=1, exact=True, engine="none")
+        return Plan(
+            moves=(),
+            laid=0,
+            score=evaluate(g, rows0, hand0),
+            rows=rows0,
+            hand=hand0,
+            won=turn.won,
+            legal=False,
+            nodes=1,
+            exact=True,
+            engine="none",
+        )
     engine = engine_for(turn)
     if engine == "clones":
         return _search_clones(sb, budget, prune)
@@ -109,9 +119,18 @@ def plan_turn(turn: Turn, *, budget: int = DEFAULT_BUDGET, prune: bool = False) 
     seq = [Lay(a, b) if kind == 0 else Rebuild(a, b, c, d) for kind, a, b, c, d in _path(parents, moves_, idx)]
     before = sb.laid
     _replay(sb, seq)
-    return Plan(moves=tuple(seq), laid=sb.laid - before, score=val, rows=tuple(tuple(r) for r in sb.rows),
-                hand=tuple(sorted(sb.hand)), won=sb.won, legal=True, nodes=nodes, exact=not truncated,
-                engine=engine)
+    return Plan(
+        moves=tuple(seq),
+        laid=sb.laid - before,
+        score=val,
+        rows=tuple(tuple(r) for r in sb.rows),
+        hand=tuple(sorted(sb.hand)),
+        won=sb.won,
+        legal=True,
+        nodes=nodes,
+        exact=not truncated,
+        engine=engine,
+    )
 
 
 def engine_for(turn: Turn) -> str:
@@ -140,9 +159,17 @@ def engine_for(turn: Turn) -> str:
     return "runs"
 
 
-def search(g: CompiledGame, rows: Sequence[Sequence[int]], hand: Sequence[int], *, pile_size: int = 1,
-           needed: int | None = None, rebuilds_left: int | None = None, budget: int = DEFAULT_BUDGET,
-           prune: bool = False) -> Plan:
+def search(
+    g: CompiledGame,
+    rows: Sequence[Sequence[int]],
+    hand: Sequence[int],
+    *,
+    pile_size: int = 1,
+    needed: int | None = None,
+    rebuilds_left: int | None = None,
+    budget: int = DEFAULT_BUDGET,
+    prune: bool = False,
+) -> Plan:
     """Find the best lay-out turn for a bare position (see the module docstring for the objective).
 
     The position is wrapped in a fresh :class:`~kbsim.engine.rows.turn.Turn` (no
@@ -198,10 +225,16 @@ def verify(turn: Turn, plan: Plan) -> Turn:
             sb.apply(m)
         except IllegalMove as e:
             raise PlanError(f"the engine refused planned move {m!r}: {e}") from None
-    if sb.laid - before != plan.laid or sorted(sb.hand) != list(plan.hand) \
-            or tuple(map(tuple, sb.rows)) != plan.rows or sb.won != plan.won:
-        raise PlanError(f"plan result differs from the engine's: rows {sb.rows} hand {sb.hand}, "
-                        f"plan rows {plan.rows} hand {plan.hand}")
+    if (
+        sb.laid - before != plan.laid
+        or sorted(sb.hand) != list(plan.hand)
+        or tuple(map(tuple, sb.rows)) != plan.rows
+        or sb.won != plan.won
+    ):
+        raise PlanError(
+            f"plan result differs from the engine's: rows {sb.rows} hand {sb.hand}, "
+            f"plan rows {plan.rows} hand {plan.hand}"
+        )
     return sb
 
 
@@ -260,8 +293,7 @@ def check_board(g: CompiledGame, rows: list[list[int]], hand: list[int], discard
         BoardError: the first problem found, naming the row or value.
     """
     lo, hi = g.value_min, g.value_max
-    for where, cards in [*((f"row {i}", r) for i, r in enumerate(rows, start=1)), ("hand", hand),
-                         ("discard", discard)]:
+    for where, cards in [*((f"row {i}", r) for i, r in enumerate(rows, start=1)), ("hand", hand), ("discard", discard)]:
         for v in cards:
             if where in ("hand", "discard") and v < 0:
                 raise BoardError(f"{where}: a joker (E{-v}) can only lie in a row")
@@ -270,23 +302,27 @@ def check_board(g: CompiledGame, rows: list[list[int]], hand: list[int], discard
                 raise BoardError(f"{where}: value {value} is outside {lo}..{hi}")
     jokers = sum(1 for row in rows for c in row if c < 0)
     if jokers and not any(getattr(c, "is_joker", False) for c in g.roster):
-        raise BoardError("a joker (E) lies in a row, but these rules have no joker character "
-                         "(try --variant characters)")
+        raise BoardError(
+            "a joker (E) lies in a row, but these rules have no joker character (try --variant characters)"
+        )
     if jokers > 1:
         raise BoardError(f"{jokers} jokers lie in the rows; there is only one joker character")
     for i, row in enumerate(rows, start=1):
         if not g.row_is_legal(row):
-            raise BoardError(f"row {i} ({format_cards(row, g)}) is not a legal row: each card must continue the "
-                             f"one before it (a gap or a repeat needs a character's mark these rules allow)")
+            raise BoardError(
+                f"row {i} ({format_cards(row, g)}) is not a legal row: each card must continue the "
+                f"one before it (a gap or a repeat needs a character's mark these rules allow)"
+            )
         if g.is_complete(row):
-            raise BoardError(f"row {i} ({format_cards(row, g)}) is complete: it would already be in the discard "
-                             f"pile")
+            raise BoardError(f"row {i} ({format_cards(row, g)}) is complete: it would already be in the discard pile")
     count = Counter(v for zone in (*rows, hand, discard) for v in zone if v > 0)
     over = {v: c for v, c in sorted(count.items()) if c > g.copies}
     if over:
         shown = ", ".join(f"{c} x {format_cards([v], g)}" for v, c in over.items())
-        raise BoardError(f"more copies than the deck holds ({g.copies} of each value): {shown} "
-                         f"on the table, in hand and in the discard pile")
+        raise BoardError(
+            f"more copies than the deck holds ({g.copies} of each value): {shown} "
+            f"on the table, in hand and in the discard pile"
+        )
 
 
 @dataclass(frozen=True)
@@ -318,9 +354,17 @@ class Solution:
         return {"laid": self.laid, "moves": self.texts, "rows": self.rows, "hand": self.hand}
 
 
-def solve(g: CompiledGame, rows: list[list[int]], hand: list[int], *, discard: Sequence[int] = (),
-          pile_size: int = 1, budget: int = DEFAULT_BUDGET, character: str | None = None,
-          players: int = 1) -> Solution:
+def solve(
+    g: CompiledGame,
+    rows: list[list[int]],
+    hand: list[int],
+    *,
+    discard: Sequence[int] = (),
+    pile_size: int = 1,
+    budget: int = DEFAULT_BUDGET,
+    character: str | None = None,
+    players: int = 1,
+) -> Solution:
     """Solve a puzzle: the best lay-out turn for ``rows`` and ``hand``, checked through the engine.
 
     With ``character``, every legal way to play that character first (at any
@@ -370,8 +414,9 @@ def solve(g: CompiledGame, rows: list[list[int]], hand: list[int], *, discard: S
         try:
             g.character(character)
         except KeyError:
-            raise BoardError(f"unknown character {character!r}; expected one of: "
-                             f"{', '.join(c.key for c in g.roster)}") from None
+            raise BoardError(
+                f"unknown character {character!r}; expected one of: {', '.join(c.key for c in g.roster)}"
+            ) from None
         if g.chars_display_mode:
             turn.state.display[:] = [character]
         else:
@@ -394,5 +439,13 @@ def solve(g: CompiledGame, rows: list[list[int]], hand: list[int], *, discard: S
     for m in ((play,) if play is not None else ()) + plan.moves:
         texts.append(format_move(m, sb.rows, g))
         sb.apply(m)
-    return Solution(laid=sb.laid, plan=plan, play=play, texts=texts, rows=[list(r) for r in sb.rows],
-                    hand=sorted(sb.hand), completed=sb.completed, won=sb.won)
+    return Solution(
+        laid=sb.laid,
+        plan=plan,
+        play=play,
+        texts=texts,
+        rows=[list(r) for r in sb.rows],
+        hand=sorted(sb.hand),
+        completed=sb.completed,
+        won=sb.won,
+    )

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.turn import Turn
+from kbsim.engine.seeds import bot_seed
 
 
 class Bot(Protocol):
@@ -24,7 +25,7 @@ class Bot(Protocol):
     name: str
 
     def new_game(self, game: CompiledGame, seat: int, players: int, seed: int) -> None:
-        """Start a game in ``seat`` of ``players``; ``seed`` seeds this seat's own random stream."""
+        """Start a game in ``seat`` of ``players``; ``seed`` is the game's seed (the seat's stream derives from it)."""
 
     def play_turn(self, turn: Turn) -> None:
         """Play one whole turn through ``turn``."""
@@ -36,15 +37,16 @@ class BaseBot:
     name = "base"
 
     def new_game(self, game: CompiledGame, seat: int, players: int, seed: int) -> None:
-        """Start a game: remember its rules, this bot's seat and the seed of its own random stream.
+        """Start a game: remember its rules, this bot's seat and the game's seed.
 
-        Called by the game loop once per hand before the first turn; :attr:`rng` restarts from ``seed``.
+        Called by the game loop once per hand before the first turn; :attr:`rng` restarts from the seat's stream
+        of ``seed`` (:func:`kbsim.engine.seeds.bot_seed`, derived on first use: most bots never draw a number).
 
         Args:
             game: the compiled rules of the game.
             seat: this bot's seat (0-based; seat 0 deals).
             players: number of seats in the game.
-            seed: seed of this seat's random stream (derived from the game's seed, never the deal's stream).
+            seed: the game's (or the hand's) seed, an int >= 0.
         """
         self.game = game
         self.seat = seat
@@ -56,5 +58,5 @@ class BaseBot:
     def rng(self) -> random.Random:
         """This seat's random stream for the current game (independent of the deal's)."""
         if self._rng is None:
-            self._rng = random.Random(self._seed)
+            self._rng = random.Random(bot_seed(self._seed, self.seat))
         return self._rng

@@ -15,7 +15,6 @@ from kbsim.engine.market.scoring import pattern_points
 from kbsim.engine.market.state import MarketState, check_state, new_state
 from kbsim.engine.market.turn import MarketTurn
 from kbsim.engine.results import STALEMATE, TURN_LIMIT, WON
-from kbsim.engine.seeds import bot_seed
 
 
 def final_points(g: MarketGame, st: MarketState) -> list[dict[str, int]]:
@@ -216,7 +215,7 @@ def play_market_game(
     st = new_state(game, n, rng)
     dealt = state_digest(st)
     for s, bot in enumerate(bots):
-        bot.new_game(game, s, n, bot_seed(seed, s))
+        bot.new_game(game, s, n, seed)
     moves_log: list[tuple[int, list[Move] | None]] = []
 
     def verify(_t: MarketTurn | None) -> None:

@@ -27,7 +27,7 @@ from kbsim.engine.rows.usage import chances as rule_chances
 from kbsim.engine.rows.usage import enabled as usage_enabled
 from kbsim.engine.rows.usage import merge as merge_usage
 from kbsim.engine.rows.usage import watched as watched_rules
-from kbsim.engine.seeds import bot_seed, hand_seed
+from kbsim.engine.seeds import hand_seed
 
 
 def check_invariants(game: CompiledGame, state: GameState, expected: Counter, characters: Counter) -> None:
@@ -599,7 +599,7 @@ def play_hand(
     state = deal(game, n, random.Random(seed))
     dealt = state_hash(state)
     for s, bot in enumerate(bots):
-        bot.new_game(game, s, n, bot_seed(seed, s))
+        bot.new_game(game, s, n, seed)
     on_move = _invariant_checker(game, state) if check else None
     tally = _HandTally(game, state)
     moves_log: list[tuple[int, list[Move]]] | None = [] if log else None

@@ -510,8 +510,11 @@ class Turn:
         if verb is None:
             raise IllegalMove(f"not a move: {move!r}")
         usage = self.usage
+        if usage is None and not listed:  # the hot path: one lookup, one call
+            verb(self, *move)
+            return
         if usage is None:
-            if listed and type(move) is Play:
+            if type(move) is Play:
                 self._play(move.key, move.args, listed=True)
             else:
                 verb(self, *move)

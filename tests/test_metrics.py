@@ -182,9 +182,16 @@ def test_report_states_verdict_and_adjustment_in_text():
         sweep=None,
         records=_synthetic(rng, ["base", "b"], [3], 200),
     )
-    lines = text_summary(inp, compute(inp))
+    st = compute(inp)
+    lines = text_summary(inp, st)
     assert any(line.startswith("distance from fair") for line in lines)
     assert any("resolved after Holm's adjustment" in line for line in lines)
+    # identical arms: nothing resolved, and the page says so before anyone reads the ranks
+    nothing = any(line.startswith("NOTE: nothing on this page is resolved") for line in lines)
+    assert nothing == (st["adjustment"]["resolved"] == 0)
+    assert nothing  # (this seed's page resolves nothing, as it should between identical arms)
+    resolved = dict(st["adjustment"], resolved=1)
+    assert not any(line.startswith("NOTE: nothing") for line in text_summary(inp, dict(st, adjustment=resolved)))
 
 
 # ------------------------------------------------------------------ summaries per game mode and readable pages

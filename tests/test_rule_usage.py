@@ -141,6 +141,9 @@ def test_report_warns_when_the_arms_rule_is_never_used(tmp_path):
     assert "never arose" in warning
     page = write_report(inp, tmp_path / "ru.html").path.read_text(encoding="utf-8")
     assert "rule never used: " + usage.SEGMENTS in page
+    # identical arms at 6 games: no difference can even be tested, and the page says so at the top
+    assert stats["adjustment"]["comparisons"] == 0 and 'id="nothing-resolved"' in page
+    assert "No difference on this page could be tested" in page
 
 
 def test_warning_tells_never_chosen_from_never_possible():

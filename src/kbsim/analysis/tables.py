@@ -279,6 +279,14 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
                 f"{v['verdict']['text']}; seat equality {_seat_test_text(v['test'])}"
             )
     adj = st.get("adjustment")
+    if adj and st.get("deltas") and not adj["resolved"]:
+        lines.append(
+            "NOTE: nothing on this page is resolved after the adjustment: differences, ranks and verdicts are "
+            "within the noise of this many deals (see 'deals needed' per difference; run with more deals)"
+            if adj["comparisons"]
+            else "NOTE: no difference on this page could be tested (identical on every deal, or too few differing "
+            "deals): ranks and verdicts do not tell the arms apart"
+        )
     if adj and adj["comparisons"]:
         lines.append(
             f"{adj['comparisons']} differences tested on this page: {adj['resolved']} resolved after "

@@ -90,7 +90,8 @@ def test_calibration_identical_arms_flag_at_most_5_percent_of_pages():
         flagged += adj["resolved"] > 0
         raw_flags += adj["resolved_raw"]
     gc.unfreeze()
-    assert tested + untestable == pages * 3 * 2 * 5  # 3 comparisons x 2 player counts x 5 metrics per page
+    # 3 comparisons x 2 player counts x 6 measures per page (5 per-game outcomes and the largest seat gap)
+    assert tested + untestable == pages * 3 * 2 * 6
     # the turn-limit rate is 0 in every synthetic game: identical on every deal, left out of the family (Tarone)
     assert untestable >= pages * 3 * 2
     assert binom.sf(flagged - 1, pages, 0.05) > 0.01, f"{flagged} of {pages} pages flagged"
@@ -379,3 +380,79 @@ def test_untestable_comparisons_are_left_out_of_the_family():
     # Holm over the two testable ones only: 0.01 * 2 = 0.02, max(0.03125 * 1, 0.02) = 0.03125
     assert out[0].p_adj == pytest.approx(0.02) and out[3].p_adj == pytest.approx(0.03125)
     assert out[0].resolved and out[3].resolved and not out[1].resolved and not out[2].resolved
+
+
+# ------------------------------------------------------------------ which arm is fairer (largest seat gap)
+def _deal_wins(rng, deals: int, weights, games_per_deal: int = 1) -> np.ndarray:
+    """Games won alone per deal and seat: ``games_per_deal`` games per deal, the winner drawn with ``weights``."""
+    p = len(weights)
+    w = np.zeros((deals, p))
+    for _ in range(games_per_deal):
+        w[np.arange(deals), rng.choice(p, size=deals, p=np.asarray(weights) / np.sum(weights))] += 1
+    return w
+
+
+def test_largest_gap_is_the_verdicts_measure():
+    wins = [30, 20, 25, 25]
+    v = M.seat_balance(wins, 110)["verdict"]["largest"]
+    assert M.largest_gap(np.array(wins)) == pytest.approx(abs(v["gap"]))
+    assert M.largest_gap(np.array(wins)) == pytest.approx(0.05)
+    assert np.isnan(M.largest_gap(np.zeros(3)))
+
+
+def test_seat_gap_difference_identical_arms_is_left_out_of_the_family():
+    a = _deal_wins(np.random.default_rng(0), 50, [1, 1, 1])
+    d = M.paired_seat_gap(a, a.copy())
+    assert d.identical and not d.testable and d.mean == 0
+
+
+def test_seat_gap_difference_resolves_a_clear_effect_with_the_right_sign():
+    rng = np.random.default_rng(1)
+    fair = _deal_wins(rng, 1500, [1, 1, 1, 1])
+    unfair = _deal_wins(rng, 1500, [2, 1, 1, 1])  # seat 0 wins 40%: gap 0.15
+    d = M.paired_seat_gap(fair, unfair)  # B = unfair: further from fair, so B - A > 0
+    assert d.mean > 0.1 and d.low > 0 and d.p < 0.001 and d.resolved
+    assert d.low < 0.15 - M.largest_gap(fair.sum(0)) < d.high
+    back = M.paired_seat_gap(unfair, fair)  # B = fair: closer to fair, negative
+    assert back.mean == pytest.approx(-d.mean) and back.high < 0
+
+
+def test_seat_gap_difference_is_deterministic_and_checks_shapes():
+    rng = np.random.default_rng(2)
+    a, b = _deal_wins(rng, 200, [1, 1]), _deal_wins(rng, 200, [1, 1])
+    assert M.paired_seat_gap(a, b) == M.paired_seat_gap(a, b)
+    with pytest.raises(ValueError, match="same"):
+        M.paired_seat_gap(a, b[:10])
+
+
+def test_seat_gap_permutation_test_is_calibrated_under_no_effect():
+    """Arms that are the same game on every deal (the outcome a fresh draw): p < 0.05 in about 5% of studies.
+
+    200 studies of 120 deals with rotations (4 games per deal); the count below 0.05 must not be improbably high
+    for a rate of 5% (exact binomial tail, p > 0.01: 19 or more of 200 fail; 7 of 200 at this seed), and the
+    p-values must not pile up near 1 either (an overly conservative test would never resolve anything: at least
+    2 below 0.05).
+    """
+    from scipy.stats import binom
+
+    rng = np.random.default_rng(20261201)
+    small = 0
+    for _ in range(200):
+        lean = [1.3, 1, 1, 1]
+        a, b = _deal_wins(rng, 120, lean, 4), _deal_wins(rng, 120, lean, 4)
+        small += M.paired_seat_gap(a, b).p < 0.05
+    assert binom.sf(small - 1, 200, 0.05) > 0.01, f"{small} of 200 below 0.05"
+    assert small >= 2
+
+
+def test_seat_gap_difference_on_too_few_differing_deals_is_left_out():
+    """5 differing deals: swapping all of them mirrors the observation, so p >= 2 * 0.5**5 > 0.05 (Tarone)."""
+    a = _deal_wins(np.random.default_rng(3), 400, [1, 1, 1])
+    others = np.flatnonzero(a[:, 0] == 0)  # deals seat 0 did not win in A
+    b = a.copy()
+    b[others[:5]] = [1, 0, 0]  # seat 0 wins 5 more deals in B
+    d = M.paired_seat_gap(a, b)
+    assert d.discordant == 5 and not d.identical and not d.testable
+    assert d.p >= 2 * 0.5**5
+    b[others[5:12]] = [1, 0, 0]
+    assert M.paired_seat_gap(a, b).testable

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import polars as pl
 
 from kbsim.analysis.metrics import (
@@ -17,6 +18,7 @@ from kbsim.analysis.metrics import (
     Delta,
     adjust,
     paired,
+    paired_seat_gap,
     rank_verdicts,
     rate,
     seat_balance,
@@ -34,7 +36,9 @@ METRICS = [
     ("turn_limit", "turn-limit rate", "pp"),
     ("shared", "shared-win rate", "pp"),
 ]
-FIGURE_METRICS = ("seat0", "turns", "stalemate")
+# the verdict's measure compared between arms (not a per-game outcome: see metrics.paired_seat_gap)
+SEAT_GAP = ("seat_gap", "largest seat gap (distance from fair)", "pp")
+FIGURE_METRICS = ("seat_gap", "seat0", "turns", "stalemate")
 
 
 def _prepare(df: pl.DataFrame) -> pl.DataFrame:
@@ -275,10 +279,29 @@ def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]]) -> list[dict]:
                     else:
                         d = unpaired_mean(gb, ga)
                 out.append({"b": b, "a": a, "players": p, "metric": c, "label": label, "unit": unit, "delta": d})
+            if jp.height:
+                seeds = jp["seed"]
+                d = paired_seat_gap(_seat_wins(df, a, p, seeds), _seat_wins(df, b, p, seeds))
+                c, label, unit = SEAT_GAP
+                out.append({"b": b, "a": a, "players": p, "metric": c, "label": label, "unit": unit, "delta": d})
     adjusted = adjust([d["delta"] for d in out])
     for d, q in zip(out, adjusted, strict=True):
         d["delta"] = q
     return out
+
+
+def _seat_wins(df: pl.DataFrame, condition: str, players: int, seeds: pl.Series) -> np.ndarray:
+    """Games won alone per deal and seat of one arm and player count, shape ``(len(seeds), players)``.
+
+    Row ``i`` is deal ``seeds[i]`` (all its seat rotations summed); a deal with no game won alone is a row of 0.
+    """
+    per = (
+        df.filter((pl.col("condition") == condition) & (pl.col("players") == players))
+        .group_by("seed")
+        .agg([(pl.col("sole") == s).sum().alias(f"w{s}") for s in range(players)])
+    )
+    rows = pl.DataFrame({"seed": seeds}).join(per, on="seed", how="left").fill_null(0)
+    return rows.select([f"w{s}" for s in range(players)]).to_numpy().astype(np.float64)
 
 
 def _bot_shares(df: pl.DataFrame) -> list[dict]:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from kbsim.analysis import metrics as M
-from kbsim.analysis.arms import FIGURE_METRICS, METRICS
+from kbsim.analysis.arms import FIGURE_METRICS, METRICS, SEAT_GAP
 from kbsim.analysis.reading import ReportInput
 from kbsim.analysis.tables import _delta_text, _esc
 from kbsim.sim.conditions import Condition
@@ -231,7 +231,7 @@ def _fig_turns_hist(inp: ReportInput, st: dict, colours: dict):
 def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
     import plotly.graph_objects as go
 
-    metrics = [m for m in METRICS if m[0] in FIGURE_METRICS]
+    metrics = [m for m in (SEAT_GAP, *METRICS) if m[0] in FIGURE_METRICS]
     rows = {}
     for d in st["deltas"]:
         rows.setdefault((d["b"], d["a"], d["players"]), {})[d["metric"]] = d
@@ -243,7 +243,7 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
     for k, (m, _, unit) in enumerate(metrics, start=1):
         scale = 100 if unit == "pp" else 1
         for resolved in (True, False):
-            xs, ys, err, cd = [], [], [], []
+            xs, ys, err, err_minus, cd = [], [], [], [], []
             for key, y in zip(keys, ylab, strict=True):
                 d = rows[key].get(m)
                 if d is None or d["delta"].n < 2 or d["delta"].resolved != resolved:
@@ -251,7 +251,8 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
                 pd = d["delta"]
                 xs.append(pd.mean * scale)
                 ys.append(y)
-                err.append((pd.high - pd.mean) * scale)
+                err.append((pd.high - pd.mean) * scale)  # a bootstrap interval need not be symmetric
+                err_minus.append((pd.mean - pd.low) * scale)
                 v, interval, status = _delta_text(d)
                 cd.append([v, interval, status, pd.n])
             fig.add_trace(
@@ -269,7 +270,7 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
                         "size": 8,
                         "symbol": "circle" if resolved else "circle-open",
                     },
-                    error_x={"type": "data", "array": err, "thickness": 1.4, "width": 3},
+                    error_x={"type": "data", "array": err, "arrayminus": err_minus, "thickness": 1.4, "width": 3},
                     customdata=cd,
                     hovertemplate="%{y}<br>%{customdata[0]} %{customdata[1]}<br>%{customdata[2]}<br>"
                     "%{customdata[3]:,} paired deals<extra></extra>",

@@ -19,6 +19,9 @@ seat rotation) is ours.
   (:class:`statsmodels.stats.weightstats.DescrStatsW`) and a p-value: the exact sign
   test (exact McNemar, :func:`scipy.stats.binomtest`) for a 0/1 outcome with fewer
   than :data:`EXACT_BELOW` discordant deals, the one-sample t test otherwise.
+* **Which arm is fairer** (the verdict's measure, the largest seat gap, B - A on the same deals):
+  a paired permutation test and a percentile bootstrap interval over deals
+  (:func:`paired_seat_gap`); negative means B is closer to fair.
 * An **unpaired difference** (two runs without common deals) is Newcombe's hybrid
   score interval with the score test for two independent proportions
   (:func:`statsmodels.stats.proportion.confint_proportions_2indep`,
@@ -52,6 +55,7 @@ POWER = 0.8
 EXACT_BELOW = 100  # discordant deals below which a 0/1 paired outcome uses the exact sign test
 MIN_DISCORDANT = 6  # fewest differing deals with which an exact sign test can reach p < 0.05 (2 * 0.5**6 = 0.031)
 ADJUSTMENT = "holm"
+SEAT_GAP_TEST = "paired permutation"  # the test of a largest-seat-gap difference (paired_seat_gap)
 ADJUSTMENT_NAME = "Holm"
 NAN = float("nan")
 Z95 = 1.959963984540054  # two-sided 95% normal quantile (interval of a mean turn count)
@@ -293,12 +297,14 @@ class Delta:
     def testable(self) -> bool:
         """False when no outcome of this comparison could give p < 0.05 (so it is left out of the page's family).
 
-        That is a comparison without a p-value, one identical on every deal, or an exact sign test over fewer
-        than :data:`MIN_DISCORDANT` differing deals (Tarone's rule for discrete tests).
+        That is a comparison without a p-value, one identical on every deal, or an exact sign test or a seat-gap
+        permutation test over fewer than :data:`MIN_DISCORDANT` differing deals (Tarone's rule for discrete tests:
+        swapping all ``k`` differing deals mirrors the observation, so neither test can go below ``2 * 0.5**k``).
         """
         if _isnan(self.p) or self.identical:
             return False
-        return not (self.test.startswith("exact sign") and (self.discordant or 0) < MIN_DISCORDANT)
+        discrete = self.test.startswith("exact sign") or self.test == SEAT_GAP_TEST
+        return not (discrete and (self.discordant or 0) < MIN_DISCORDANT)
 
     @property
     def deals_needed(self) -> int | None:
@@ -414,6 +420,107 @@ def paired(d: Sequence[float] | np.ndarray, binary: bool = False) -> Delta:
     return Delta(mean, float(lo), float(hi), sd, n, p=p, test=test, discordant=disc)
 
 
+SEAT_GAP_PERMUTATIONS = 9999  # resamples of the paired permutation test of a seat-gap difference (min p 1e-4)
+SEAT_GAP_STOP_HITS = 20  # ... stopped early at this many resamples as extreme as observed (Besag and Clifford)
+SEAT_GAP_BOOTSTRAP = 2000  # resamples of its percentile bootstrap interval
+
+
+def largest_gap(wins: np.ndarray) -> np.ndarray:
+    """The verdict's measure: the largest distance of a seat's share of the games won alone from 1/P.
+
+    Args:
+        wins: games won alone per seat, shape ``(..., P)`` (any leading shape: one cell, or one row per resample).
+
+    Returns:
+        ``max_s |wins_s / sum(wins) - 1/P|`` over the last axis, shape ``(...)``; nan where no game was won alone.
+        The same quantity as :func:`seat_balance`'s ``verdict["largest"]["gap"]``, without its sign.
+    """
+    w = np.asarray(wins, dtype=float)
+    decided = w.sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = w / decided[..., None]
+    return np.abs(share - 1.0 / w.shape[-1]).max(-1)
+
+
+def paired_seat_gap(a: np.ndarray, b: np.ndarray, seed: int = 0) -> Delta:
+    """Is arm B closer to fair than arm A on the same deals? The difference of the verdict's largest seat gap.
+
+    The measure is :func:`largest_gap` of all the deals' games won alone together, so it is not a mean of
+    per-deal values and the paired t machinery does not apply. Instead:
+
+    * the **p-value** is a paired permutation test of "the arm makes no difference on any deal": each resample
+      swaps the two arms' outcomes on a random half of the deals (each deal independently, probability 1/2),
+      at most :data:`SEAT_GAP_PERMUTATIONS` resamples, ``p = (hits + 1) / (resamples + 1)`` (Phipson and Smyth
+      2010), stopped early once :data:`SEAT_GAP_STOP_HITS` resamples were at least as extreme as the
+      observation, with ``p = hits / resamples drawn`` (Besag and Clifford, *Biometrika* 78, 1991: a valid
+      p-value; a difference far from significance costs a few hundred resamples instead of ten thousand);
+    * the **interval** is the 2.5 and 97.5 percentiles of :data:`SEAT_GAP_BOOTSTRAP` bootstrap resamples of the
+      deals (both arms resampled together, so the pairing is kept).
+
+    Both are written with matrix products over the per-deal counts (a resample is a weight per deal), which is
+    what makes them fast enough for every row of a page; ``scipy.stats.permutation_test`` and
+    ``scipy.stats.bootstrap`` compute the same quantities but re-index the data once per resample (about 20
+    times slower here). The random draws come from ``numpy.random.default_rng(seed)``: the same records give the
+    same page.
+
+    Args:
+        a: arm A's games won alone per deal and seat, shape ``(deals, P)`` (all of a deal's seat rotations
+            summed).
+        b: arm B's, the same shape, row ``i`` being the same deal as in ``a``.
+        seed: seed of the resampling.
+
+    Returns:
+        :class:`Delta` with ``mean`` = gap(B) - gap(A) (negative: B is closer to fair), the bootstrap interval,
+        ``sd`` = the bootstrap standard error times sqrt(deals) (so :func:`deals_needed` scales it like a
+        per-deal standard deviation), ``n`` = deals, the permutation p-value and ``discordant`` = the deals on
+        which the arms' games won alone differ (below :data:`MIN_DISCORDANT` the comparison is not
+        :attr:`Delta.testable`). When the arms won alone the
+        same games on every deal it is :attr:`Delta.identical`; when either arm won no game alone, nan.
+
+    Raises:
+        ValueError: ``a`` and ``b`` differ in shape or are not 2-D.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 2:
+        raise ValueError(f"per-deal seat wins must have the same (deals, seats) shape, got {a.shape} and {b.shape}")
+    n = a.shape[0]
+    obs = float(largest_gap(b.sum(0)) - largest_gap(a.sum(0)))
+    if n < 2 or _isnan(obs):
+        return Delta(obs, NAN, NAN, NAN, n, test="none")
+    differing = int(np.count_nonzero((a != b).any(axis=1)))
+    if differing == 0:
+        return Delta(0.0, 0.0, 0.0, 0.0, n, p=1.0, test=SEAT_GAP_TEST, discordant=0)
+    rng = np.random.default_rng(seed)
+    sa, sb = a.sum(0), b.sum(0)
+    diff = (a - b).astype(np.float32)  # counts below 2**24: exact in float32
+    hits, done, p = 0, 0, NAN
+    while done < SEAT_GAP_PERMUTATIONS:
+        m = min(500, SEAT_GAP_PERMUTATIONS - done)
+        swap = np.unpackbits(rng.integers(0, 256, (m, (n + 7) // 8), dtype=np.uint8), axis=1, count=n)
+        moved = (swap.astype(np.float32) @ diff).astype(np.float64)  # what the swapped deals move from A to B
+        stat = largest_gap(sb + moved) - largest_gap(sa - moved)
+        hit = np.flatnonzero(np.abs(stat) >= abs(obs) - 1e-12)
+        if hits + hit.size >= SEAT_GAP_STOP_HITS:  # sequential stop: p = h / draws up to the h-th hit
+            p = SEAT_GAP_STOP_HITS / (done + int(hit[SEAT_GAP_STOP_HITS - hits - 1]) + 1)
+            break
+        hits += int(hit.size)
+        done += m
+    else:
+        p = (hits + 1) / (SEAT_GAP_PERMUTATIONS + 1)
+    boot = np.empty(SEAT_GAP_BOOTSTRAP)
+    for k in range(0, SEAT_GAP_BOOTSTRAP, 500):
+        m = min(500, SEAT_GAP_BOOTSTRAP - k)
+        idx = rng.integers(0, n, (m, n)) + (np.arange(m) * n)[:, None]
+        weight = np.bincount(idx.ravel(), minlength=m * n).reshape(m, n).astype(np.float32)
+        boot[k : k + m] = largest_gap((weight @ b.astype(np.float32)).astype(np.float64)) - largest_gap(
+            (weight @ a.astype(np.float32)).astype(np.float64)
+        )
+    lo, hi = (float(x) for x in np.nanpercentile(boot, [2.5, 97.5]))
+    se = float(np.nanstd(boot, ddof=1))
+    return Delta(obs, lo, hi, se * math.sqrt(n), n, p=float(p), test=SEAT_GAP_TEST, discordant=differing)
+
+
 def unpaired_rate(x_b: int, n_b: int, x_a: int, n_a: int) -> Delta:
     """Difference of two independent proportions ``x_b/n_b - x_a/n_a``: Newcombe interval, score test."""
     from statsmodels.stats.proportion import confint_proportions_2indep, test_proportions_2indep
@@ -523,7 +630,9 @@ __all__ = [
     "fmt_pct",
     "fmt_rate",
     "gap_words",
+    "largest_gap",
     "paired",
+    "paired_seat_gap",
     "rank_verdicts",
     "rate",
     "seat_balance",

@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from kbsim.analysis import metrics as M
-from kbsim.analysis.arms import METRICS
+from kbsim.analysis.arms import METRICS, SEAT_GAP
 from kbsim.analysis.metrics import Delta
 from kbsim.analysis.reading import ReportInput
 
@@ -50,6 +50,8 @@ def _delta_text(d: dict, short: bool = False) -> tuple[str, str, str]:
     ps = f"{M.fmt_p(pd.p)} raw, {M.fmt_p(pd.p_adj).replace('p ', 'p(adj) ')} {M.ADJUSTMENT_NAME}"
     if pd.discordant is not None and pd.test.startswith("exact"):
         ps += f"; exact sign test, {pd.discordant} differing deals"
+    elif pd.test == M.SEAT_GAP_TEST:
+        ps += f"; {pd.test}, {pd.discordant} differing deals, bootstrap interval"
     if pd.resolved:
         return _signed(pd.mean, unit), interval, f"{kind}resolved ({ps})"
     status = f"{kind}not resolved ({ps})"
@@ -195,7 +197,7 @@ def _tables(inp: ReportInput, st: dict) -> dict:
         "summary": summary,
         "verdicts": verdicts,
         "deltas": list(deltas.values()),
-        "metrics": [(m, label) for m, label, _ in METRICS],
+        "metrics": [(m, label) for m, label, _ in (SEAT_GAP, *METRICS)],
         "bots": bots,
         "characters": chars,
     }
@@ -299,7 +301,7 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
             )
             + (f"; {adj['unpaired']} compared as independent samples (no common deals)" if adj["unpaired"] else "")
         )
-    shown = [d for d in st["deltas"] if d["metric"] in ("seat0", "turns")]
+    shown = [d for d in st["deltas"] if d["metric"] in ("seat_gap", "seat0", "turns")]
     if shown:
         lines.append("differences B − A (paired on the same deals unless marked independent samples):")
     for d in shown:

@@ -37,7 +37,7 @@ METRICS = [
     ("shared", "shared-win rate", "pp"),
 ]
 # the verdict's measure compared between arms (not a per-game outcome: see metrics.paired_seat_gap)
-SEAT_GAP = ("seat_gap", "largest seat gap (distance from fair)", "pp")
+SEAT_GAP = ("seat_gap", "largest seat gap", "pp")
 FIGURE_METRICS = ("seat_gap", "seat0", "turns", "stalemate")
 
 

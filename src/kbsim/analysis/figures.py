@@ -237,9 +237,8 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
         rows.setdefault((d["b"], d["a"], d["players"]), {})[d["metric"]] = d
     keys = list(rows)
     ylab = [_esc(f"{labels[b]} − {labels[a]} · {p}p") for b, a, p in keys]
-    fig = _subplots(
-        len(metrics), [f"{lab} ({'percentage points' if unit == 'pp' else unit})" for _, lab, unit in metrics]
-    )
+    fig = _subplots(len(metrics), [lab for _, lab, _ in metrics])  # the unit is on each x axis
+    in_legend: set[bool] = set()
     for k, (m, _, unit) in enumerate(metrics, start=1):
         scale = 100 if unit == "pp" else 1
         for resolved in (True, False):
@@ -264,7 +263,7 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
                     if resolved
                     else "not resolved after adjustment",
                     legendgroup=str(resolved),
-                    showlegend=k == 1,
+                    showlegend=bool(xs) and resolved not in in_legend,  # first panel with such points
                     marker={
                         "color": "#1f4e9c" if resolved else "#9a9a9a",
                         "size": 8,
@@ -278,6 +277,8 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
                 row=1,
                 col=k,
             )
+            if xs:
+                in_legend.add(resolved)
         ax = "" if k == 1 else str(k)
         fig.add_shape(
             type="line", xref=f"x{ax}", yref=f"y{ax} domain", x0=0, x1=0, y0=0, y1=1, line={"color": "#333", "width": 1}
@@ -515,8 +516,7 @@ def build_figures(inp: ReportInput, st: dict) -> list[dict]:
                 "Paired differences against the baseline",
                 "Each point is arm B minus arm A (on the same deals unless marked independent samples), "
                 "with its 95% interval; filled: resolved after Holm's adjustment for every difference on the "
-                "page, "
-                "open: not resolved.",
+                "page, open: not resolved. Largest seat gap: left of 0, arm B is closer to fair than arm A.",
                 _fig_deltas(inp, st, labels),
             ),
         )

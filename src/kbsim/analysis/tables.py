@@ -48,10 +48,11 @@ def _delta_text(d: dict, short: bool = False) -> tuple[str, str, str]:
     interval = f"[{_signed(pd.low, unit)}, {_signed(pd.high, unit)}]"
     kind = "" if pd.paired else "independent samples · "
     ps = f"{M.fmt_p(pd.p)} raw, {M.fmt_p(pd.p_adj).replace('p ', 'p(adj) ')} {M.ADJUSTMENT_NAME}"
+    differing = f"{pd.discordant} differing deal{'' if pd.discordant == 1 else 's'}"
     if pd.discordant is not None and pd.test.startswith("exact"):
-        ps += f"; exact sign test, {pd.discordant} differing deals"
+        ps += f"; exact sign test, {differing}"
     elif pd.test == M.SEAT_GAP_TEST:
-        ps += f"; {pd.test}, {pd.discordant} differing deals, bootstrap interval"
+        ps += f"; {pd.test}, {differing}, bootstrap interval"
     if pd.resolved:
         return _signed(pd.mean, unit), interval, f"{kind}resolved ({ps})"
     status = f"{kind}not resolved ({ps})"

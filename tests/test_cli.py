@@ -208,6 +208,7 @@ def test_rules_show_mentions_every_option(tmp_path):
         assert name in p.stdout, name
     for name in model.variants:
         assert name in p.stdout, name
+    assert "R = stated by the rulebook" in p.stdout  # the confidence column's legend
 
 
 def test_rules_schema_is_json_schema(tmp_path):

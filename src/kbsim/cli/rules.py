@@ -68,7 +68,10 @@ def rules_show(
     sections = m.sections()
     for title, text in sections:
         out.print(f"\n[bold]{esc(title)}[/]\n{esc(text)}", highlight=False)
-    t = Table(title="Options (value in force; * = changed from the file's default)")
+    t = Table(
+        title="Options (value in force; * = changed from the file's default)",
+        caption="confidence: R = stated by the rulebook, I = inferred from it, ? = a guess (so the option matters)",
+    )
     for c in ("option", "value", "confidence", "meaning"):
         t.add_column(c)
     for name, opt in m.options.items():

@@ -174,6 +174,16 @@ def test_replay_matches_record(good_run, index):
     assert len(log["log"]) == rec["turns"]
 
 
+def test_replay_and_solve_print_a_key_to_the_notation(tmp_path):
+    p = run_cli("replay", "--seed", "1", "--game-index", "0", "--players", "2", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    key = p.stdout.splitlines()[1]
+    assert key.startswith("key: rows count from 1") and "seats count from 0" in key and "'lay C on R'" in key
+    p = run_cli("solve", "--rows", "3|8|9|5|1|13", "--hand", "1 4 6 8 11 12", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[-1].startswith("key: rows count from 1")
+
+
 def test_run_without_seed_prints_it(tmp_path):
     p = run_cli("run", "--players", "2", "--games", "4", "--workers", "1", "--out", "x.parquet", cwd=tmp_path)
     assert p.returncode == 0, p.stderr

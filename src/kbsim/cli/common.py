@@ -23,6 +23,20 @@ class UserError(Exception):
     """A problem with the user's input: printed as one line, exit code 2."""
 
 
+def notation_key(seats: bool) -> str:
+    """The one-line key to the move notation that ``replay`` and ``solve`` print.
+
+    The full list is in the docs' rule-file guide ("Examples and their notation", from
+    :mod:`kbsim.engine.rows.notation`). ``seats`` adds how seats are numbered.
+    """
+    who = "seats count from 0 (seat 0 starts); " if seats else ""
+    return (
+        "key: rows count from 1 on the left; " + who + "a-b is the run a to b (in a hand too: 11-12 = 11 and 12), "
+        "_ an empty row; 'lay C on R' lays card C on row R; 'rebuild R from V on S' moves row R's cards from its "
+        "card V to its end onto row S; the full notation is in the docs (rule files: examples and their notation)"
+    )
+
+
 def fail(message: str) -> None:
     """Stop the command with a user error: ``kbsim: error: MESSAGE`` on stderr, exit 2."""
     raise UserError(message)

@@ -14,6 +14,7 @@ from kbsim.cli.common import (
     check_players,
     fail,
     load,
+    notation_key,
     out,
 )
 from kbsim.strict_io import dumps_json
@@ -128,6 +129,7 @@ def replay(
         f"deal hash {res.deal_hash}",
         markup=False,
     )
+    out.print(notation_key(seats=True), highlight=False, markup=False)
     for h in hands_out:
         d = h["deal"]
         if len(hands_out) > 1:

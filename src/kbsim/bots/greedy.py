@@ -374,9 +374,52 @@ class GreedyBot(BaseBot):
     def _value(self, sb: Turn, opponents_given: int) -> float:
         return sb.laid + (0.5 * opponents_given if not self.game.all_out else 0.0)
 
+    @staticmethod
+    def _trial_key(sb: Turn, given: int) -> tuple:
+        """Everything :meth:`_lay_phase` and :meth:`_value` read from a trial turn, as a hashable key.
+
+        Two trials with equal keys end the lay phase with the same value: the rows, the hand (in order), this
+        seat's parked cards with their turn stamps, the size of its draw pile (``needed`` and running out read
+        it), the joker, the turn's counters and modifiers, and the cards handed to opponents. Opponents' hands
+        and piles, the discard pile and the character piles are only written by the lay phase, never read.
+        """
+        st = sb.state
+        return (
+            tuple(map(tuple, sb.rows)),
+            tuple(sb.hand),
+            tuple(st.parked[sb.seat]),
+            sb.pile_size,
+            st.joker,
+            st.n_fixed,
+            st.turn_no,
+            sb.phase,
+            sb.laid,
+            sb.rebuilds,
+            sb.completed,
+            sb.won,
+            sb.chars_played,
+            sb.m_start,
+            sb.m_start_rb,
+            sb.m_equal,
+            sb.m_equal_rb,
+            sb.skips,
+            sb.m_skip_rb,
+            sb.skip_lo,
+            sb.skip_hi,
+            sb.needed,
+            given,
+        )
+
     def _choose_character(self, turn: Turn):
-        """The character play (a :class:`~kbsim.engine.rows.moves.Play`) worth making, or None."""
-        base = turn.sandbox()
+        """The character play (a :class:`~kbsim.engine.rows.moves.Play`) worth making, or None.
+
+        Each listed play is tried on a scratch copy of one sandbox and scored by :meth:`_value` after
+        :meth:`_lay_phase`; the first play scoring strictly more than not playing and than every play before it
+        is chosen. Two shortcuts give the same choice with fewer lay phases: a play whose score cannot exceed
+        the best so far even if every hand and parked card were laid is not laid out (each lay uses up one such
+        card), and a play leaving the same position as an earlier one (:meth:`_trial_key`) reuses its score.
+        """
+        base = turn.sandbox(scratch=True)
         self._lay_phase(base)
         base_value = self._value(base, 0)
         if self.game.all_out and (base.laid > 0 or base.won):
@@ -386,22 +429,29 @@ class GreedyBot(BaseBot):
         # one playable character: its first max_candidates plays are the only ones tried, so list no more
         # (the engine lists plays depth-first, so they are the same plays in the same order)
         limit = self.max_candidates * (8 if len(turn.available_characters()) > 1 else 1)
+        bonus = 0.0 if self.game.all_out else 0.5  # per card handed to an opponent (see _value)
         hidden = None  # a sandbox of the turn as it is: each play is tried on a copy of it (same as a new sandbox)
+        scores: dict[tuple, float] = {}
         for mv in turn.play_moves(limit=limit):
             per_key[mv.key] = per_key.get(mv.key, 0) + 1
             if per_key[mv.key] > self.max_candidates:
                 continue
-            if True:
-                if hidden is None:
-                    hidden = turn.sandbox()
-                sb = hidden.clone()
-                before = sum(len(p) for p in sb.state.piles) - len(sb.state.piles[sb.seat])
-                sb.apply(mv, listed=True)
-                given = sum(len(p) for p in sb.state.piles) - len(sb.state.piles[sb.seat]) - before
+            if hidden is None:
+                hidden = turn.sandbox(scratch=True)
+            sb = hidden.clone()
+            piles = sb.state.piles
+            before = sum(map(len, piles)) - len(piles[sb.seat])
+            sb.apply(mv, listed=True)
+            given = sum(map(len, piles)) - len(piles[sb.seat]) - before
+            if sb.laid + len(sb.hand) + len(sb.parked) + bonus * given <= best_value:
+                continue  # cannot beat the best even by laying every card it holds
+            key = self._trial_key(sb, given)
+            v = scores.get(key)
+            if v is None:
                 self._lay_phase(sb)
-                v = self._value(sb, given)
-                if v > best_value:
-                    best, best_value = mv, v
+                v = scores[key] = self._value(sb, given)
+            if v > best_value:
+                best, best_value = mv, v
         return best
 
     def play_turn(self, turn: Turn) -> None:

@@ -1253,9 +1253,21 @@ class Turn:
         t._undo = self._undo
         return t
 
-    def sandbox(self) -> Turn:
-        """An independent copy for look-ahead; cards this seat may not see are ``HIDDEN``."""
+    def sandbox(self, *, scratch: bool = False) -> Turn:
+        """An independent copy for look-ahead; cards this seat may not see are ``HIDDEN``.
+
+        Args:
+            scratch: the copy (and its clones) is only played on to look at the outcome, never ended by an
+                exchange, a pass or a minus-pile move: its moves take no snapshot to restore provisional moves
+                from (rule file, clarification "A turn that lays nothing"), which saves a copy of the whole
+                state on its first move. Laying, rebuilding and playing characters on it are unchanged.
+
+        Returns:
+            The copy.
+        """
         t = self.clone()
+        if scratch and t._undo is None:
+            t._undo = ()  # (as the exact search's light copies: no snapshot is taken)
         st = t.state
         for s in range(st.players):
             st.piles[s][:] = [HIDDEN] * len(st.piles[s])

@@ -55,6 +55,7 @@ class GreedyBot(BaseBot):
 
     name = "greedy"
     max_candidates = 24
+    _plan: tuple[list, bool] | None = None  # the lay phase worked out for the turn's position (see _lay_out)
 
     def new_game(self, game, seat, players, seed) -> None:
         """Start a game (:meth:`BaseBot.new_game`) and keep what the heuristic reads on every lay.
@@ -418,20 +419,27 @@ class GreedyBot(BaseBot):
         is chosen. Two shortcuts give the same choice with fewer lay phases: a play whose score cannot exceed
         the best so far even if every hand and parked card were laid is not laid out (each lay uses up one such
         card), and a play leaving the same position as an earlier one (:meth:`_trial_key`) reuses its score.
+
+        The lay phase of the choice (or of not playing) is kept as a plan, the moves it made on the sandbox:
+        :meth:`_lay_out` replays them on the turn instead of running the lay phase again. The lay phase reads
+        only what :meth:`_trial_key` holds, and the sandbox equals the turn in all of it, so the moves are the
+        ones it would make.
         """
         base = turn.sandbox(scratch=True)
+        base.log = []
         self._lay_phase(base)
         base_value = self._value(base, 0)
+        self._plan = (base.log, base.needed == 0 or base.phase == DONE)
         if self.game.all_out and (base.laid > 0 or base.won):
             return None  # an unplayed character is worth a point: keep it unless the minus pile looms
-        best, best_value = None, base_value
+        best, best_value, best_plan = None, base_value, self._plan
         per_key: dict[str, int] = {}
         # one playable character: its first max_candidates plays are the only ones tried, so list no more
         # (the engine lists plays depth-first, so they are the same plays in the same order)
         limit = self.max_candidates * (8 if len(turn.available_characters()) > 1 else 1)
         bonus = 0.0 if self.game.all_out else 0.5  # per card handed to an opponent (see _value)
         hidden = None  # a sandbox of the turn as it is: each play is tried on a copy of it (same as a new sandbox)
-        scores: dict[tuple, float] = {}
+        scores: dict[tuple, tuple] = {}  # trial key -> (score, plan)
         for mv in turn.play_moves(limit=limit):
             per_key[mv.key] = per_key.get(mv.key, 0) + 1
             if per_key[mv.key] > self.max_candidates:
@@ -446,12 +454,14 @@ class GreedyBot(BaseBot):
             if sb.laid + len(sb.hand) + len(sb.parked) + bonus * given <= best_value:
                 continue  # cannot beat the best even by laying every card it holds
             key = self._trial_key(sb, given)
-            v = scores.get(key)
-            if v is None:
+            known = scores.get(key)
+            if known is None:
+                sb.log = []
                 self._lay_phase(sb)
-                v = scores[key] = self._value(sb, given)
-            if v > best_value:
-                best, best_value = mv, v
+                known = scores[key] = (self._value(sb, given), (sb.log, sb.needed == 0 or sb.phase == DONE))
+            if known[0] > best_value:
+                best, (best_value, best_plan) = mv, known
+        self._plan = best_plan
         return best
 
     def play_turn(self, turn: Turn) -> None:
@@ -461,6 +471,7 @@ class GreedyBot(BaseBot):
             turn: the seat's turn in progress; the moves are applied to it until the turn is over.
         """
         g = self.game
+        self._plan = None
         if g.chars_enabled and turn.available_characters():
             mv = self._choose_character(turn)
             if mv is not None:
@@ -492,8 +503,16 @@ class GreedyBot(BaseBot):
     def _lay_out(self, turn: Turn) -> None:
         """Steps 1-3 on the turn; with a minimum of several cards, only if a sandbox run of them reaches it.
 
-        Otherwise the turn would be stuck half-way with no exchange possible.
+        Otherwise the turn would be stuck half-way with no exchange possible. With a plan kept by
+        :meth:`_choose_character` for this very position, its moves are replayed instead (same moves).
         """
+        plan, self._plan = self._plan, None
+        if plan is not None:
+            moves, reached = plan
+            if turn.needed <= 1 or reached:
+                for mv in moves:
+                    turn.apply(mv)
+            return
         if turn.needed > 1:
             sb = turn.sandbox()
             self._lay_phase(sb)

@@ -61,12 +61,25 @@ class Primitive(ABC):
             the listing of plays (:func:`kbsim.engine.rows.movegen.play_moves`) need not try the choices of a
             power's last step on a copy of the table. Every primitive here is so marked: its ``choices`` apply
             the same tests as its ``apply`` (``tests/test_power_choices.py`` compares both listings).
+        adds_held: the step may put cards into the player's hand or usable parked cards, or count as laid
+            cards that did not come from them. No primitive here does (a run laid from hand counts its hand
+            cards; parked cards wait for a later turn), so for each of them "cards laid this turn + hand
+            cards + usable parked cards" cannot grow by playing it: bots bound a play's worth by that sum.
     """
 
     kind = "primitive"
     row_diffs: frozenset[int] = frozenset()
     places_itself = False
     choices_apply = False
+    adds_held = False
+
+    def most_given(self, turn) -> int:
+        """At most how many cards carrying out the step hands to the other seats (0: none; for bounds).
+
+        Args:
+            turn: the turn about to play the step (read only).
+        """
+        return 0
 
     @classmethod
     @abstractmethod
@@ -465,6 +478,10 @@ class GiveRowStartsStep(Primitive):
     def from_params(cls, params, model) -> GiveRowStartsStep:
         """Whether a solo player hands the one row start to themself (``solo_to_self``)."""
         return cls(params.solo_to_self)
+
+    def most_given(self, turn) -> int:
+        """One row start per other seat (none to others in solo, where the one card goes to the player)."""
+        return turn.state.players - 1
 
     def _recipients(self, turn) -> int:
         """How many row-start cards the power hands out (one per other seat)."""

@@ -419,8 +419,9 @@ class GreedyBot(BaseBot):
         is chosen. Two shortcuts give the same choice with fewer lay phases: a play whose score cannot exceed
         the best so far even if every hand and parked card were laid is not laid out (each lay uses up one such
         card), and a play leaving the same position as an earlier one (:meth:`_trial_key`) reuses its score.
-        The first bound is also taken before a play is tried, per character, from the turn as it is: no power
-        primitive adds held cards (``adds_held``), and at most ``most_given`` cards go to opponents.
+        The first bound is also taken before a play is tried, from the turn as it is: no power primitive adds
+        held cards (``adds_held``), a play sets ``set_aside`` of them aside, and at most ``most_given`` cards go
+        to opponents.
 
         The lay phase of the choice (or of not playing) is kept as a plan, the moves it made on the sandbox:
         :meth:`_lay_out` replays them on the turn instead of running the lay phase again. The lay phase reads
@@ -442,8 +443,9 @@ class GreedyBot(BaseBot):
         bonus = 0.0 if self.game.all_out else 0.5  # per card handed to an opponent (see _value)
         held = turn.laid + len(turn.hand) + len(turn.parked)
         caps = {}  # character -> the most any of its plays can score (laying every card held)
+        steps_of = {}
         for key in turn.available_characters():
-            steps = self.game.character(key).steps
+            steps = steps_of[key] = self.game.character(key).steps
             adds = any(st.adds_held for st in steps)
             caps[key] = float("inf") if adds else held + bonus * sum(st.most_given(turn) for st in steps)
         if max(caps.values()) <= best_value:
@@ -452,7 +454,10 @@ class GreedyBot(BaseBot):
         scores: dict[tuple, tuple] = {}  # trial key -> (score, plan)
         for mv in turn.play_moves(limit=limit):
             per_key[mv.key] = per_key.get(mv.key, 0) + 1
-            if per_key[mv.key] > self.max_candidates or caps[mv.key] <= best_value:
+            if per_key[mv.key] > self.max_candidates:
+                continue
+            cap = caps[mv.key]
+            if cap - sum(st.set_aside(a) for st, a in zip(steps_of[mv.key], mv.args, strict=True)) <= best_value:
                 continue
             if hidden is None:
                 hidden = turn.sandbox(scratch=True)

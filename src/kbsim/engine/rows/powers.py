@@ -81,6 +81,14 @@ class Primitive(ABC):
         """
         return 0
 
+    def set_aside(self, args: tuple) -> int:
+        """How many of the player's held cards carrying out the step with ``args`` takes out of play this turn.
+
+        Cards that go somewhere the player cannot lay them from this turn (0 by default; for bounds with
+        ``adds_held``).
+        """
+        return 0
+
     @classmethod
     @abstractmethod
     def from_params(cls, params, model) -> Primitive:
@@ -570,6 +578,10 @@ class ParkStep(Primitive):
         hand = sorted(turn.hand)
         out = sorted({c for k in range(self.lo, self.hi + 1) for c in combinations(hand, k)})
         return out if limit is None else out[:limit]
+
+    def set_aside(self, args: tuple) -> int:
+        """Every parked card: it may be laid only from the player's next turn."""
+        return len(args)
 
     def apply(self, turn, args: tuple) -> None:
         """Park the hand cards ``args`` in front of the player, stamped with this turn's number.

@@ -198,6 +198,8 @@ class GreedyBot(BaseBot):
     @staticmethod
     def _parked_lays(turn: Turn) -> bool:
         """Lay each parked card on the first row it fits; True if any was laid."""
+        if not turn.state.parked[turn.seat]:
+            return False  # (nothing parked: the usable ones need not be listed)
         rows = turn.rows
         done = False
         for c in turn.parked:
@@ -428,7 +430,8 @@ class GreedyBot(BaseBot):
         only what :meth:`_trial_key` holds, and the sandbox equals the turn in all of it, so the moves are the
         ones it would make.
         """
-        base = turn.sandbox(scratch=True)
+        hidden = turn.sandbox(scratch=True)  # the turn as it is: each play is tried on a copy of it
+        base = hidden.clone()
         base.log = []
         self._lay_phase(base)
         base_value = self._value(base, 0)
@@ -450,7 +453,6 @@ class GreedyBot(BaseBot):
             caps[key] = float("inf") if adds else held + bonus * sum(st.most_given(turn) for st in steps)
         if max(caps.values()) <= best_value:
             return None  # no play can score more than not playing: nothing to list
-        hidden = None  # a sandbox of the turn as it is: each play is tried on a copy of it (same as a new sandbox)
         scores: dict[tuple, tuple] = {}  # trial key -> (score, plan)
         for mv in turn.play_moves(limit=limit):
             per_key[mv.key] = per_key.get(mv.key, 0) + 1
@@ -459,8 +461,6 @@ class GreedyBot(BaseBot):
             cap = caps[mv.key]
             if cap - sum(st.set_aside(a) for st, a in zip(steps_of[mv.key], mv.args, strict=True)) <= best_value:
                 continue
-            if hidden is None:
-                hidden = turn.sandbox(scratch=True)
             sb = hidden.clone()
             piles = sb.state.piles
             before = sum(map(len, piles)) - len(piles[sb.seat])

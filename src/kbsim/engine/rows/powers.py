@@ -368,7 +368,9 @@ class TakeFromDiscardStep(Primitive):
                         self._place(nxt, card, r)
                         extend(nxt, (*prefix, (card, r)))
 
-        extend(turn.clone(), ())
+        # (placing reads and changes only the rows, the discard pile, the joker and the turn's modifiers: the
+        # sequences are tried on light copies holding those)
+        extend(turn._light_copy(discard=True), ())
         return out[:cap]
 
     def apply(self, turn, args: tuple) -> None:

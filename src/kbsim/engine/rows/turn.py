@@ -944,17 +944,19 @@ class Turn:
                 stack.append((nt, [*path, mv]))
         return False, ()
 
-    def _light_copy(self) -> Turn:
+    def _light_copy(self, discard: bool = False) -> Turn:
         """A copy holding only what laying and rebuilding read: cheap to clone during searches.
 
         It holds the rows, this seat's hand and parked cards, the joker and the turn's modifiers; its
-        rebuilds take no snapshot.
+        rebuilds take no snapshot. With ``discard`` it also holds a copy of the discard pile (for powers
+        laying from it); otherwise its discard pile starts empty.
         """
         st = self.state
         light = GameState(
             rows=[list(r) for r in self.rows],
             hands=[list(self.hand)],
             piles=[[]],
+            discard=list(self.discard) if discard else [],
             parked=[list(st.parked[self.seat])],
             joker=st.joker,
             turn_no=st.turn_no,

@@ -121,8 +121,7 @@ class GameState:
         """
         piles = [list(self.piles[0])] * len(self.piles) if self.shared else list(map(list, self.piles))
         plays: Counter = Counter()
-        if self.char_plays:
-            plays.update(self.char_plays)
+        dict.update(plays, self.char_plays)  # (the counts as they are; Counter.update would add them in Python)
         return GameState(
             rows=list(map(list, self.rows)),
             hands=list(map(list, self.hands)),

@@ -72,3 +72,58 @@ def test_shortcuts_play_the_same_games_as_trying_every_play(variants, players, g
             assert repr(fast) == repr(brute), (variants, p, i)
     # the shortcuts were taken: fewer lay phases for the same games
     assert 0 < _Counting.lay_phases < _BruteGreedy.lay_phases
+
+
+def test_trial_key_tells_apart_positions_the_lay_phase_tells_apart(monkeypatch) -> None:
+    """Positions changed in one thing the lay phase reads either get another key or lay out the same moves."""
+    g = compile_rules(load_rules("kingsbridge", ["characters"]))
+    seen: list[tuple[GreedyBot, Turn]] = []
+    lay_phase = GreedyBot._lay_phase
+
+    def keep(self, turn: Turn) -> None:
+        if turn.log == [] and len(seen) < 60:  # a sandbox about to be laid out for a score
+            seen.append((self, turn.clone()))
+        lay_phase(self, turn)
+
+    monkeypatch.setattr(GreedyBot, "_lay_phase", keep)
+    for i in range(3):
+        play_game(g, [GreedyBot() for _ in range(4)], game_seed(5, i))
+    monkeypatch.setattr(GreedyBot, "_lay_phase", lay_phase)
+    assert len(seen) >= 30
+
+    def outcome(bot: GreedyBot, t: Turn) -> tuple:
+        t = t.clone()
+        t.log = []
+        bot._lay_phase(t)
+        return bot._value(t, 0), tuple(t.log)
+
+    def variants(t: Turn):
+        def changed(edit):
+            v = t.clone()
+            edit(v)
+            return v
+
+        if t.hand:
+            yield changed(lambda v: v.hand.pop())
+            yield changed(lambda v: v.hand.reverse())
+        for r, row in enumerate(t.rows):
+            if len(row) > 1:
+                yield changed(lambda v, r=r: v.rows[r].pop())
+        yield changed(lambda v: v._pile.clear())
+        yield changed(lambda v: setattr(v, "m_equal", not v.m_equal))
+        yield changed(lambda v: setattr(v, "m_start", not v.m_start))
+        yield changed(lambda v: setattr(v, "skips", v.skips + 1))
+        fits = [row[-1] + 1 for row in t.rows if row and 0 < row[-1] < g.value_max]
+        if fits:  # a usable parked card that continues a row
+            yield changed(lambda v: v.state.parked[v.seat].append((fits[0], v.state.turn_no - 1)))
+        yield changed(lambda v: setattr(v, "laid", v.laid + 1))
+
+    differ = 0
+    for bot, t in seen:
+        base = outcome(bot, t)
+        for v in variants(t):
+            if GreedyBot._trial_key(v, 0) == GreedyBot._trial_key(t, 0):
+                assert outcome(bot, v) == base, t.rows
+            else:
+                differ += outcome(bot, v) != base
+    assert differ > 0  # the variants do change what the lay phase does

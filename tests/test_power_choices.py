@@ -1,7 +1,10 @@
 """Listing character plays: steps marked ``choices_apply`` are listed without trying each choice (#13).
 
 The fast listing of :func:`kbsim.engine.rows.movegen.play_moves` must equal a brute listing that tries every
-choice of every step on a copy of the table, in the positions of real games with characters.
+choice of every step on a copy of the table, in the positions of real games with characters. A step's choices
+with a limit are the first ones of its full listing, and the row starts listed on tuples of rows are the ones
+listed by taking each start on a copy of the table (and the discard placements listed on light copies
+are those listed on copies of the whole turn).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.compiled import compile_rules
 from kbsim.engine.rows.game import play_game
 from kbsim.engine.rows.moves import Play
+from kbsim.engine.rows.powers import GiveRowStartsStep, TakeFromDiscardStep
 from kbsim.engine.rows.turn import Turn
 from kbsim.engine.seeds import game_seed
 from kbsim.rules import load_rules
@@ -66,3 +70,71 @@ def test_fast_play_listing_equals_brute_listing(monkeypatch) -> None:
         play_game(g, [make_bot("greedy") for _ in range(3)], game_seed(13, i))
     assert seen["positions"] > 20
     assert seen["marked"] > 0
+
+
+def _row_starts_by_copies(step: GiveRowStartsStep, turn: Turn) -> list[tuple]:
+    """The row-start tuples listed by taking each start on a copy of the whole table (the listing before #13)."""
+    n = step._recipients(turn)
+    out: list[tuple] = []
+
+    def extend(sb: Turn, prefix: tuple) -> None:
+        if len(prefix) == n:
+            out.append(prefix)
+            return
+        for r, row in enumerate(sb.rows):
+            if row and row[0] > 0 and len(out) < 300:
+                nxt = sb.clone()
+                step._give(nxt, r, len(prefix))
+                extend(nxt, (*prefix, r))
+
+    extend(turn.clone(), ())
+    return out
+
+
+def _discard_sequences_by_copies(step: TakeFromDiscardStep, turn: Turn) -> list[tuple]:
+    """The discard placements listed on copies of the whole turn (the listing before #13)."""
+    out: list[tuple] = []
+    if not step._possible(turn):
+        return [()] if step.without_effect else []
+
+    def extend(sb: Turn, prefix: tuple) -> None:
+        if len(prefix) >= step.lo:
+            out.append(prefix)
+        if len(prefix) == step.hi or len(out) > 200:
+            return
+        for card in sorted(set(sb.discard)):
+            for r in range(len(sb.rows)):
+                if sb.can_place(card, r):
+                    nxt = sb.clone()
+                    step._place(nxt, card, r)
+                    extend(nxt, (*prefix, (card, r)))
+
+    extend(turn.clone(), ())
+    return out
+
+
+def test_choices_with_a_limit_are_the_first_of_the_full_listing(monkeypatch) -> None:
+    g = compile_rules(load_rules("kingsbridge", ["characters"]))
+    steps = {type(s): s for c in g.roster for s in g.character(c.key).steps}
+    seen = {"positions": 0, "row_starts": 0, "discard": 0}
+    play_moves = Turn.play_moves
+
+    def checked(self, limit: int = 300):
+        for step in steps.values():
+            full = step.choices(self)
+            for k in (0, 1, 3, 24):
+                assert step.choices(self, k) == full[:k], (type(step).__name__, k, self.rows)
+            if isinstance(step, GiveRowStartsStep):
+                assert full == _row_starts_by_copies(step, self), self.rows
+                seen["row_starts"] += len(full) > 1
+            if isinstance(step, TakeFromDiscardStep):
+                assert full == _discard_sequences_by_copies(step, self), self.rows
+                seen["discard"] += len(full) > 1
+        seen["positions"] += 1
+        return play_moves(self, limit)
+
+    monkeypatch.setattr(Turn, "play_moves", checked)
+    for players in (2, 4):
+        play_game(g, [make_bot("greedy") for _ in range(players)], game_seed(17, players))
+    assert seen["positions"] > 20 and seen["row_starts"] > 0 and seen["discard"] > 0
+    assert {GiveRowStartsStep, TakeFromDiscardStep} <= set(steps)

@@ -55,6 +55,7 @@ class GreedyBot(BaseBot):
 
     name = "greedy"
     max_candidates = 24
+    _plan: tuple[list, bool] | None = None  # the lay phase worked out for the turn's position (see _lay_out)
 
     def new_game(self, game, seat, players, seed) -> None:
         """Start a game (:meth:`BaseBot.new_game`) and keep what the heuristic reads on every lay.
@@ -197,6 +198,8 @@ class GreedyBot(BaseBot):
     @staticmethod
     def _parked_lays(turn: Turn) -> bool:
         """Lay each parked card on the first row it fits; True if any was laid."""
+        if not turn.state.parked[turn.seat]:
+            return False  # (nothing parked: the usable ones need not be listed)
         rows = turn.rows
         done = False
         for c in turn.parked:
@@ -374,34 +377,106 @@ class GreedyBot(BaseBot):
     def _value(self, sb: Turn, opponents_given: int) -> float:
         return sb.laid + (0.5 * opponents_given if not self.game.all_out else 0.0)
 
+    @staticmethod
+    def _trial_key(sb: Turn, given: int) -> tuple:
+        """Everything :meth:`_lay_phase` and :meth:`_value` read from a trial turn, as a hashable key.
+
+        Two trials with equal keys end the lay phase with the same value: the rows, the hand (in order), this
+        seat's parked cards with their turn stamps, the size of its draw pile (``needed`` and running out read
+        it), the joker, the turn's counters and modifiers, and the cards handed to opponents. Opponents' hands
+        and piles, the discard pile and the character piles are only written by the lay phase, never read.
+        """
+        st = sb.state
+        return (
+            tuple(map(tuple, sb.rows)),
+            tuple(sb.hand),
+            tuple(st.parked[sb.seat]),
+            sb.pile_size,
+            st.joker,
+            st.n_fixed,
+            st.turn_no,
+            sb.phase,
+            sb.laid,
+            sb.rebuilds,
+            sb.completed,
+            sb.won,
+            sb.chars_played,
+            sb.m_start,
+            sb.m_start_rb,
+            sb.m_equal,
+            sb.m_equal_rb,
+            sb.skips,
+            sb.m_skip_rb,
+            sb.skip_lo,
+            sb.skip_hi,
+            sb.needed,
+            given,
+        )
+
     def _choose_character(self, turn: Turn):
-        """The character play (a :class:`~kbsim.engine.rows.moves.Play`) worth making, or None."""
-        base = turn.sandbox()
+        """The character play (a :class:`~kbsim.engine.rows.moves.Play`) worth making, or None.
+
+        Each listed play is tried on a scratch copy of one sandbox and scored by :meth:`_value` after
+        :meth:`_lay_phase`; the first play scoring strictly more than not playing and than every play before it
+        is chosen. Two shortcuts give the same choice with fewer lay phases: a play whose score cannot exceed
+        the best so far even if every hand and parked card were laid is not laid out (each lay uses up one such
+        card), and a play leaving the same position as an earlier one (:meth:`_trial_key`) reuses its score.
+        The first bound is also taken before a play is tried, from the turn as it is: no power primitive adds
+        held cards (``adds_held``), a play sets ``set_aside`` of them aside, and at most ``most_given`` cards go
+        to opponents.
+
+        The lay phase of the choice (or of not playing) is kept as a plan, the moves it made on the sandbox:
+        :meth:`_lay_out` replays them on the turn instead of running the lay phase again. The lay phase reads
+        only what :meth:`_trial_key` holds, and the sandbox equals the turn in all of it, so the moves are the
+        ones it would make.
+        """
+        hidden = turn.sandbox(scratch=True)  # the turn as it is: each play is tried on a copy of it
+        base = hidden.clone()
+        base.log = []
         self._lay_phase(base)
         base_value = self._value(base, 0)
+        self._plan = (base.log, base.needed == 0 or base.phase == DONE)
         if self.game.all_out and (base.laid > 0 or base.won):
             return None  # an unplayed character is worth a point: keep it unless the minus pile looms
-        best, best_value = None, base_value
+        best, best_value, best_plan = None, base_value, self._plan
         per_key: dict[str, int] = {}
         # one playable character: its first max_candidates plays are the only ones tried, so list no more
         # (the engine lists plays depth-first, so they are the same plays in the same order)
         limit = self.max_candidates * (8 if len(turn.available_characters()) > 1 else 1)
-        hidden = None  # a sandbox of the turn as it is: each play is tried on a copy of it (same as a new sandbox)
+        bonus = 0.0 if self.game.all_out else 0.5  # per card handed to an opponent (see _value)
+        held = turn.laid + len(turn.hand) + len(turn.parked)
+        caps = {}  # character -> the most any of its plays can score (laying every card held)
+        steps_of = {}
+        for key in turn.available_characters():
+            steps = steps_of[key] = self.game.character(key).steps
+            adds = any(st.adds_held for st in steps)
+            caps[key] = float("inf") if adds else held + bonus * sum(st.most_given(turn) for st in steps)
+        if max(caps.values()) <= best_value:
+            return None  # no play can score more than not playing: nothing to list
+        scores: dict[tuple, tuple] = {}  # trial key -> (score, plan)
         for mv in turn.play_moves(limit=limit):
             per_key[mv.key] = per_key.get(mv.key, 0) + 1
             if per_key[mv.key] > self.max_candidates:
                 continue
-            if True:
-                if hidden is None:
-                    hidden = turn.sandbox()
-                sb = hidden.clone()
-                before = sum(len(p) for p in sb.state.piles) - len(sb.state.piles[sb.seat])
-                sb.apply(mv, listed=True)
-                given = sum(len(p) for p in sb.state.piles) - len(sb.state.piles[sb.seat]) - before
+            cap = caps[mv.key]
+            if cap - sum(st.set_aside(a) for st, a in zip(steps_of[mv.key], mv.args, strict=True)) <= best_value:
+                continue
+            sb = hidden.clone()
+            piles = sb.state.piles
+            before = sum(map(len, piles)) - len(piles[sb.seat])
+            sb.apply(mv, listed=True)
+            given = sum(map(len, piles)) - len(piles[sb.seat]) - before
+            if sb.laid + len(sb.hand) + len(sb.parked) + bonus * given <= best_value:
+                continue  # cannot beat the best even by laying every card it holds
+            key = self._trial_key(sb, given)
+            known = scores.get(key)
+            if known is None:
+                sb.log = []
                 self._lay_phase(sb)
-                v = self._value(sb, given)
-                if v > best_value:
-                    best, best_value = mv, v
+                known = scores[key] = (self._value(sb, given), (sb.log, sb.needed == 0 or sb.phase == DONE))
+            if known[0] > best_value:
+                best, (best_value, best_plan) = mv, known
+        self._plan = best_plan
         return best
 
     def play_turn(self, turn: Turn) -> None:
@@ -411,6 +486,7 @@ class GreedyBot(BaseBot):
             turn: the seat's turn in progress; the moves are applied to it until the turn is over.
         """
         g = self.game
+        self._plan = None
         if g.chars_enabled and turn.available_characters():
             mv = self._choose_character(turn)
             if mv is not None:
@@ -442,8 +518,16 @@ class GreedyBot(BaseBot):
     def _lay_out(self, turn: Turn) -> None:
         """Steps 1-3 on the turn; with a minimum of several cards, only if a sandbox run of them reaches it.
 
-        Otherwise the turn would be stuck half-way with no exchange possible.
+        Otherwise the turn would be stuck half-way with no exchange possible. With a plan kept by
+        :meth:`_choose_character` for this very position, its moves are replayed instead (same moves).
         """
+        plan, self._plan = self._plan, None
+        if plan is not None:
+            moves, reached = plan
+            if turn.needed <= 1 or reached:
+                for mv in moves:
+                    turn.apply(mv)
+            return
         if turn.needed > 1:
             sb = turn.sandbox()
             self._lay_phase(sb)

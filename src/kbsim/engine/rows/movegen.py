@@ -313,9 +313,7 @@ def play_moves(turn: Turn, limit: int = 300) -> list[Play]:
                 return
             if i + 1 == len(ch.steps) and ch.steps[i].choices_apply:
                 # the last step, whose listed choices always apply: no copy to try each on (same plays)
-                for a in ch.steps[i].choices(sb):
-                    if len(out) >= limit:
-                        return
+                for a in ch.steps[i].choices(sb, limit - len(out)):
                     out.append(Play(key, (*prefix, a)))
                 return
             for a in ch.steps[i].choices(sb):

@@ -59,13 +59,35 @@ class Primitive(ABC):
             then leaves play with its row instead of passing on.
         choices_apply: ``apply`` never refuses an argument that ``choices`` listed for the same position, so
             the listing of plays (:func:`kbsim.engine.rows.movegen.play_moves`) need not try the choices of a
-            power's last step on a copy of the table.
+            power's last step on a copy of the table. Every primitive here is so marked: its ``choices`` apply
+            the same tests as its ``apply`` (``tests/test_power_choices.py`` compares both listings).
+        adds_held: the step may put cards into the player's hand or usable parked cards, or count as laid
+            cards that did not come from them. No primitive here does (a run laid from hand counts its hand
+            cards; parked cards wait for a later turn), so for each of them "cards laid this turn + hand
+            cards + usable parked cards" cannot grow by playing it: bots bound a play's worth by that sum.
     """
 
     kind = "primitive"
     row_diffs: frozenset[int] = frozenset()
     places_itself = False
     choices_apply = False
+    adds_held = False
+
+    def most_given(self, turn) -> int:
+        """At most how many cards carrying out the step hands to the other seats (0: none; for bounds).
+
+        Args:
+            turn: the turn about to play the step (read only).
+        """
+        return 0
+
+    def set_aside(self, args: tuple) -> int:
+        """How many of the player's held cards carrying out the step with ``args`` takes out of play this turn.
+
+        Cards that go somewhere the player cannot lay them from this turn (0 by default; for bounds with
+        ``adds_held``).
+        """
+        return 0
 
     @classmethod
     @abstractmethod
@@ -81,8 +103,16 @@ class Primitive(ABC):
         """
 
     @abstractmethod
-    def choices(self, turn) -> list[tuple]:
-        """Legal argument tuples for this step in the turn's current position."""
+    def choices(self, turn, limit: int | None = None) -> list[tuple]:
+        """Legal argument tuples for this step in the turn's current position.
+
+        Args:
+            turn: the turn (read only).
+            limit: list at most this many (the first ones of the full listing, in the same order); None: all.
+
+        Returns:
+            The argument tuples, in a fixed order.
+        """
 
     @abstractmethod
     def apply(self, turn, args: tuple) -> None:
@@ -174,9 +204,11 @@ class ModifierStep(Primitive):
             model.table.rows.sequence.step,
         )
 
-    def choices(self, turn) -> list[tuple]:
+    choices_apply = True  # the one choice () is what apply accepts
+
+    def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """A modifier takes no arguments: the one choice ``()``."""
-        return [()]
+        return [()] if limit is None or limit > 0 else []
 
     def apply(self, turn, args: tuple) -> None:
         """Switch the modifier on for the rest of the turn (skips add up over several plays).
@@ -208,9 +240,12 @@ class RemoveFromRowEndStep(Primitive):
         """The card range ``min``..``max`` of the rule file."""
         return cls(params.min, params.max)
 
-    def choices(self, turn) -> list[tuple]:
+    choices_apply = True  # apply checks the same bounds
+
+    def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """Every ``(row, count)`` with ``min <= count <= max`` and ``count`` at most the row's length."""
-        return [(r, k) for r, row in enumerate(turn.rows) for k in range(self.lo, min(self.hi, len(row)) + 1)]
+        out = [(r, k) for r, row in enumerate(turn.rows) for k in range(self.lo, min(self.hi, len(row)) + 1)]
+        return out if limit is None else out[:limit]
 
     def apply(self, turn, args: tuple) -> None:
         """Remove the last ``count`` cards of ``row`` to the discard pile (``args`` = ``(row, count)``, row 0-based).
@@ -244,9 +279,12 @@ class ClearRowStep(Primitive):
         """The primitive has no parameters."""
         return cls()
 
-    def choices(self, turn) -> list[tuple]:
+    choices_apply = True  # apply accepts any non-empty row
+
+    def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """Every non-empty row, as ``(row,)``."""
-        return [(r,) for r, row in enumerate(turn.rows) if row]
+        out = [(r,) for r, row in enumerate(turn.rows) if row]
+        return out if limit is None else out[:limit]
 
     def apply(self, turn, args: tuple) -> None:
         """Remove every card of row ``args[0]`` to the discard pile.
@@ -303,30 +341,37 @@ class TakeFromDiscardStep(Primitive):
         """True if some discard card can be laid now (the power can have an effect)."""
         return any(turn.can_place(c, r) for c in set(turn.discard) for r in range(len(turn.rows)))
 
-    def choices(self, turn) -> list[tuple]:
+    choices_apply = True  # each sequence is listed by placing its cards with apply's own _place
+
+    def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """Every sequence of ``min``..``max`` ``(card, row)`` placements, each legal after the ones before it.
 
-        Capped at about 200 sequences. When no discard card fits anywhere, the choice is ``()`` (play to no
-        effect) where the rules allow it, else there is none.
+        Capped at about 200 sequences (and at ``limit``: the listing stops there). When no discard card fits
+        anywhere, the choice is ``()`` (play to no effect) where the rules allow it, else there is none.
         """
         out: list[tuple] = []
         if not self._possible(turn):  # empty discard pile, or nothing in it fits anywhere
-            return [()] if self.without_effect else []
+            return [()] if self.without_effect and (limit is None or limit > 0) else []
+        cap = 10**9 if limit is None else limit
 
         def extend(sb, prefix: tuple) -> None:
             if len(prefix) >= self.lo:
                 out.append(prefix)
-            if len(prefix) == self.hi or len(out) > 200:
+            if len(prefix) == self.hi or len(out) > 200 or len(out) >= cap:
                 return
             for card in sorted(set(sb.discard)):
                 for r in range(len(sb.rows)):
+                    if len(out) >= cap:
+                        return
                     if sb.can_place(card, r):
                         nxt = sb.clone()
                         self._place(nxt, card, r)
                         extend(nxt, (*prefix, (card, r)))
 
-        extend(turn.clone(), ())
-        return out
+        # (placing reads and changes only the rows, the discard pile, the joker and the turn's modifiers: the
+        # sequences are tried on light copies holding those)
+        extend(turn._light_copy(discard=True), ())
+        return out[:cap]
 
     def apply(self, turn, args: tuple) -> None:
         """Lay each ``(card, row)`` of ``args`` from the discard pile, in order; ``()`` plays the power to no effect.
@@ -381,7 +426,9 @@ class ExtraRowStep(Primitive):
         """The minimum number of hand cards (``min_cards``) that open the extra row."""
         return cls(params.min_cards)
 
-    def choices(self, turn) -> list[tuple]:
+    choices_apply = True  # runs that apply would refuse (a step the sequence does not allow) are not listed
+
+    def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """For each hand card that may open a row, the shortest run of ``min_cards`` hand cards it starts.
 
         The run climbs by the base step of the sequence; longer runs are legal in :meth:`apply` but not listed.
@@ -395,9 +442,9 @@ class ExtraRowStep(Primitive):
             run = [c]
             while len(run) < self.min_cards and run[-1] + g.step in hand:
                 run.append(run[-1] + g.step)
-            if len(run) >= self.min_cards:
+            if len(run) >= self.min_cards and all(b - a in g.steps for a, b in zip(run, run[1:], strict=False)):
                 out.append(tuple(run))
-        return out
+        return out if limit is None else out[:limit]
 
     def apply(self, turn, args: tuple) -> None:
         """Open a new row with the hand cards ``args``, in order (they count as laid; the row may complete).
@@ -442,6 +489,10 @@ class GiveRowStartsStep(Primitive):
         """Whether a solo player hands the one row start to themself (``solo_to_self``)."""
         return cls(params.solo_to_self)
 
+    def most_given(self, turn) -> int:
+        """One row start per other seat (none to others in solo, where the one card goes to the player)."""
+        return turn.state.players - 1
+
     def _recipients(self, turn) -> int:
         """How many row-start cards the power hands out (one per other seat)."""
         n = turn.state.players - 1
@@ -461,25 +512,32 @@ class GiveRowStartsStep(Primitive):
         st.piles[seat].append(row.pop(0))
         turn._prune()
 
-    def choices(self, turn) -> list[tuple]:
+    choices_apply = True  # each tuple is listed by taking the row starts as apply does
+
+    def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """Every tuple of rows, one per recipient in turn order, each with a story card first at that point.
 
-        Capped at about 300 tuples.
+        Capped at 300 tuples (and at ``limit``). Only the rows matter to which tuples are legal, so the
+        listing takes the row starts on tuples of the rows (as :meth:`_give` does, emptied extra rows
+        dropped) instead of on copies of the table.
         """
         n = self._recipients(turn)
         out: list[tuple] = []
+        cap = 300 if limit is None else min(300, limit)
+        n_fixed = turn.state.n_fixed
 
-        def extend(sb, prefix: tuple) -> None:
+        def extend(rows: tuple, prefix: tuple) -> None:
             if len(prefix) == n:
                 out.append(prefix)
                 return
-            for r, row in enumerate(sb.rows):
-                if row and row[0] > 0 and len(out) < 300:
-                    nxt = sb.clone()
-                    self._give(nxt, r, len(prefix))
+            for r, row in enumerate(rows):
+                if row and row[0] > 0 and len(out) < cap:
+                    nxt = (*rows[:r], row[1:], *rows[r + 1 :])
+                    if len(nxt) > n_fixed:  # (Turn._prune)
+                        nxt = (*nxt[:n_fixed], *(x for x in nxt[n_fixed:] if x))
                     extend(nxt, (*prefix, r))
 
-        extend(turn.clone(), ())
+        extend(tuple(map(tuple, turn.rows)), ())
         return out
 
     def apply(self, turn, args: tuple) -> None:
@@ -517,10 +575,15 @@ class ParkStep(Primitive):
         """The card range ``min``..``max`` of the rule file."""
         return cls(params.min, params.max)
 
-    def choices(self, turn) -> list[tuple]:
+    def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """Every set of ``min``..``max`` hand cards (as sorted tuples, in sorted order)."""
         hand = sorted(turn.hand)
-        return sorted({c for k in range(self.lo, self.hi + 1) for c in combinations(hand, k)})
+        out = sorted({c for k in range(self.lo, self.hi + 1) for c in combinations(hand, k)})
+        return out if limit is None else out[:limit]
+
+    def set_aside(self, args: tuple) -> int:
+        """Every parked card: it may be laid only from the player's next turn."""
+        return len(args)
 
     def apply(self, turn, args: tuple) -> None:
         """Park the hand cards ``args`` in front of the player, stamped with this turn's number.
@@ -561,7 +624,9 @@ class JokerStep(Primitive):
         """
         return cls(params.reclaim_with_exact_card, params.completer_takes)
 
-    def choices(self, turn) -> list[tuple]:
+    choices_apply = True  # the values listed pass apply's tests (range, continuing the row, opening it)
+
+    def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """Every ``(value, row)`` the joker may take.
 
         That is the value continuing each non-empty row by the base step, and every value that may open each
@@ -572,11 +637,11 @@ class JokerStep(Primitive):
         for r, row in enumerate(turn.rows):
             if row:
                 v = abs(row[-1]) + g.step
-                if g.value_min <= v <= g.value_max:
+                if g.value_min <= v <= g.value_max and v - abs(row[-1]) in g.steps:
                     out.append((v, r))
             elif g.open_any or g.open_values:
-                out.extend((v, r) for v in range(g.value_min, g.value_max + 1) if g.may_open(v))
-        return out
+                out.extend((v, r) for v in range(g.value_min, g.value_max + 1) if g.may_open(v) and g.may_open(v, r))
+        return out if limit is None else out[:limit]
 
     def apply(self, turn, args: tuple) -> None:
         """Lay the character card into row ``r`` as ``value`` (stored as ``-value``); it marks the joker as in play.

@@ -114,16 +114,15 @@ class GameState:
         )
 
     def copy(self) -> GameState:
-        """An independent deep copy.
+        """An independent deep copy (every zone a new list; the shared stock stays one list shared by all seats).
 
-        Built without the dataclass ``__init__`` (every field is set here; ``__post_init__`` has nothing to
-        fill in), as look-ahead copies a state for each move it tries.
+        Built with the plain constructor and list copies only (no ``__dict__`` or ``__new__`` tricks, so the
+        module compiles with mypyc); ``__post_init__`` finds every field set and changes nothing.
         """
         piles = [list(self.piles[0])] * len(self.piles) if self.shared else list(map(list, self.piles))
-        plays = Counter.__new__(Counter)
-        dict.update(plays, self.char_plays)
-        st = GameState.__new__(GameState)
-        st.__dict__.update(
+        plays: Counter = Counter()
+        dict.update(plays, self.char_plays)  # (the counts as they are; Counter.update would add them in Python)
+        return GameState(
             rows=list(map(list, self.rows)),
             hands=list(map(list, self.hands)),
             piles=piles,
@@ -139,7 +138,6 @@ class GameState:
             n_fixed=self.n_fixed,
             char_plays=plays,
         )
-        return st
 
 
 def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:

@@ -944,17 +944,19 @@ class Turn:
                 stack.append((nt, [*path, mv]))
         return False, ()
 
-    def _light_copy(self) -> Turn:
+    def _light_copy(self, discard: bool = False) -> Turn:
         """A copy holding only what laying and rebuilding read: cheap to clone during searches.
 
         It holds the rows, this seat's hand and parked cards, the joker and the turn's modifiers; its
-        rebuilds take no snapshot.
+        rebuilds take no snapshot. With ``discard`` it also holds a copy of the discard pile (for powers
+        laying from it); otherwise its discard pile starts empty.
         """
         st = self.state
         light = GameState(
             rows=[list(r) for r in self.rows],
             hands=[list(self.hand)],
             piles=[[]],
+            discard=list(self.discard) if discard else [],
             parked=[list(st.parked[self.seat])],
             joker=st.joker,
             turn_no=st.turn_no,
@@ -1253,9 +1255,21 @@ class Turn:
         t._undo = self._undo
         return t
 
-    def sandbox(self) -> Turn:
-        """An independent copy for look-ahead; cards this seat may not see are ``HIDDEN``."""
+    def sandbox(self, *, scratch: bool = False) -> Turn:
+        """An independent copy for look-ahead; cards this seat may not see are ``HIDDEN``.
+
+        Args:
+            scratch: the copy (and its clones) is only played on to look at the outcome, never ended by an
+                exchange, a pass or a minus-pile move: its moves take no snapshot to restore provisional moves
+                from (rule file, clarification "A turn that lays nothing"), which saves a copy of the whole
+                state on its first move. Laying, rebuilding and playing characters on it are unchanged.
+
+        Returns:
+            The copy.
+        """
         t = self.clone()
+        if scratch and t._undo is None:
+            t._undo = ()  # (as the exact search's light copies: no snapshot is taken)
         st = t.state
         for s in range(st.players):
             st.piles[s][:] = [HIDDEN] * len(st.piles[s])

@@ -69,13 +69,6 @@ clones 10) and 62.5% before the costs (a flat budget of 3,000)."""
 MIN_BUDGET = 40
 """The smallest budget a search is given after dividing by :data:`ENGINE_COST`."""
 
-TRIAL_MIN_BUDGET = 20
-"""The smallest budget of the searches that try character plays (and the turn without one) in the complete
-game, after dividing ``char_budget`` by :data:`ENGINE_COST`: the ``rows`` and ``clones`` trials store at most
-20 positions (40 before issue #13's third round; the ``links`` trials keep 150). The trials are about two thirds
-of the planner's time in the complete game; with 20 they cost about half as much. Measured for strength in
-paired seat-swapped games against the planner with 40 (see ``docs/performance.md``)."""
-
 
 class PlannerBot(BaseBot):
     """Best lay-out turn by exhaustive (budgeted) search; documented exchange rule otherwise.
@@ -85,8 +78,7 @@ class PlannerBot(BaseBot):
 
     Attributes:
         budget: positions the search may store per turn.
-        char_budget: positions per search when trying a character play (divided by the engine's cost).
-        trial_min_budget: the smallest budget of such a search (:data:`TRIAL_MIN_BUDGET`).
+        char_budget: positions per search when trying a character play.
         max_candidates: character plays tried per character and turn.
         turns: turns this bot has played (all games).
         truncated: turns whose search hit the budget (the plan is then the best found, not proven best).
@@ -95,7 +87,6 @@ class PlannerBot(BaseBot):
 
     name = "planner"
     char_budget = 150
-    trial_min_budget = TRIAL_MIN_BUDGET
     max_candidates = 16
 
     def __init__(self, budget: int = PLANNER_BUDGET):
@@ -151,13 +142,12 @@ class PlannerBot(BaseBot):
         return tuple(sorted(order[len(order) - k :])) if k else ()
 
     # ------------------------------------------------------------------ searching
-    def _plan(self, turn: Turn, budget: int, floor: int = MIN_BUDGET) -> Plan:
-        """The pruned search with ``budget`` divided by the engine's cost, never below ``floor`` (nor ``budget``)."""
+    def _plan(self, turn: Turn, budget: int) -> Plan:
         engine = engine_for(turn)
         if engine == "links" and (self.game.rebuild_from_start or self.game.rebuild_into_empty):
             engine = "links+"
         cost = ENGINE_COST.get(engine, 1)
-        plan = plan_turn(turn, budget=max(min(budget, floor), budget // cost), prune=True)
+        plan = plan_turn(turn, budget=max(min(budget, MIN_BUDGET), budget // cost), prune=True)
         self.nodes += plan.nodes
         return plan
 
@@ -188,7 +178,7 @@ class PlannerBot(BaseBot):
 
     def choose_character(self, turn: Turn) -> Play | None:
         """The character play worth making this turn, or None (see the module docstring)."""
-        base = self._plan(turn, self.char_budget, self.trial_min_budget)
+        base = self._plan(turn, self.char_budget)
         base_worth = self._worth(turn, base, 0)
         if self.game.all_out and base.laid > 0:
             return None  # an unplayed character scores: keep it unless the turn would lay nothing
@@ -225,7 +215,7 @@ class PlannerBot(BaseBot):
             tried.add(outcome)
             if sb.phase != DONE and self._bound(sb, given) <= best_worth:
                 continue  # laying every card it holds could not make this play worth more than the best so far
-            plan = self._plan(sb, self.char_budget, self.trial_min_budget) if sb.phase != DONE else None
+            plan = self._plan(sb, self.char_budget) if sb.phase != DONE else None
             if (
                 plan is not None
                 and sb.phase != START

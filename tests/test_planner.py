@@ -277,8 +277,8 @@ def test_character_bound_skips_only_plays_that_cannot_win():
     assert skipped  # the bound was consulted
 
 
-def test_character_trials_use_the_trial_budget(monkeypatch):
-    """Character trials search ``char_budget`` divided by the engine's cost, never below ``trial_min_budget``."""
+def test_character_trials_use_their_budget(monkeypatch):
+    """Character trials search ``char_budget`` divided by the engine's cost, never below ``MIN_BUDGET``."""
     import kbsim.bots.planner as planner_mod
 
     g = compiled("characters")
@@ -302,10 +302,10 @@ def test_character_trials_use_the_trial_budget(monkeypatch):
     for i in range(2):
         play_game(g, [Marking() for _ in range(2)], game_seed(22, i))
     trials = {(e, b) for e, b, t in budgets if t}
-    assert ("rows", planner_mod.TRIAL_MIN_BUDGET) in trials
+    assert ("rows", planner_mod.MIN_BUDGET) in trials
     for e, b in trials:
         cost = planner_mod.ENGINE_COST[e]
-        assert b == max(min(PlannerBot.char_budget, planner_mod.TRIAL_MIN_BUDGET), PlannerBot.char_budget // cost)
+        assert b == max(min(PlannerBot.char_budget, planner_mod.MIN_BUDGET), PlannerBot.char_budget // cost)
     assert all(b == PlannerBot().budget // planner_mod.ENGINE_COST[e] for e, b, t in budgets if not t and e == "rows")
 
 

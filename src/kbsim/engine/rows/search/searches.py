@@ -853,25 +853,6 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
         return w8[0] * empty + w8[1] * near + w8[2] * len(acc) + w8[3] * len(bridged) / span
 
     rebuild_ends = can_rebuild and not (from_start or into_empty)
-
-    def add_children(children: list, reb: int) -> bool:
-        """Store the children not seen yet, in order; True if the search stops."""
-        for rows, h, pk, jk, mv, is_rb in children:
-            rows_t = tuple(rows)
-            if len(rows_t) == nf:
-                pos_key: tuple = (tuple(sorted(rows_t)), h, pk, jk)
-            else:
-                pos_key = (tuple(sorted(rows_t[:nf])), tuple(sorted(rows_t[nf:])), h, pk, jk)
-            if pos_key not in seen and fr.add(
-                pos_key,
-                (rows_t, h, pk, jk, reb + is_rb),
-                mv,
-                total - len(h) - len(pk),
-                won=win_possible and not h and not pk,
-            ):
-                return True
-        return False
-
     for cur, hand, park, joker, reb in fr:
         nr = len(cur)
         extra = nr > nf  # extra rows on the table: settle drops the ones a move empties
@@ -941,12 +922,6 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                     j = hand.index(c)
                     children.append((rows, hand[:j] + hand[j + 1 :], park, False, Swap(c), False))
                     break
-        # the lays, gap fills and joker swap are stored before the rebuilds are listed (the same order as
-        # listing every child first); the end-segment rebuilds are then keyed as they are listed, and only the
-        # positions not seen yet build their state and move
-        if add_children(children, reb):
-            continue
-        children = []
         if rebuild_ends and reb < reb_left:
             # end segments onto row ends only: the cuts are the places of the source rows (one row per content)
             # holding a value that continues a target's end (the first other row of each content); the same
@@ -979,27 +954,13 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                             for q in qs:
                                 found.append((s, d, si, q))
             found.sort()
-            laid_here = total - len(hand) - len(park)
-            won_here = win_possible and not hand and not park
             for s, d, _, q in found:
                 src = cur[s]
                 rows = list(cur)
                 rows[s] = src[:q]
                 rows[d] = nrow = cur[d] + src[q:]
                 gone = settle(rows, d) if extra or (check_complete and len(nrow) >= full_len) else False
-                rows_t = tuple(rows)
-                if len(rows_t) == nf:
-                    pos_key: tuple = (tuple(sorted(rows_t)), hand, park, joker and not gone)
-                else:
-                    pos_key = (tuple(sorted(rows_t[:nf])), tuple(sorted(rows_t[nf:])), hand, park, joker and not gone)
-                if pos_key not in seen and fr.add(
-                    pos_key,
-                    (rows_t, hand, park, joker and not gone, reb + 1),
-                    Rebuild(s, len(src) - q, d, False),
-                    laid_here,
-                    won=won_here,
-                ):
-                    break
+                children.append((rows, hand, park, joker and not gone, Rebuild(s, len(src) - q, d, False), True))
         elif can_rebuild and reb < reb_left:
             absr = [absolute(row) for row in cur] if joker else cur
             done_src: set[Row] = set()
@@ -1036,8 +997,20 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                         rows[d] = dst + seg
                         gone = settle(rows, d)
                         children.append((rows, hand, park, joker and not gone, Rebuild(s, k, d, fs), True))
-        if children:
-            add_children(children, reb)
+        for rows, h, pk, jk, mv, is_rb in children:
+            rows_t = tuple(rows)
+            if len(rows_t) == nf:
+                pos_key: tuple = (tuple(sorted(rows_t)), h, pk, jk)
+            else:
+                pos_key = (tuple(sorted(rows_t[:nf])), tuple(sorted(rows_t[nf:])), h, pk, jk)
+            if pos_key not in seen and fr.add(
+                pos_key,
+                (rows_t, h, pk, jk, reb + is_rb),
+                mv,
+                total - len(h) - len(pk),
+                won=win_possible and not h and not pk,
+            ):
+                break
     if not fr.cand:
         return _no_plan(g, rows0, hand0, len(fr.seen), fr.truncated, "rows")
     states = fr.states

@@ -254,6 +254,61 @@ def test_planner_games_replay_exactly(game):
     assert a.log == b.log and a.winners == b.winners
 
 
+def test_character_bound_skips_only_plays_that_cannot_win():
+    """The bound on a character play's worth skips searches, never a decision: same games without it."""
+    g = compiled("characters")
+
+    class NoBound(PlannerBot):
+        def _bound(self, turn, given):
+            return float("inf")
+
+    skipped = []
+
+    class Counting(PlannerBot):
+        def _bound(self, turn, given):
+            b = super()._bound(turn, given)
+            skipped.append(b)
+            return b
+
+    for i in range(3):
+        a = play_game(g, [Counting() for _ in range(2)], game_seed(21, i), log=True)
+        b = play_game(g, [NoBound() for _ in range(2)], game_seed(21, i), log=True)
+        assert a.log == b.log
+    assert skipped  # the bound was consulted
+
+
+def test_character_trials_use_their_budget(monkeypatch):
+    """Character trials search ``char_budget`` divided by the engine's cost, never below ``MIN_BUDGET``."""
+    import kbsim.bots.planner as planner_mod
+
+    g = compiled("characters")
+    budgets: list[tuple[str, int, bool]] = []
+    real = planner_mod.plan_turn
+    trial = [False]
+
+    def recording(turn, *, budget, prune=False):
+        budgets.append((planner_mod.engine_for(turn), budget, trial[0]))
+        return real(turn, budget=budget, prune=prune)
+
+    class Marking(PlannerBot):
+        def choose_character(self, turn):
+            trial[0] = True
+            try:
+                return super().choose_character(turn)
+            finally:
+                trial[0] = False
+
+    monkeypatch.setattr(planner_mod, "plan_turn", recording)
+    for i in range(2):
+        play_game(g, [Marking() for _ in range(2)], game_seed(22, i))
+    trials = {(e, b) for e, b, t in budgets if t}
+    assert ("rows", planner_mod.MIN_BUDGET) in trials
+    for e, b in trials:
+        cost = planner_mod.ENGINE_COST[e]
+        assert b == max(min(PlannerBot.char_budget, planner_mod.MIN_BUDGET), PlannerBot.char_budget // cost)
+    assert all(b == PlannerBot().budget // planner_mod.ENGINE_COST[e] for e, b, t in budgets if not t and e == "rows")
+
+
 def test_planner_lays_what_the_search_finds(game):
     rows, hand, _ = _example("rulebook-big-example")
     turn = make_turn(game, rows, hand, [2, 3, 7, 7, 9, 10, 13])

@@ -160,6 +160,22 @@ class PlannerBot(BaseBot):
             + (0.5 * given if not self.game.all_out else 0.0)
         )
 
+    def _bound(self, turn: Turn, given: int) -> float:
+        """An upper bound of :meth:`_worth` over every plan for ``turn``: the plan lays every card the seat holds.
+
+        A plan lays only hand and parked cards (each lay, gap fill and joker swap takes one), and wins only
+        where the rules' win on an empty hand can apply (the draw pile empty, or not counted).
+        """
+        g = self.game
+        can_win = turn.won or (g.win_on_empty and (turn.pile_size == 0 or not g.win_needs_pile))
+        return (
+            turn.laid
+            + len(turn.hand)
+            + len(turn.state.parked[turn.seat])
+            + (1000 if can_win else 0)
+            + (0.5 * given if not g.all_out else 0.0)
+        )
+
     def choose_character(self, turn: Turn) -> Play | None:
         """The character play worth making this turn, or None (see the module docstring)."""
         base = self._plan(turn, self.char_budget)
@@ -197,6 +213,8 @@ class PlannerBot(BaseBot):
             if outcome in tried:
                 continue  # another way to play that leaves the same position
             tried.add(outcome)
+            if sb.phase != DONE and self._bound(sb, given) <= best_worth:
+                continue  # laying every card it holds could not make this play worth more than the best so far
             plan = self._plan(sb, self.char_budget) if sb.phase != DONE else None
             if (
                 plan is not None

@@ -790,8 +790,15 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
         lays_first=prune,
     )
     seen = fr.seen
-    abs_of: dict[Row, Row] = {}  # a row's values (a joker counts as the value it stands for)
-    gaps_of: dict[Row, tuple[int, ...]] = {}  # the places q of a row where a card is missing before q
+    # per row content (the same rows recur in most positions): its values (a joker counts as the value it
+    # stands for), the values that continue its end, the places q where a card is missing before q, the set of
+    # its values and where each value lies, its end and bridged boundaries for the evaluation
+    abs_of: dict[Row, Row] = {}
+    acc_of: dict[Row, tuple[int, ...]] = {}
+    gaps_of: dict[Row, tuple[int, ...]] = {}
+    vals_of: dict[Row, frozenset[int]] = {}
+    where_of: dict[Row, dict[int, list[int]]] = {}
+    terms_of: dict[Row, tuple[int, tuple[int, ...]]] = {}
 
     def absolute(row: Row) -> Row:
         a = abs_of.get(row)
@@ -799,15 +806,56 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
             a = abs_of[row] = tuple(abs(c) for c in row)
         return a
 
-    def gaps(row: Row, arow: Row) -> tuple[int, ...]:
+    def accepts(row: Row) -> tuple[int, ...]:
+        a = acc_of.get(row)
+        if a is None:
+            e = absolute(row)[-1]
+            a = acc_of[row] = tuple(e + st for st in steps)
+        return a
+
+    def gaps(row: Row) -> tuple[int, ...]:
         q = gaps_of.get(row)
         if q is None:
+            arow = absolute(row)
             q = gaps_of[row] = tuple(q for q in range(1, len(row)) if arow[q] - arow[q - 1] == two)
         return q
 
+    def where(row: Row) -> dict[int, list[int]]:
+        w = where_of.get(row)
+        if w is None:
+            w = where_of[row] = {}
+            for q, v in enumerate(absolute(row)):
+                w.setdefault(v, []).append(q)
+            vals_of[row] = frozenset(w)
+        return w
+
+    w8 = WEIGHTS
+    vmin, vmax = g.value_min, g.value_max
+    span = max(1, g.full_length - 1)
+
+    def score(rows: Rows, hand: tuple[int, ...]) -> float:
+        """:func:`evaluate` (the same terms in the same order), with each row's terms kept per row content."""
+        empty = 0
+        ends: set[int] = set()
+        bridged: set[int] = set()
+        for row in rows:
+            if not row:
+                empty += 1
+                continue
+            t = terms_of.get(row)
+            if t is None:
+                a = absolute(row)
+                t = terms_of[row] = (a[-1], tuple(x for x, y in pairwise(a) if y - x == step))
+            ends.add(t[0])
+            bridged.update(t[1])
+        acc = {e + d for e in ends for d in gsteps if vmin <= e + d <= vmax}
+        near = sum(1 for c in hand if c - two in ends)
+        return w8[0] * empty + w8[1] * near + w8[2] * len(acc) + w8[3] * len(bridged) / span
+
+    rebuild_ends = can_rebuild and not (from_start or into_empty)
     for cur, hand, park, joker, reb in fr:
         nr = len(cur)
-        absr = [absolute(row) for row in cur] if joker else cur
+        extra = nr > nf  # extra rows on the table: settle drops the ones a move empties
         # (rows list, hand, parked, joker on table, move, is a rebuild)
         children: list[tuple[list[Row], tuple[int, ...], tuple[int, ...], bool, Move, bool]] = []
         done: set[Row] = set()
@@ -816,42 +864,53 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
             if row in done:
                 continue
             done.add(row)
-            end = absr[r][-1] if row else 0  # read only when the row is not empty
-            for src, pool in ((0, hand), (1, park)):
-                if row:  # the values that continue the row end, in the pool's (sorted) order
-                    js = [pool.index(c) for c in (end + st for st in steps) if c in pool]
-                else:
+            if row:  # the values that continue the row end, in the order of the steps
+                acc = accepts(row)
+                for src, pool in ((0, hand), (1, park)):
+                    if not pool:
+                        continue
+                    for c in acc:
+                        if c in pool:
+                            j = pool.index(c)
+                            rest = pool[:j] + pool[j + 1 :]
+                            rows = list(cur)
+                            rows[r] = nrow = row + (c,)
+                            gone = settle(rows, r) if extra or (check_complete and len(nrow) >= full_len) else False
+                            if src == 0:
+                                children.append((rows, rest, park, joker and not gone, Lay(c, r), False))
+                            else:
+                                children.append((rows, hand, rest, joker and not gone, LayParked(c, r), False))
+                if hand and len(row) > 1:  # gaps a hand card fills exactly (first gap per card, as the engine does)
+                    gq = gaps(row)
+                    if gq:
+                        arow = absolute(row)
+                        filled: set[int] = set()
+                        for q in gq:
+                            a = arow[q - 1]
+                            if a + step in hand and a + step not in filled:
+                                c = a + step
+                                filled.add(c)
+                                rows = list(cur)
+                                rows[r] = row[:q] + (c,) + row[q:]
+                                gone = settle(rows, r)
+                                j = hand.index(c)
+                                children.append(
+                                    (rows, hand[:j] + hand[j + 1 :], park, joker and not gone, FillGap(c, r), False)
+                                )
+            else:
+                for src, pool in ((0, hand), (1, park)):
                     prev = None
-                    js = []
                     for j, c in enumerate(pool):
                         if c != prev and may_open(c):
-                            js.append(j)
+                            rest = pool[:j] + pool[j + 1 :]
+                            rows = list(cur)
+                            rows[r] = (c,)
+                            gone = settle(rows, r)
+                            if src == 0:
+                                children.append((rows, rest, park, joker and not gone, Lay(c, r), False))
+                            else:
+                                children.append((rows, hand, rest, joker and not gone, LayParked(c, r), False))
                         prev = c
-                for j in js:
-                    c = pool[j]
-                    rest = pool[:j] + pool[j + 1 :]
-                    rows = list(cur)
-                    rows[r] = row + (c,)
-                    gone = settle(rows, r)
-                    if src == 0:
-                        children.append((rows, rest, park, joker and not gone, Lay(c, r), False))
-                    else:
-                        children.append((rows, hand, rest, joker and not gone, LayParked(c, r), False))
-            if hand and len(row) > 1:  # gaps a hand card fills exactly (first gap per card, as the engine does)
-                arow = absr[r]
-                filled: set[int] = set()
-                for q in gaps(row, arow):
-                    a = arow[q - 1]
-                    if a + step in hand and a + step not in filled:
-                        c = a + step
-                        filled.add(c)
-                        rows = list(cur)
-                        rows[r] = row[:q] + (c,) + row[q:]
-                        gone = settle(rows, r)
-                        j = hand.index(c)
-                        children.append(
-                            (rows, hand[:j] + hand[j + 1 :], park, joker and not gone, FillGap(c, r), False)
-                        )
         if joker:  # swap the exact hand card in for the joker
             for r in range(nr):
                 row = cur[r]
@@ -863,40 +922,47 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                     j = hand.index(c)
                     children.append((rows, hand[:j] + hand[j + 1 :], park, False, Swap(c), False))
                     break
-        if can_rebuild and reb < reb_left and not (from_start or into_empty):
-            # end segments onto row ends only: find the cuts through an index of the values of the rows
-            # (one row per content as the source, the first other row of each content as the target);
-            # the same moves in the same order as the general loop below
+        if rebuild_ends and reb < reb_left:
+            # end segments onto row ends only: the cuts are the places of the source rows (one row per content)
+            # holding a value that continues a target's end (the first other row of each content); the same
+            # moves in the same order as the general loop below
             same: dict[Row, list[int]] = {}
             for r in range(nr):
                 rs = same.setdefault(cur[r], [])
                 if len(rs) < 2:
                     rs.append(r)
-            index: dict[int, list[tuple[int, int]]] = {}
+            want: dict[int, list[tuple[int, list[int]]]] = {}
             for row, rs in same.items():
                 if row:
-                    s = rs[0]
-                    for q, v in enumerate(absr[s]):
-                        index.setdefault(v, []).append((s, q))
+                    for si, v in enumerate(accepts(row)):
+                        want.setdefault(v, []).append((si, rs))
             found = []
             for row, rs in same.items():
                 if not row:
                     continue
-                e = absr[rs[0]][-1]
-                for si, st in enumerate(steps):
-                    for s, q in index.get(e + st, ()):
-                        d = rs[0] if rs[0] != s else (rs[1] if len(rs) > 1 else -1)
+                wh = where(row)
+                if vals_of[row].isdisjoint(want):
+                    continue
+                s = rs[0]
+                for v, targets in want.items():
+                    qs = wh.get(v)
+                    if qs is None:
+                        continue
+                    for si, ts in targets:
+                        d = ts[0] if ts[0] != s else (ts[1] if len(ts) > 1 else -1)
                         if d >= 0:
-                            found.append((s, d, si, q))
+                            for q in qs:
+                                found.append((s, d, si, q))
             found.sort()
             for s, d, _, q in found:
                 src = cur[s]
                 rows = list(cur)
                 rows[s] = src[:q]
-                rows[d] = cur[d] + src[q:]
-                gone = settle(rows, d)
+                rows[d] = nrow = cur[d] + src[q:]
+                gone = settle(rows, d) if extra or (check_complete and len(nrow) >= full_len) else False
                 children.append((rows, hand, park, joker and not gone, Rebuild(s, len(src) - q, d, False), True))
         elif can_rebuild and reb < reb_left:
+            absr = [absolute(row) for row in cur] if joker else cur
             done_src: set[Row] = set()
             for s in range(nr):
                 src = cur[s]
@@ -905,9 +971,7 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                 done_src.add(src)
                 n = len(src)
                 asrc = absr[s]
-                where: dict[int, list[int]] = {}
-                for q, v in enumerate(asrc):
-                    where.setdefault(v, []).append(q)
+                wh = where(src)
                 done_dst: set[Row] = set()
                 for d in range(nr):
                     dst = cur[d]
@@ -918,7 +982,7 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                     if dst:
                         e = absr[d][-1]
                         for st in steps:
-                            for q in where.get(e + st, ()):
+                            for q in wh.get(e + st, ()):
                                 cuts.append((n - q, False))
                         if from_start and asrc[0] - e in gsteps:
                             cuts.extend((k, True) for k in range(1, n))
@@ -935,7 +999,10 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                         children.append((rows, hand, park, joker and not gone, Rebuild(s, k, d, fs), True))
         for rows, h, pk, jk, mv, is_rb in children:
             rows_t = tuple(rows)
-            pos_key = key(rows_t, h, pk, jk)
+            if len(rows_t) == nf:
+                pos_key: tuple = (tuple(sorted(rows_t)), h, pk, jk)
+            else:
+                pos_key = (tuple(sorted(rows_t[:nf])), tuple(sorted(rows_t[nf:])), h, pk, jk)
             if pos_key not in seen and fr.add(
                 pos_key,
                 (rows_t, h, pk, jk, reb + is_rb),
@@ -947,7 +1014,7 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
     if not fr.cand:
         return _no_plan(g, rows0, hand0, len(fr.seen), fr.truncated, "rows")
     states = fr.states
-    best = fr.best(lambda k: evaluate(g, states[k][0], states[k][1]))
+    best = fr.best(lambda k: score(states[k][0], states[k][1]))
     seq = fr.path(best)
     before = sb.laid
     _replay(sb, seq)

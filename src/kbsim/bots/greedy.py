@@ -102,7 +102,7 @@ class GreedyBot(BaseBot):
                 n = 1
                 while v + n * fast in have:
                     n += 1
-                if n > best_len or (n == best_len and v < best_start):
+                if n > best_len or (n == best_len and best_start is not None and v < best_start):
                     best_start, best_len = v, n
             return [] if best_start is None else list(range(best_start, best_start + best_len * fast, fast))
         steps = self._steps

@@ -123,22 +123,20 @@ class GameState:
         plays = Counter.__new__(Counter)
         dict.update(plays, self.char_plays)
         st = GameState.__new__(GameState)
-        st.__dict__.update(
-            rows=list(map(list, self.rows)),
-            hands=list(map(list, self.hands)),
-            piles=piles,
-            discard=list(self.discard),
-            parked=list(map(list, self.parked)),
-            minus=list(map(list, self.minus)),
-            char_piles=list(map(list, self.char_piles)),
-            display=list(self.display),
-            char_deck=list(self.char_deck),
-            box=list(self.box),
-            joker=self.joker,
-            turn_no=self.turn_no,
-            n_fixed=self.n_fixed,
-            char_plays=plays,
-        )
+        st.rows = list(map(list, self.rows))
+        st.hands = list(map(list, self.hands))
+        st.piles = piles
+        st.discard = list(self.discard)
+        st.parked = list(map(list, self.parked))
+        st.minus = list(map(list, self.minus))
+        st.char_piles = list(map(list, self.char_piles))
+        st.display = list(self.display)
+        st.char_deck = list(self.char_deck)
+        st.box = list(self.box)
+        st.joker = self.joker
+        st.turn_no = self.turn_no
+        st.n_fixed = self.n_fixed
+        st.char_plays = plays
         return st
 
 

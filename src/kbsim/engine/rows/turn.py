@@ -1326,8 +1326,9 @@ def _successors(game: CompiledGame, board: tuple, turn: Turn) -> list[tuple[tupl
     n_fixed = game.n_rows  # rows beyond these are extra rows: emptied, they vanish
     full = game.full_length
     is_complete = game.is_complete
-    # the scratch turn only lists rebuilds, reading its rows: it reads the immutable board, no list copy per board
-    turn.rows = board  # type: ignore[assignment]
+    # the scratch turn only lists rebuilds, reading its rows; its rows are lists (as declared: a compiled Turn checks
+    # the type of what it reads), copied from the immutable board
+    turn.rows = [list(r) for r in board]
     out = []
     for mv in turn.rebuild_moves():
         src, dst = mv.src, mv.dst

@@ -817,7 +817,7 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                 continue
             done.add(row)
             end = absr[r][-1] if row else 0  # read only when the row is not empty
-            for src, pool in ((0, hand), (1, park)):
+            for zone, pool in ((0, hand), (1, park)):  # (not `src`: a row below; mypyc types a name once)
                 if row:  # the values that continue the row end, in the pool's (sorted) order
                     js = [pool.index(c) for c in (end + st for st in steps) if c in pool]
                 else:
@@ -833,7 +833,7 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                     rows = list(cur)
                     rows[r] = row + (c,)
                     gone = settle(rows, r)
-                    if src == 0:
+                    if zone == 0:
                         children.append((rows, rest, park, joker and not gone, Lay(c, r), False))
                     else:
                         children.append((rows, hand, rest, joker and not gone, LayParked(c, r), False))

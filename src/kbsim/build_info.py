@@ -48,14 +48,18 @@ def build_info() -> BuildInfo:
         imported.
     """
     compiled, stale = [], []
-    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        for ext in _PACKAGE.rglob("*" + suffix):
+    in_source_tree = _PACKAGE.parent.name == "src" and (_PACKAGE.parent.parent / "pyproject.toml").exists()
+    suffixes = importlib.machinery.EXTENSION_SUFFIXES  # the most specific first (".cpython-311-...so", ".so")
+    for ext in _PACKAGE.rglob("*.*"):
+        suffix = next((s for s in suffixes if ext.name.endswith(s)), None)
+        if suffix is not None:
             stem = ext.name[: -len(suffix)]
             rel = ext.parent.relative_to(_PACKAGE.parent)
             name = ".".join((*rel.parts, stem))
             compiled.append(name)
             source = ext.with_name(stem + ".py")
-            if source.exists() and source.stat().st_mtime > ext.stat().st_mtime:
+            # (a source tree only: an installed wheel's files all carry the time of the install)
+            if in_source_tree and source.exists() and source.stat().st_mtime > ext.stat().st_mtime:
                 stale.append(name)
     reason = ""
     record = _PACKAGE / "_build_info.json"

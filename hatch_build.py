@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -65,6 +66,9 @@ def compile_modules(paths: list[str], out_dir: Path) -> tuple[bool, str]:
     """
     with tempfile.TemporaryDirectory(prefix="kbsim-mypyc-") as tmp:
         t = Path(tmp)
+        problem = _compiler_problem(t)
+        if problem:
+            return False, problem
         cmd = [
             sys.executable,
             "-c",
@@ -89,6 +93,28 @@ def compile_modules(paths: list[str], out_dir: Path) -> tuple[bool, str]:
             why = lines[-1].strip() if lines else f"exit status {proc.returncode}"
             return False, f"{why[:200]} (full log: build/mypyc-error.log)"
         return True, f"{len(paths)} modules compiled with mypyc in {time.monotonic() - start:.0f} s"
+
+
+def _compiler_problem(tmp: Path) -> str:
+    """Why the C compiler cannot build an extension (empty if it can): compile one file that includes Python.h.
+
+    Checked before mypyc runs, so a machine without a compiler falls back at once rather than after the
+    minute mypyc takes to generate C.
+    """
+    cc = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
+    include = sysconfig.get_paths()["include"]
+    probe = tmp / "probe.c"
+    probe.write_text("#include <Python.h>\nint kbsim_probe(void) { return 0; }\n", encoding="utf-8")
+    try:
+        proc = subprocess.run(
+            [*cc, "-c", str(probe), "-o", str(tmp / "probe.o"), f"-I{include}"], capture_output=True, text=True
+        )
+    except OSError as e:
+        return f"no C compiler ({cc[0]}: {e.strerror})"
+    if proc.returncode:
+        first = (proc.stderr or proc.stdout).strip().splitlines()[:1]
+        return f"the C compiler {cc[0]} cannot build against the Python headers ({first[0] if first else 'failed'})"
+    return ""
 
 
 def built_files(out_dir: Path) -> list[Path]:

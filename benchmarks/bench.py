@@ -208,7 +208,11 @@ def main() -> None:
         args.rounds, args.scale = 2, 0.3
     _quiet = args.json
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    from kbsim.build_info import build_info
+
+    build = build_info().mode
     if not args.json:
+        print(f"kbsim build: {build}")
         print(f"reference: {REFERENCE.resolve() if REFERENCE.is_file() else 'ABSENT (' + str(REFERENCE) + ')'}")
         print(f"load average at start: {load}; {os.cpu_count()} cores; rounds {args.rounds}, scale {args.scale}")
     rows = run(args.rounds, args.scale, args.players, args.only)
@@ -241,7 +245,7 @@ def main() -> None:
     if not args.json:
         print(f"load average at end: {os.getloadavg() if hasattr(os, 'getloadavg') else None}")
     else:
-        print(json.dumps({"load_start": load, "rows": rows}, indent=2))
+        print(json.dumps({"load_start": load, "build": build, "rows": rows}, indent=2))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 import kbsim.engine.rows.game as game_mod
-from conftest import compiled, make_turn
+from conftest import compiled, make_turn, pure_only
 from kbsim.analysis.summary import summarize
 from kbsim.bots import make_bot
 from kbsim.bots.base import BaseBot
@@ -575,6 +575,7 @@ class Exchanger(BaseBot):
             turn.apply(Pass())
 
 
+@pure_only("kbsim.engine.rows.game")
 @pytest.mark.parametrize("players, winners", [(2, (0, 1)), (3, (2,)), (4, (2, 3)), (5, (3, 4))])
 def test_stalemate_winners_are_all_seats_with_fewest_cards(game, players, winners, monkeypatch):
     # the idle-turn count is only the trigger; here the exact test is told the position is stuck,
@@ -603,6 +604,7 @@ def test_idle_trigger_without_a_real_stalemate_runs_to_the_turn_limit(game):
     assert r.end_reason == TURN_LIMIT and r.winners == () and r.turns == 300
 
 
+@pure_only("kbsim.engine.rows.game")
 def test_shared_win_is_never_a_single_seat_win(game, monkeypatch):
     import kbsim.engine.rows.game as game_mod
 
@@ -622,6 +624,7 @@ def test_shared_win_is_never_a_single_seat_win(game, monkeypatch):
     assert [seat["shared_wins"] for seat in s["seats"]] == [3, 3]
 
 
+@pure_only("kbsim.engine.rows.game")
 def test_shared_win_kept_in_records(game, monkeypatch):
     import kbsim.engine.rows.game as game_mod
     from kbsim import bots as bots_mod
@@ -666,6 +669,7 @@ class Scripted(BaseBot):
             turn.apply(Pass())
 
 
+@pure_only("kbsim.engine.rows.game")
 def test_exact_stalemate_after_first_full_round_without_lay(monkeypatch):
     """Turn 1-2: exchanges (progress still possible). Turn 3: seat 0 lays its 6, after which no card of
     anyone fits any reachable board. Turns 4-5 are a full round without a lay, so the exact test must

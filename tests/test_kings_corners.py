@@ -13,6 +13,7 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import pure_only
 from kbsim.bots import make_bot
 from kbsim.engine.rows.compiled import compile_rules
 from kbsim.engine.rows.examples import run_examples
@@ -118,6 +119,7 @@ def test_draw_at_start_option():
     assert t.hand == p("2D")
 
 
+@pure_only("kbsim.engine.rows.game")
 def test_blocked_hand_scores_everyone():
     g = kc()
     p = lambda t: parse_cards(t, g)  # noqa: E731

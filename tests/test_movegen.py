@@ -12,6 +12,7 @@ import random
 
 import pytest
 
+from conftest import pure_only
 from kbsim.bots import make_bot
 from kbsim.engine.rows.compiled import compile_rules
 from kbsim.engine.rows.game import play_game
@@ -83,6 +84,7 @@ def test_reachable_boards_see_rebuilds_of_the_joker() -> None:
     assert Rebuild(2, 1, 3) in turn.rebuild_moves()
 
 
+@pure_only("kbsim.engine.rows.turn", "kbsim.bots.random_bot", "kbsim.bots.greedy")
 @pytest.mark.parametrize(("game", "variants"), CASES)
 def test_listings_equal_the_legality_tests(game: str, variants: tuple[str, ...], monkeypatch) -> None:
     g = compile_rules(load_rules(game, list(variants)))
@@ -110,6 +112,7 @@ def test_listings_equal_the_legality_tests(game: str, variants: tuple[str, ...],
         assert seen["rebuilds"] > 5
 
 
+@pure_only("kbsim.engine.rows.turn", "kbsim.bots.random_bot", "kbsim.bots.greedy")
 @pytest.mark.parametrize(("game", "variants"), CASES[:4])
 def test_reachable_openings_agrees_with_progress_path(game: str, variants: tuple[str, ...], monkeypatch) -> None:
     g = compile_rules(load_rules(game, list(variants)))
@@ -155,6 +158,7 @@ def test_reachable_openings_agrees_with_progress_path(game: str, variants: tuple
     assert progress_path(g, fives, {9})[0] is False and progress_path(g, fives, {6})[0] is True
 
 
+@pure_only("kbsim.engine.rows.turn", "kbsim.bots.random_bot", "kbsim.bots.greedy")
 @pytest.mark.parametrize(("game", "variants"), [CASES[0], CASES[2], CASES[3]])
 def test_search_successors_equal_rebuilds_made_by_the_turn(game: str, variants: tuple[str, ...], monkeypatch) -> None:
     """The rebuild searches make each next board from an immutable board (``_successors``); every such board

@@ -9,6 +9,7 @@ are those listed on copies of the whole turn).
 
 from __future__ import annotations
 
+from conftest import pure_only
 from kbsim.bots import make_bot
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.compiled import compile_rules
@@ -51,6 +52,7 @@ def brute_plays(turn: Turn, limit: int) -> list[Play]:
     return out
 
 
+@pure_only("kbsim.engine.rows.turn", "kbsim.bots.random_bot", "kbsim.bots.greedy")
 def test_fast_play_listing_equals_brute_listing(monkeypatch) -> None:
     g = compile_rules(load_rules("kingsbridge", ["characters"]))
     marked = {type(s) for c in g.roster for s in g.character(c.key).steps if s.choices_apply}

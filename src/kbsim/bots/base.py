@@ -14,6 +14,8 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
+from mypy_extensions import mypyc_attr
+
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.turn import Turn
 from kbsim.engine.seeds import bot_seed
@@ -31,6 +33,7 @@ class Bot(Protocol):
         """Play one whole turn through ``turn``."""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (mypyc): the market bots and test bots subclass it
 class BaseBot:
     """Keeps the per-game context every bot needs; ``self.rng`` is created on first use."""
 

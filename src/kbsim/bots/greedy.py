@@ -103,7 +103,7 @@ class GreedyBot(BaseBot):
                 n = 1
                 while v + n * fast in have:
                     n += 1
-                if n > best_len or (n == best_len and v < best_start):
+                if n > best_len or (n == best_len and best_start is not None and v < best_start):
                     best_start, best_len = v, n
             return [] if best_start is None else list(range(best_start, best_start + best_len * fast, fast))
         steps = self._steps
@@ -468,12 +468,12 @@ class GreedyBot(BaseBot):
             given = sum(map(len, piles)) - len(piles[sb.seat]) - before
             if sb.laid + len(sb.hand) + len(sb.parked) + bonus * given <= best_value:
                 continue  # cannot beat the best even by laying every card it holds
-            key = self._trial_key(sb, given)
-            known = scores.get(key)
+            trial = self._trial_key(sb, given)
+            known = scores.get(trial)
             if known is None:
                 sb.log = []
                 self._lay_phase(sb)
-                known = scores[key] = (self._value(sb, given), (sb.log, sb.needed == 0 or sb.phase == DONE))
+                known = scores[trial] = (self._value(sb, given), (sb.log, sb.needed == 0 or sb.phase == DONE))
             if known[0] > best_value:
                 best, (best_value, best_plan) = mv, known
         self._plan = best_plan

@@ -49,6 +49,8 @@ engine's own moves (the solver's ``clones`` engine): slower, and exact.
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from kbsim.bots.base import BaseBot
 from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, Minus, Play
 from kbsim.engine.rows.search import Plan, engine_for, plan_turn
@@ -70,6 +72,7 @@ MIN_BUDGET = 40
 """The smallest budget a search is given after dividing by :data:`ENGINE_COST`."""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (mypyc): benchmarks and tests subclass it
 class PlannerBot(BaseBot):
     """Best lay-out turn by exhaustive (budgeted) search; documented exchange rule otherwise.
 

@@ -31,7 +31,9 @@ app.add_typer(rules_app, name="rules")
 
 def _version(value: bool) -> None:
     if value:
-        print(f"kbsim {__version__}")
+        from kbsim.build_info import build_info
+
+        print(f"kbsim {__version__}, {build_info().mode}")
         raise typer.Exit()
 
 

@@ -438,8 +438,7 @@ def _play_turn(
         turn.log = turn_log
         moves_log.append((seat, turn_log))
     if on_move is not None:
-        # Turn declares on_move as None in turn.py (being rewritten elsewhere); it is an optional callable
-        turn.on_move = on_move  # type: ignore[assignment]
+        turn.on_move = on_move
     if game.refill_at_start:
         turn.draw_at_start()
     # bots act through turn.apply, which counts the rules each move needed, only when the rules enable a

@@ -137,7 +137,8 @@ class Turn:
         self.exchanged = 0
         self.passed = False
         self.log: list[Move] | None = None
-        self.on_move = None  # optional callable(turn) run after each applied move (invariant checks)
+        # optional callable(turn) run after each applied move (invariant checks)
+        self.on_move: Callable[[Turn], None] | None = None
         self.state = (
             state
             if state is not None
@@ -252,7 +253,9 @@ class Turn:
             return card - row[-1] in self.g.steps or self._end_fits(row[-1], card) > 0
         return self.g.may_open(card, r)
 
-    can_place = can_lay
+    def can_place(self, card: int, r: int) -> bool:
+        """Same as :meth:`can_lay` (the name the character powers use)."""
+        return self.can_lay(card, r)
 
     def can_rebuild(self, src: int, count: int, dst: int, from_start: bool = False, to_start: bool = False) -> bool:
         """True if ``Rebuild(src, count, dst, from_start, to_start)`` is legal now."""
@@ -1337,8 +1340,9 @@ def _successors(game: CompiledGame, board: tuple, turn: Turn) -> list[tuple[tupl
     n_fixed = game.n_rows  # rows beyond these are extra rows: emptied, they vanish
     full = game.full_length
     is_complete = game.is_complete
-    # the scratch turn only lists rebuilds, reading its rows: it reads the immutable board, no list copy per board
-    turn.rows = board  # type: ignore[assignment]
+    # the scratch turn only lists rebuilds, reading its rows; its rows are lists (as declared: a compiled Turn checks
+    # the type of what it reads), copied from the immutable board
+    turn.rows = [list(r) for r in board]
     out = []
     for mv in turn.rebuild_moves():
         src, dst = mv.src, mv.dst

@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from mypy_extensions import mypyc_attr
+
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import Move
@@ -29,6 +31,7 @@ class BoardError(ValueError):
     """A board or hand that cannot occur under the rules; the message says what and where."""
 
 
+@mypyc_attr(native_class=False)  # mypyc compiles no subclass of RuntimeError as a native class
 class PlanError(RuntimeError):
     """A plan the engine refused when replayed (a solver bug, never a user error)."""
 

@@ -866,7 +866,7 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
             done.add(row)
             if row:  # the values that continue the row end, in the order of the steps
                 acc = accepts(row)
-                for src, pool in ((0, hand), (1, park)):
+                for zone, pool in ((0, hand), (1, park)):  # (not `src`, a row below: mypyc types a name once)
                     if not pool:
                         continue
                     for c in acc:
@@ -876,7 +876,7 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                             rows = list(cur)
                             rows[r] = nrow = row + (c,)
                             gone = settle(rows, r) if extra or (check_complete and len(nrow) >= full_len) else False
-                            if src == 0:
+                            if zone == 0:
                                 children.append((rows, rest, park, joker and not gone, Lay(c, r), False))
                             else:
                                 children.append((rows, hand, rest, joker and not gone, LayParked(c, r), False))
@@ -898,7 +898,7 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                                     (rows, hand[:j] + hand[j + 1 :], park, joker and not gone, FillGap(c, r), False)
                                 )
             else:
-                for src, pool in ((0, hand), (1, park)):
+                for zone, pool in ((0, hand), (1, park)):
                     prev = None
                     for j, c in enumerate(pool):
                         if c != prev and may_open(c):
@@ -906,7 +906,7 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
                             rows = list(cur)
                             rows[r] = (c,)
                             gone = settle(rows, r)
-                            if src == 0:
+                            if zone == 0:
                                 children.append((rows, rest, park, joker and not gone, Lay(c, r), False))
                             else:
                                 children.append((rows, hand, rest, joker and not gone, LayParked(c, r), False))

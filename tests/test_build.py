@@ -1,0 +1,114 @@
+"""The mypyc build (hatch_build.py): compiled and pure Python give the same records; the build says what it is.
+
+``GOLDEN`` holds digests of the records of a few seeded runs (every shipped game, the variants the bots play
+differently, every rows bot). The pure-Python build and the compiled build must both match them: a compiled
+module that checks a type differently, or iterates a set in another order, changes a record and fails here.
+A change of records that the lead approved (a rules fix) updates them: ``python tests/test_build.py`` prints
+the digests of the running build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+import sys
+from pathlib import Path
+
+import pytest
+
+import kbsim
+from kbsim.build_info import build_info
+from kbsim.sim.runner import Backend, RunSpec, run_games
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from conftest import run_cli  # noqa: E402
+
+# (game, variants, bots per seat, games, seed)
+ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
+    "kingsbridge-greedy": ("kingsbridge", (), ("greedy",) * 4, 24, 1301),
+    "kingsbridge-random-mixed": ("kingsbridge", (), ("random", "greedy", "random"), 4, 1302),
+    "kingsbridge-planner": ("kingsbridge", (), ("planner", "greedy"), 3, 1303),
+    "kingsbridge-characters-greedy": ("kingsbridge", ("characters",), ("greedy",) * 4, 4, 1304),
+    "kingsbridge-characters-random": ("kingsbridge", ("characters",), ("random", "greedy"), 2, 1305),
+    "kingsbridge-either-end-planner": ("kingsbridge", ("rebuild-either-end",), ("planner", "greedy"), 2, 1306),
+    "kings-corners-greedy": ("kings-corners", (), ("greedy", "random", "greedy"), 6, 1307),
+    "continental-express-greedy": ("continental-express", (), ("greedy", "random"), 4, 1308),
+}
+
+GOLDEN = {
+    "kingsbridge-greedy": "6439bd2f37eb4e68cfbe202a8ce09c2194eaedea72a6c8af5e6f7a2b92bed69d",
+    "kingsbridge-random-mixed": "6791c33380b79a60021a70951aa77f7cebfb69f405bed649c8baa6cb5419b629",
+    "kingsbridge-planner": "4452213f51fc0d9c6921ce278d74dc490318d7a5351381dcf35eefe35cf69cf1",
+    "kingsbridge-characters-greedy": "23d8de616d569facc0a0e66710bae226e43f488b139e2964e46760bf46510e59",
+    "kingsbridge-characters-random": "be45f86418e5722ae92077b473dbe4915c9599b02f0bcca55365a0a971ba6677",
+    "kingsbridge-either-end-planner": "c4fa84834627e8c11073c8c4e9fa23a206ce8248509a8daa4aebb436278d0963",
+    "kings-corners-greedy": "9c7c53ba67782df37aedefb6ae680fd5e08bd27104c24c23ef4f24a777d52d03",
+    "continental-express-greedy": "6796c9d22e4183cd0b4441eddba1e96b144278325dec61df40e88eba785eb4da",
+}
+
+
+def records_digest(arm: str) -> str:
+    """SHA-256 of the records (``run_id`` left out: it names the run, not the games) of one arm."""
+    name, variants, bots, games, seed = ARMS[arm]
+    spec = RunSpec(game=kbsim.load_game(name, variants), players=len(bots), bots=bots, games=games, seed=seed)
+    cols = run_games(spec, Backend(), chunk_size=games)
+    cols.pop("run_id")
+    return hashlib.sha256(json.dumps(cols, sort_keys=True, default=repr).encode()).hexdigest()
+
+
+@pytest.mark.parametrize("arm", sorted(ARMS))
+def test_records_match_the_golden_digest(arm):
+    assert records_digest(arm) == GOLDEN[arm], f"records of {arm} changed (build: {build_info().mode})"
+
+
+def test_build_info_names_the_build():
+    info = build_info()
+    assert info.mode.startswith("compiled (mypyc" if info.compiled else "pure Python")
+    assert not info.stale, f"compiled modules older than their .py (rebuild or `python hatch_build.py --clean`): {info}"
+    turn = sys.modules.get("kbsim.engine.rows.turn") or __import__("kbsim.engine.rows.turn", fromlist=["x"])
+    assert ("kbsim.engine.rows.turn" in info.compiled) == (not str(turn.__file__).endswith(".py"))
+
+
+def test_version_line_says_compiled_or_pure(tmp_path):
+    p = run_cli("--version", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith(f"kbsim {kbsim.__version__}, ")
+    assert ("compiled (mypyc" in p.stdout) == bool(build_info().compiled)
+
+
+def test_engine_objects_pickle_round_trip():
+    """Workers receive compiled games and bots and send results back: native classes must pickle."""
+    from kbsim.bots import make_bot
+    from kbsim.engine.rows.game import play_game
+    from kbsim.engine.rows.state import GameState
+
+    game = kbsim.load_game("kingsbridge")
+    bots = [make_bot(b) for b in ("greedy", "random", "planner")]
+    r = play_game(game, bots, 5)
+    r2 = pickle.loads(pickle.dumps(r))
+    assert r2 == r
+    for b in pickle.loads(pickle.dumps(bots)):
+        assert b.name in ("greedy", "random", "planner")
+    st = GameState(rows=[[1, 2]], hands=[[3]], piles=[[4]])
+    assert pickle.loads(pickle.dumps(st)) == st
+
+
+def test_hook_falls_back_to_pure_python_without_a_compiler(tmp_path, monkeypatch):
+    """No C compiler: the compile fails with one line of reason, and the hook installs pure Python."""
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root))
+    try:
+        import hatch_build
+    finally:
+        sys.path.remove(str(root))
+    monkeypatch.setenv("CC", "/bin/false")
+    monkeypatch.setenv("LDSHARED", "/bin/false")
+    ok, why = hatch_build.compile_modules(["kbsim/engine/rows/moves.py"], tmp_path)
+    assert not ok and why and "\n" not in why
+    assert not hatch_build.built_files(tmp_path)
+
+
+if __name__ == "__main__":
+    for a in sorted(ARMS):
+        print(f'    "{a}": "{records_digest(a)}",')

@@ -16,6 +16,17 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+def tests_compiled(session: nox.Session) -> None:
+    """Run the test suite against the mypyc-compiled build that ``pip install .`` makes (CI runs the pure one).
+
+    Fails if the compile fails (``KBSIM_COMPILE=1``). Tests that monkeypatch compiled code skip themselves.
+    """
+    session.install(".[dev]", env={"KBSIM_COMPILE": "1"})
+    session.run("kbsim", "--version")
+    session.run("pytest", "-n", "2", *session.posargs)
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """Static checks: ruff, mypy and import-linter, configured in pyproject.toml.
 
@@ -44,9 +55,10 @@ def bench(session: nox.Session) -> None:
     """Games and turns per second on one core per workload, as a ratio to ../shared/bench/baseline.py.
 
     The baseline is timed in the same process (see benchmarks/bench.py and docs/performance.md); options after --
-    go to the script.
+    go to the script. Measures the build users get from ``pip install .``: compiled with mypyc where a C compiler
+    is present (the script's first line says which).
     """
-    session.install("-e", ".")
+    session.install(".")
     session.run("python", "benchmarks/bench.py", *session.posargs)
 
 

@@ -507,6 +507,17 @@ def test_cli_compare_two_runs(tmp_path):
     assert not (tmp_path / "x.html").exists()
 
 
+def test_cli_compare_says_when_the_files_form_one_arm(tmp_path):
+    _write_run(tmp_path / "a.parquet", games=10)
+    _write_run(tmp_path / "b.parquet", games=10, seed=9)  # same rules and bots, other deals: pooled into one arm
+    p = run_cli("compare", "a.parquet", "b.parquet", "-o", "one.html", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "they form one arm" in p.stdout and "nothing to compare" in p.stdout
+    p = run_cli("compare", "a.parquet", "-o", "single.html", cwd=tmp_path)  # one file: no note
+    assert p.returncode == 0, p.stderr
+    assert "nothing to compare" not in p.stdout
+
+
 def test_compare_input_rejects_other_files(tmp_path):
     (tmp_path / "junk.parquet").write_text("not parquet")
     with pytest.raises(ReportError, match="junk.parquet: not a Parquet file"):

@@ -47,4 +47,10 @@ def compare(
         result = write_report(inp, out_path)
     except ReportError as e:
         fail(str(e).replace("\n", "; "))
-    print_report(result, [], json_out, {"files": [str(f) for f in files]})
+    head = []
+    if len(files) > 1 and len(inp.conditions) == 1:  # same variant, options and bots: the files are pooled
+        head.append(
+            f"note: the {len(files)} files have the same variant, options and bots, so they form one arm "
+            "(their games pooled): there is nothing to compare"
+        )
+    print_report(result, head, json_out, {"files": [str(f) for f in files]})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import pure_only
 from kbsim.bots.greedy import GreedyBot
 from kbsim.engine.rows.compiled import compile_rules
 from kbsim.engine.rows.game import play_game
@@ -57,6 +58,7 @@ class _BruteGreedy(_Counting):
         return best
 
 
+@pure_only("kbsim.bots.greedy")  # subclasses GreedyBot (a compiled class cannot be subclassed in Python)
 @pytest.mark.parametrize(
     ("variants", "players", "games"),
     [(["characters"], (2, 3, 4, 5), 2), (["solo"], (1,), 3), (["cooperative"], (3,), 2)],
@@ -74,6 +76,7 @@ def test_shortcuts_play_the_same_games_as_trying_every_play(variants, players, g
     assert 0 < _Counting.lay_phases < _BruteGreedy.lay_phases
 
 
+@pure_only("kbsim.bots.greedy")
 def test_trial_key_tells_apart_positions_the_lay_phase_tells_apart(monkeypatch) -> None:
     """Positions changed in one thing the lay phase reads either get another key or lay out the same moves."""
     g = compile_rules(load_rules("kingsbridge", ["characters"]))

@@ -456,3 +456,50 @@ def test_seat_gap_difference_on_too_few_differing_deals_is_left_out():
     assert d.p >= 2 * 0.5**5
     b[others[5:12]] = [1, 0, 0]
     assert M.paired_seat_gap(a, b).testable
+
+
+def test_answer_names_the_fairer_arm_only_where_resolved():
+    """The page's answer: B clearly unfair (seat 0 wins 3 times as often) -> 'further from fair' at that player
+    count; an arm identical to the baseline -> 'the same games on every deal', and no finding."""
+    from kbsim.analysis.tables import answers
+
+    rng = np.random.default_rng(7)
+    deals, p = 600, 2
+    seeds = np.arange(deals)
+    fair = rng.integers(0, p, size=deals)
+    unfair = np.where(rng.random(deals) < 0.75, 0, 1)
+
+    def arm(name, winners):
+        return pl.DataFrame(
+            {
+                "condition": name,
+                "players": p,
+                "seed": seeds,
+                "game_index": seeds,
+                "bots": [["greedy"] * p] * deals,
+                "winners": [[int(w)] for w in winners],
+                "end_reason": ["won"] * deals,
+                "turns": rng.integers(20, 40, size=deals),
+            },
+            schema_overrides={"winners": pl.List(pl.Int8), "players": pl.Int8, "turns": pl.Int64},
+        )
+
+    df = pl.concat([arm("base", fair), arm("skewed", unfair), arm("same", fair)])
+    arms = ["base", "skewed", "same"]
+    conds = [Condition(a, a, a) for a in arms]
+    inp = ReportInput(
+        title="t",
+        name="t",
+        question="",
+        source="test",
+        parameters=[],
+        conditions=conds,
+        comparisons=[(a, "base") for a in arms[1:]],
+        sweep=None,
+        records=df,
+    )
+    got = {a["b"]: " ".join(a["lines"]) for a in answers(inp, compute(inp))}
+    assert "skewed is further from fair than base" in got["skewed"] and "2 players" in got["skewed"]
+    assert "closer to fair" not in got["skewed"]
+    assert "same games on every deal" in got["same"] and "fair than" not in got["same"]
+    assert any(line.startswith("ANSWER, skewed against base") for line in text_summary(inp, compute(inp)))

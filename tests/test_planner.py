@@ -16,7 +16,7 @@ import random
 
 import pytest
 
-from conftest import REPO, compiled, make_turn, run_cli
+from conftest import REPO, compiled, make_turn, pure_only, run_cli
 from kbsim.bots import make_bot
 from kbsim.bots.planner import PlannerBot
 from kbsim.engine.rows.compiled import compile_rules
@@ -277,6 +277,7 @@ def test_character_bound_skips_only_plays_that_cannot_win():
     assert skipped  # the bound was consulted
 
 
+@pure_only("kbsim.bots.planner")  # patches plan_turn, which compiled code calls directly
 def test_character_trials_use_their_budget(monkeypatch):
     """Character trials search ``char_budget`` divided by the engine's cost, never below ``MIN_BUDGET``."""
     import kbsim.bots.planner as planner_mod

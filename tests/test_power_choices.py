@@ -115,6 +115,7 @@ def _discard_sequences_by_copies(step: TakeFromDiscardStep, turn: Turn) -> list[
     return out
 
 
+@pure_only("kbsim.engine.rows.turn", "kbsim.engine.rows.game")  # patches Turn.play_moves
 def test_choices_with_a_limit_are_the_first_of_the_full_listing(monkeypatch) -> None:
     g = compile_rules(load_rules("kingsbridge", ["characters"]))
     steps = {type(s): s for c in g.roster for s in g.character(c.key).steps}

@@ -199,9 +199,75 @@ def _tables(inp: ReportInput, st: dict) -> dict:
         "verdicts": verdicts,
         "deltas": list(deltas.values()),
         "metrics": [(m, label) for m, label, _ in (SEAT_GAP, *METRICS)],
+        "answers": answers(inp, st),
         "bots": bots,
         "characters": chars,
     }
+
+
+def _players_list(ps: list[int]) -> str:
+    return (", ".join(str(p) for p in ps[:-1]) + " and " + str(ps[-1]) if len(ps) > 1 else str(ps[0])) + " players"
+
+
+def answers(inp: ReportInput, st: dict) -> list[dict]:
+    """The page's answer in a few sentences: per comparison, which arm is fairer and what else is resolved.
+
+    One dict per comparison (B against A, in page order) with ``b``, ``a`` and ``lines`` (plain sentences):
+
+    * **fairness** from the largest-seat-gap differences (:func:`kbsim.analysis.metrics.paired_seat_gap`): the
+      player counts where B is resolved closer to or further from fair than A (with the difference and its
+      interval), and where it is not resolved, with the most deals a new paired study would need at the effects
+      seen (or that the arms played identically);
+    * **other resolved differences** (first-player rate, turns, stalemates, ...), each with its player count.
+
+    "Resolved" is after the page's Holm adjustment, so a sentence never states what the page cannot support.
+    """
+    labels = {c.key: c.label for c in inp.conditions}
+    by_pair: dict[tuple[str, str], list[dict]] = {}
+    for d in st.get("deltas", []):
+        by_pair.setdefault((d["b"], d["a"]), []).append(d)
+    out = []
+    for (b, a), ds in by_pair.items():
+        gap = [d for d in ds if d["metric"] == SEAT_GAP[0] and d["delta"].n >= 2]
+        fair_lines = []
+        for word, pick in (("closer to", lambda x: x.mean < 0), ("further from", lambda x: x.mean > 0)):
+            hits = [d for d in gap if d["delta"].resolved and pick(d["delta"])]
+            if hits:
+                parts = "; ".join(
+                    f"{d['players']} players {_signed(d['delta'].mean, 'pp')} "
+                    f"[{_signed(d['delta'].low, 'pp')}, {_signed(d['delta'].high, 'pp')}]"
+                    for d in hits
+                )
+                fair_lines.append(f"{labels[b]} is {word} fair than {labels[a]} (largest seat gap, B − A: {parts}).")
+        same = sorted(d["players"] for d in gap if d["delta"].identical)
+        open_ = [d for d in gap if not d["delta"].resolved and not d["delta"].identical]
+        if open_:
+            need = [d["delta"].deals_needed for d in open_ if d["delta"].deals_needed is not None]
+            span = f"{min(need):,}" if need and min(need) == max(need) else f"{min(need or [0]):,}-{max(need or [0]):,}"
+            tail = (
+                f"; a new paired study would need about {span} deals per cell to resolve the effects seen"
+                if need
+                else "; the effects seen are within the noise, so no deal count can be given"
+            )
+            fair_lines.append(
+                f"Which of the two is fairer is not resolved at {_players_list(sorted(d['players'] for d in open_))} "
+                f"({open_[0]['delta'].n:,} deals per cell{tail})."
+            )
+        if same:
+            fair_lines.append(f"At {_players_list(same)} the two arms won alone the same games on every deal.")
+        other = [d for d in ds if d["metric"] != SEAT_GAP[0] and d["delta"].resolved]
+        if other:
+            fair_lines.append(
+                "Also resolved: "
+                + "; ".join(
+                    f"{d['label']} {_signed(d['delta'].mean, d['unit'])} at {d['players']} players" for d in other
+                )
+                + "."
+            )
+        elif ds:
+            fair_lines.append("No other difference between them is resolved.")
+        out.append({"b": labels[b], "a": labels[a], "lines": fair_lines})
+    return out
 
 
 def _unused_text(inp: ReportInput, key: str, st: dict | None = None) -> str:
@@ -281,6 +347,8 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
                 f"  {v['players']} players, #{v['rank'] or '–'} {labels[v['condition']]}: "
                 f"{v['verdict']['text']}; seat equality {_seat_test_text(v['test'])}"
             )
+    for ans in answers(inp, st):
+        lines.append(f"ANSWER, {ans['b']} against {ans['a']}: " + " ".join(ans["lines"]))
     adj = st.get("adjustment")
     if adj and st.get("deltas") and not adj["resolved"]:
         lines.append(

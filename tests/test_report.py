@@ -372,6 +372,7 @@ def test_character_tables_from_synthetic_records():
     # per-game ragna plays 2, 1, 0, 0: sd = sqrt(((1.25^2) + 0.25^2 + 2 * 0.75^2) / 3)
     sd = math.sqrt((1.25**2 + 0.25**2 + 2 * 0.75**2) / 3)
     assert plays["ragna"]["per_game_high"] - 0.75 == pytest.approx(1.959963984540054 * sd / 2)
+    assert plays["ragna"]["per_game_low"] == 0.0  # 0.75 - 0.94 would be below 0: a count of plays, cut at 0
     lift = {r["character"]: r for r in character_lift(df).to_dicts()}
     # 8 seat-games, sole wins: g1 seat 0, g2 seat 1, g4 seat 1 (g3 is shared: nobody's win)
     r = lift["ragna"]  # played by g1 seat 0 (won) and g2 seat 1 (won)

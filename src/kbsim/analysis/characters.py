@@ -94,7 +94,7 @@ def character_plays(df: pl.DataFrame) -> pl.DataFrame:
     Returns:
         Columns ``condition, players, character, games`` (games in the group),
         ``plays`` (total), ``per_game`` (mean plays per game) with ``per_game_low`` /
-        ``per_game_high`` (normal 95% interval over games), ``games_played`` (games
+        ``per_game_high`` (normal 95% interval over games, cut at 0), ``games_played`` (games
         in which any seat played it), ``share`` (= games_played / games) with
         ``share_low`` / ``share_high`` (Wilson 95%). Sorted by condition, players, character.
     """
@@ -123,7 +123,7 @@ def character_plays(df: pl.DataFrame) -> pl.DataFrame:
                 "games": g,
                 "plays": r["plays"],
                 "per_game": mean,
-                "per_game_low": mean - half,
+                "per_game_low": max(0.0, mean - half),  # a count of plays: the normal interval is cut at 0
                 "per_game_high": mean + half,
                 "games_played": r["games_played"],
                 "share": r["games_played"] / g,

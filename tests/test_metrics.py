@@ -132,6 +132,8 @@ def test_deals_needed_at_80_percent_power_and_omitted_near_zero():
     assert delta.deals_needed > 1.9 * (1.96 * delta.sd / 0.08) ** 2
     tiny = M.paired(d - d.mean() + 0.001)  # effect far inside its standard error
     assert tiny.deals_needed is None and "indistinguishable" in tiny.deals_needed_reason
+    few = M.paired(d[:12] - d[:12].mean() + 0.6)  # a clear-looking effect on a quick look's 12 deals
+    assert not few.resolved and few.deals_needed is None and "fewer than 20 deals" in few.deals_needed_reason
 
 
 def test_zero_of_ten_thousand_shows_its_upper_bound():

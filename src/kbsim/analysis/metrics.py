@@ -39,7 +39,8 @@ seat rotation) is ours.
 * **Deals needed** is the number of deals at which a new paired study would resolve the
   observed effect with 80% power at alpha 0.05 (:class:`statsmodels.stats.power.TTestPower`);
   it is omitted when the observed effect is smaller than its standard error
-  (indistinguishable from 0: any number would be noise).
+  (indistinguishable from 0: any number would be noise) and below :data:`MIN_DEALS_FOR_POWER`
+  deals (a quick look's effect sizes are noise too).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ import numpy as np
 ALPHA = 0.05
 POWER = 0.8
 EXACT_BELOW = 100  # discordant deals below which a 0/1 paired outcome uses the exact sign test
+MIN_DEALS_FOR_POWER = 20  # fewer deals give no deal count: the effect's size and spread are not yet estimated
 MIN_DISCORDANT = 6  # fewest differing deals with which an exact sign test can reach p < 0.05 (2 * 0.5**6 = 0.031)
 ADJUSTMENT = "holm"
 SEAT_GAP_TEST = "paired permutation"  # the test of a largest-seat-gap difference (paired_seat_gap)
@@ -353,6 +355,8 @@ def deals_needed_reason(d: Delta) -> str:
     """Why no deal count is given for ``d``: "" when one is."""
     if d.n < 2 or _isnan(d.mean):
         return "too few deals"
+    if d.n < MIN_DEALS_FOR_POWER and not d.identical and not d.resolved:
+        return f"fewer than {MIN_DEALS_FOR_POWER} deals: the effect's size and spread are not estimated well enough"
     if d.identical:
         return "identical on every deal"
     if d.resolved:
@@ -621,6 +625,7 @@ __all__ = [
     "ALPHA",
     "Delta",
     "EXACT_BELOW",
+    "MIN_DEALS_FOR_POWER",
     "MIN_DISCORDANT",
     "POWER",
     "adjust",

@@ -247,6 +247,8 @@ def answers(inp: ReportInput, st: dict) -> list[dict]:
             tail = (
                 f"; a new paired study would need about {span} deals per cell to resolve the effects seen"
                 if need
+                else "; too few deals to estimate how many a study would need"
+                if any(d["delta"].deals_needed_reason.startswith("fewer than") for d in open_)
                 else "; the effects seen are within the noise, so no deal count can be given"
             )
             fair_lines.append(

@@ -238,14 +238,25 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
     keys = list(rows)
     ylab = [_esc(f"{labels[b]} − {labels[a]} · {p}p") for b, a, p in keys]
     fig = _subplots(len(metrics), [lab for _, lab, _ in metrics])  # the unit is on each x axis
-    in_legend: set[bool] = set()
+    in_legend: set[str] = set()
+    # (kind, legend name, colour, symbol): resolved, not resolved, and identical on every deal (the arm's bots
+    # never did what differs: not a measured "no effect", so drawn apart)
+    kinds = (
+        ("resolved", f"resolved (adjusted p < 0.05, {M.ADJUSTMENT_NAME})", "#1f4e9c", "circle"),
+        ("open", "not resolved after adjustment", "#9a9a9a", "circle-open"),
+        ("identical", "identical on every deal (nothing measured)", "#c07000", "x-thin-open"),
+    )
+
+    def kind_of(pd) -> str:
+        return "identical" if pd.identical else "resolved" if pd.resolved else "open"
+
     for k, (m, _, unit) in enumerate(metrics, start=1):
         scale = 100 if unit == "pp" else 1
-        for resolved in (True, False):
+        for kind, name, colour, symbol in kinds:
             xs, ys, err, err_minus, cd = [], [], [], [], []
             for key, y in zip(keys, ylab, strict=True):
                 d = rows[key].get(m)
-                if d is None or d["delta"].n < 2 or d["delta"].resolved != resolved:
+                if d is None or d["delta"].n < 2 or kind_of(d["delta"]) != kind:
                     continue
                 pd = d["delta"]
                 xs.append(pd.mean * scale)
@@ -259,16 +270,10 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
                     x=xs,
                     y=ys,
                     mode="markers",
-                    name=f"resolved (adjusted p < 0.05, {M.ADJUSTMENT_NAME})"
-                    if resolved
-                    else "not resolved after adjustment",
-                    legendgroup=str(resolved),
-                    showlegend=bool(xs) and resolved not in in_legend,  # first panel with such points
-                    marker={
-                        "color": "#1f4e9c" if resolved else "#9a9a9a",
-                        "size": 8,
-                        "symbol": "circle" if resolved else "circle-open",
-                    },
+                    name=name,
+                    legendgroup=kind,
+                    showlegend=bool(xs) and kind not in in_legend,  # first panel with such points
+                    marker={"color": colour, "size": 8, "symbol": symbol},
                     error_x={"type": "data", "array": err, "arrayminus": err_minus, "thickness": 1.4, "width": 3},
                     customdata=cd,
                     hovertemplate="%{y}<br>%{customdata[0]} %{customdata[1]}<br>%{customdata[2]}<br>"
@@ -278,7 +283,7 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
                 col=k,
             )
             if xs:
-                in_legend.add(resolved)
+                in_legend.add(kind)
         ax = "" if k == 1 else str(k)
         fig.add_shape(
             type="line", xref=f"x{ax}", yref=f"y{ax} domain", x0=0, x1=0, y0=0, y1=1, line={"color": "#333", "width": 1}
@@ -516,7 +521,8 @@ def build_figures(inp: ReportInput, st: dict) -> list[dict]:
                 "Paired differences against the baseline",
                 "Each point is arm B minus arm A (on the same deals unless marked independent samples), "
                 "with its 95% interval; filled: resolved after Holm's adjustment for every difference on the "
-                "page, open: not resolved. Largest seat gap: left of 0, arm B is closer to fair than arm A.",
+                "page, open: not resolved, x: identical on every deal (the bots never did what the arm "
+                "changes). Largest seat gap: left of 0, arm B is closer to fair than arm A.",
                 _fig_deltas(inp, st, labels),
             ),
         )

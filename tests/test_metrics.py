@@ -16,8 +16,13 @@ from kbsim.sim.conditions import Condition
 
 
 def _page(df: pl.DataFrame, arms: list[str]) -> dict:
+    return compute(_input(df, arms))
+
+
+def _input(df: pl.DataFrame, arms: list[str]) -> ReportInput:
+    """A report input of ``arms`` (labels = keys), each compared with the first."""
     conds = [Condition(a, a, a) for a in arms]
-    inp = ReportInput(
+    return ReportInput(
         title="t",
         name="t",
         question="",
@@ -28,7 +33,6 @@ def _page(df: pl.DataFrame, arms: list[str]) -> dict:
         sweep=None,
         records=df,
     )
-    return compute(inp)
 
 
 def _synthetic(rng: np.random.Generator, arms: list[str], players: list[int], deals: int) -> pl.DataFrame:
@@ -486,20 +490,7 @@ def test_answer_names_the_fairer_arm_only_where_resolved():
             schema_overrides={"winners": pl.List(pl.Int8), "players": pl.Int8, "turns": pl.Int64},
         )
 
-    df = pl.concat([arm("base", fair), arm("skewed", unfair), arm("same", fair)])
-    arms = ["base", "skewed", "same"]
-    conds = [Condition(a, a, a) for a in arms]
-    inp = ReportInput(
-        title="t",
-        name="t",
-        question="",
-        source="test",
-        parameters=[],
-        conditions=conds,
-        comparisons=[(a, "base") for a in arms[1:]],
-        sweep=None,
-        records=df,
-    )
+    inp = _input(pl.concat([arm("base", fair), arm("skewed", unfair), arm("same", fair)]), ["base", "skewed", "same"])
     got = {a["b"]: " ".join(a["lines"]) for a in answers(inp, compute(inp))}
     assert "skewed is further from fair than base" in got["skewed"] and "2 players" in got["skewed"]
     assert "closer to fair" not in got["skewed"]

@@ -496,3 +496,8 @@ def test_answer_names_the_fairer_arm_only_where_resolved():
     assert "closer to fair" not in got["skewed"]
     assert "same games on every deal" in got["same"] and "fair than" not in got["same"]
     assert any(line.startswith("ANSWER, skewed against base") for line in text_summary(inp, compute(inp)))
+    verdict_lines = [line for line in text_summary(inp, compute(inp)) if line.startswith("  2 players, #")]
+    by_arm = {line.split(": ")[0].split(" ")[-1]: line for line in verdict_lines}
+    assert by_arm["skewed"].endswith("; further from fair than base (resolved)")
+    assert by_arm["same"].endswith("; same games as base on every deal")
+    assert by_arm["base"].endswith("; baseline")

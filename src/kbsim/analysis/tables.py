@@ -87,6 +87,31 @@ def _cells(inp: ReportInput, st: dict):
                 yield c, p, g
 
 
+def _gap_against(st: dict, labels: dict[str, str]) -> dict[tuple[str, int], str]:
+    """Per (arm key, players): what its largest-seat-gap differences say against the arms it is compared with.
+
+    The verdict table's rank orders point estimates; this says which of those orderings a paired test resolved
+    (after the page's adjustment), so a rank is not read as a finding.
+    """
+    out: dict[tuple[str, int], list[str]] = {}
+    for d in st.get("deltas", []):
+        if d["metric"] != SEAT_GAP[0]:
+            continue
+        pd: Delta = d["delta"]
+        a = labels[d["a"]]
+        if pd.n < 2:
+            text = f"no common deals with {a}"
+        elif pd.identical:
+            text = f"same games as {a} on every deal"
+        elif pd.resolved:
+            text = f"{'closer to' if pd.mean < 0 else 'further from'} fair than {a} (resolved)"
+        else:
+            text = f"not resolved against {a}"
+        out.setdefault((d["b"], d["players"]), []).append(text)
+        out.setdefault((d["a"], d["players"]), [])
+    return {k: "; ".join(v) if v else "baseline" for k, v in out.items()}
+
+
 def _tables(inp: ReportInput, st: dict) -> dict:
     labels = {c.key: c.label for c in inp.conditions}
     summary = []
@@ -111,11 +136,13 @@ def _tables(inp: ReportInput, st: dict) -> dict:
                 "seat_test": _seat_test_text(g["balance"]["test"]),
             }
         )
+    against = _gap_against(st, labels)
     verdicts = [
         {
             "arm": labels[v["condition"]],
             "players": v["players"],
             "rank": v["rank"] or "–",
+            "against": against.get((v["condition"], v["players"]), ""),
             "gap": _gap_text(v["verdict"]["largest"]),
             "first": _gap_text(v["verdict"]["first"]),
             "text": v["verdict"]["text"],
@@ -340,14 +367,17 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
             f"{_num(g['turns']['median'], 0)}"
         )
     if st.get("verdicts"):
+        against = _gap_against(st, labels)
         lines.append(
             "distance from fair (largest gap between a seat's share of the games won alone and 1/P; "
-            "rank 1 = closest to fair at that player count):"
+            "rank 1 = closest to fair at that player count, by the point estimate; only the differences marked "
+            "resolved tell two arms apart):"
         )
         for v in st["verdicts"]:
             lines.append(
                 f"  {v['players']} players, #{v['rank'] or '–'} {labels[v['condition']]}: "
                 f"{v['verdict']['text']}; seat equality {_seat_test_text(v['test'])}"
+                + (f"; {against[key]}" if (key := (v["condition"], v["players"])) in against else "")
             )
     for ans in answers(inp, st):
         lines.append(f"ANSWER, {ans['b']} against {ans['a']}: " + " ".join(ans["lines"]))

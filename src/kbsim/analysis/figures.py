@@ -129,6 +129,9 @@ def _fig_seats(inp: ReportInput, st: dict, colours: dict):
         )
     fig.update_layout(**_base_layout(440), barmode="group")
     fig.update_xaxes(title_text="seat won alone · shared win · no winner", tickangle=0, title_font_size=11)
+    for k, p in enumerate(ps, start=1):
+        if p >= 4:  # seven or more categories in a quarter of the width: upright labels run into each other
+            fig.update_xaxes(tickangle=-45, row=1, col=k)
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
     fig.update_yaxes(title_text="share of games", row=1, col=1)
     return fig

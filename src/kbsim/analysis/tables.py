@@ -49,7 +49,15 @@ def _delta_text(d: dict, short: bool = False) -> tuple[str, str, str]:
     kind = "" if pd.paired else "independent samples · "
     ps = f"{M.fmt_p(pd.p)} raw, {M.fmt_p(pd.p_adj).replace('p ', 'p(adj) ')} {M.ADJUSTMENT_NAME}"
     differing = f"{pd.discordant} differing deal{'' if pd.discordant == 1 else 's'}"
-    if pd.discordant is not None and pd.test.startswith("exact"):
+    if short:  # a table cell: the adjusted p only; the raw p and the test are in the cell's tooltip (the long text)
+        ps = (
+            M.fmt_p(pd.p_adj).replace("p ", "p(adj) ")
+            if pd.p_adj == pd.p_adj
+            else f"untested: {differing}"
+            if pd.discordant is not None
+            else "untested"
+        )
+    elif pd.discordant is not None and pd.test.startswith("exact"):
         ps += f"; exact sign test, {differing}"
     elif pd.test == M.SEAT_GAP_TEST:
         ps += f"; {pd.test}, {differing}, bootstrap interval"
@@ -162,6 +170,7 @@ def _tables(inp: ReportInput, st: dict) -> dict:
             "value": v,
             "interval": interval,
             "status": status,
+            "detail": _delta_text(d)[2],
             "resolved": d["delta"].resolved,
         }
     bots = [

@@ -52,6 +52,7 @@ class Plan:
         nodes: positions stored by the search.
         exact: True if the search was not cut short by its budget (cards laid is then the maximum).
         engine: which search ran: ``links``, ``runs``, ``rows`` or ``clones`` (see :func:`plan_turn`).
+        applied: the moves have been made on the turn searched (``plan_turn``'s ``lay_at``), not on a sandbox.
     """
 
     moves: tuple[Move, ...]
@@ -64,6 +65,7 @@ class Plan:
     nodes: int
     exact: bool
     engine: str = ""
+    applied: bool = False
 
 
 def evaluate(g: CompiledGame, rows: Sequence[Sequence[int]], hand: Sequence[int]) -> float:

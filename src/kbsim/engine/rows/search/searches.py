@@ -51,8 +51,9 @@ def _plain(turn: Turn) -> bool:
         return False
     steps = turn.g.steps
     for row in turn.rows:
-        for a, b in pairwise(row):
-            if b - a not in steps or a < 0:
+        for j in range(1, len(row)):
+            a = row[j - 1]
+            if row[j] - a not in steps or a < 0:
                 return False
     return True
 
@@ -286,7 +287,7 @@ def _links_for(g: CompiledGame) -> _Links:
 
 
 def _search_links(
-    sb: Turn,
+    turn: Turn,
     rows0: Rows,
     hand0: tuple[int, ...],
     needed: int,
@@ -294,6 +295,7 @@ def _search_links(
     budget: int,
     full: int,
     prune: bool,
+    lay_at: int = 0,
 ) -> Plan:
     """Exact search over link counts, for strict runs with the default rebuild rules.
 
@@ -349,10 +351,13 @@ def _search_links(
     serves nothing but such moves, so the move can only help (a row card is
     freed, a boundary bridged). The winning sequence
     is then carried out on a real :class:`~kbsim.engine.rows.turn.Turn` (any row with
-    the needed end or start will do), which also checks it.
+    the needed end or start will do), which also checks it: a sandbox copy of
+    ``turn``, or ``turn`` itself when the plan lays at least ``lay_at`` cards. A plan
+    that makes no move (it lays nothing, and no row is completed or moved) is
+    not carried out.
 
     Args:
-        sb: a sandbox copy of the turn; the plan is carried out on it.
+        turn: the turn in progress (changed only when the plan lays at least ``lay_at`` cards).
         rows0: the rows on the table at the start (row cards first), as tuples of card values.
         hand0: the hand at the start, sorted card values.
         needed: cards the turn must still lay before it may end.
@@ -362,14 +367,17 @@ def _search_links(
             search must run to the end).
         prune: make the whole-row moves that can only help at once (see above) and, with the rebuild
             options, expand the positions that laid the most cards first.
+        lay_at: carry a plan laying at least this many cards out on ``turn`` itself (0: never; the caller
+            then ends the turn, see :func:`~kbsim.engine.rows.search.solve.plan_turn`).
 
     Returns:
-        The best plan found (most cards laid, then :func:`evaluate`), already carried out on ``sb``.
+        The best plan found (most cards laid, then :func:`evaluate`), already carried out on a sandbox copy
+        of ``turn`` or (``Plan.applied``) on ``turn``.
 
     Raises:
-        PlanError: carrying out the plan on ``sb`` laid a different number of cards than the search expected.
+        PlanError: carrying out the plan laid a different number of cards than the search expected.
     """
-    g = sb.g
+    g = turn.g
     lk = _links_for(g)
     K, one = lk.K, lk.one
     n_rows = len(rows0)
@@ -388,6 +396,7 @@ def _search_links(
             L += one[lk.pos(row[j])]
     for card in hand0:
         H += one[lk.pos(card)]
+    R0 = R  # rows before the completions and whole-row moves made at once
     Z = lk.unlinked(L)
     E, S, L, Z, R = lk.close(E, S, L, Z, R)
     if merge:
@@ -405,16 +414,33 @@ def _search_links(
         s = lk.score(states[k], n_rows)
         if best < 0 or s > best_score or (s == best_score and k < best):
             best, best_score = k, s
-    before = sb.laid
     rows_after: list[int] = []  # rows on the table after each step of the path (the start first)
     k = best
     while k >= 0:
         pk: LinkPos = states[k]
         rows_after.append(pk[4])
         k = fr.parents[k]
-    rows_after.reverse()
-    out = _realize(sb, fr.path(best), lk, merge, rows_after)
+    rows_after.append(R0)
+    rows_after.reverse()  # R0, then the start's rows after its completions and whole-row moves, then each step's
     laid: int = fr.laids[best]
+    path = fr.path(best)
+    if not path and rows_after[0] == rows_after[1]:  # no move to make: the plan leaves the turn as it is
+        return Plan(
+            moves=(),
+            laid=0,
+            score=best_score,
+            rows=rows0,
+            hand=hand0,
+            won=turn.won,
+            legal=True,
+            nodes=len(fr.seen),
+            exact=not fr.truncated,
+            engine="links",
+        )
+    applied = 0 < lay_at <= laid
+    sb = turn if applied else turn.sandbox(scratch=True)
+    before = sb.laid
+    out = _realize(sb, path, lk, merge, rows_after)
     if sb.laid - before != laid:
         raise PlanError(f"carrying out the plan laid {sb.laid - before} cards, the search expected {laid}")
     return Plan(
@@ -428,6 +454,7 @@ def _search_links(
         nodes=len(fr.seen),
         exact=not fr.truncated,
         engine="links",
+        applied=applied,
     )
 
 
@@ -656,9 +683,10 @@ def _realize(turn: Turn, path: list[int], lk: _Links, prune: bool, rows_after: l
     After every step it completes rows while it can and, with ``prune``, makes
     the whole-row moves the search made at once, in the same order. A start
     segment is preceded by the tail swaps that make its row long enough.
-    ``rows_after`` (the search's count of rows after each step, the start
-    first) lets it skip that after a step where the search made neither
-    (both lower the count of rows, nothing else changes it beyond the step's own
+    ``rows_after`` (the search's count of rows before the start's completions
+    and whole-row moves, after them, and after each step) lets it skip that
+    at the start and after a step where the search made neither (both lower
+    the count of rows, nothing else changes it beyond the step's own
     ``_ROWS_DELTA``).
 
     Args:
@@ -666,7 +694,8 @@ def _realize(turn: Turn, path: list[int], lk: _Links, prune: bool, rows_after: l
         path: the search's steps, ints ``kind | p << 3 | k << 11`` (positions along the step).
         lk: the game's link-count constants.
         prune: the search made the whole-row moves that can only help at once.
-        rows_after: the search's count of rows after each step, the start first (None: settle after every step).
+        rows_after: the search's count of rows at the start (before and after its completions and whole-row
+            moves) and after each step (None: settle at the start and after every step).
 
     Returns:
         The moves made, in order.
@@ -676,12 +705,13 @@ def _realize(turn: Turn, path: list[int], lk: _Links, prune: bool, rows_after: l
     """
     real = _Realizer(turn, lk, prune)
     try:
-        real.settle()
+        if rows_after is None or rows_after[0] != rows_after[1]:
+            real.settle()
         for i, step in enumerate(path):
             real.step(step)
             if turn.phase == DONE:
                 break
-            if rows_after is None or rows_after[i + 1] - rows_after[i] != _ROWS_DELTA[step & _KIND_MASK]:
+            if rows_after is None or rows_after[i + 2] - rows_after[i + 1] != _ROWS_DELTA[step & _KIND_MASK]:
                 real.settle()
     except IllegalMove as e:
         raise PlanError(f"the engine refused a planned move: {e}") from None

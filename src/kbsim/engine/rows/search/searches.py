@@ -157,8 +157,8 @@ def _links_apply(g: CompiledGame, rows0: Sequence[Sequence[int]], n0: int, reb_l
 Counts = tuple[int, int, int, int, int]
 """A link-count position without its hand: ``(E, S, L, Z, R)`` (see :class:`_Links`)."""
 
-LinkPos = tuple[int, int, int, int, int, int]
-"""A link-count position ``(E, S, L, Z, R, H)`` (see :class:`_Links`)."""
+LinkKey = tuple[int, int, int]
+"""A link-count position's key and stored state ``(E, L, H)`` (see :class:`_Links`)."""
 
 # Steps of a link-count path, one int each: kind | p << 3 | k << 11 (kinds as in _ROWS_DELTA; k for kind 4).
 _KIND_MASK = 7
@@ -174,7 +174,9 @@ class _Links:
     A position is six ints ``(E, S, L, Z, R, H)``. E, S, L and H pack one count per position along the step
     into fields of ``W`` bits: E the row ends, S the row starts, L the links across each boundary
     ``p -> p + 1``, H the hand cards. Z counts the boundaries with no link (a row can be completed when
-    Z == 0), R the rows. No count exceeds ``copies`` (the cards of one value) and ``W`` is the smallest
+    Z == 0), R the rows. The others follow from ``(E, L, H)``, the key a position is stored under
+    (``S[p] = E[p] + L[p] - L[p-1]``: both are the cards at ``p`` less a link; Z and R count fields of L
+    and E). No count exceeds ``copies`` (the cards of one value) and ``W`` is the smallest
     width with ``copies <= 2 ** (W - 1)``, so adding ``half`` to a field sets its top bit iff the field is
     not 0, with no carry into the next field. The base game (13 values, 8 copies) packs into fields of 4
     bits, 56 bits with the one spare field the shifts use: the ints stay machine ints when compiled (mypyc);
@@ -213,14 +215,6 @@ class _Links:
         """Card value -> position along the step."""
         return v - self.vmin if self.up else self.vmax - v
 
-    def nz(self, x: int) -> int:
-        """The low bit of each field set where the field of ``x`` is not 0."""
-        return ((x + self.half) >> self.top) & self.lows
-
-    def field(self, x: int, p: int) -> int:
-        """The count at position ``p`` of the packed ``x``."""
-        return (x >> (self.W * p)) & self.M
-
     def unlinked(self, L: int) -> int:
         """Boundaries with no link in the packed links ``L`` (Z)."""
         W, M = self.W, self.M
@@ -255,9 +249,8 @@ class _Links:
                     E, S, L, Z, R = self.close(E, S, L, Z, R)
         return E, S, L, Z, R
 
-    def score(self, pos: LinkPos, n_rows: int) -> float:
-        """:func:`evaluate` computed from the counts of ``pos`` (``n_rows`` row cards on the table)."""
-        E, S, L, Z, R, H = pos
+    def score(self, E: int, H: int, Z: int, R: int, n_rows: int) -> float:
+        """:func:`evaluate` computed from the counts of a position (``n_rows`` row cards on the table)."""
         W, M, B = self.W, self.M, self.B
         accepts = 0
         for p in range(B):
@@ -401,24 +394,25 @@ def _search_links(
     E, S, L, Z, R = lk.close(E, S, L, Z, R)
     if merge:
         E, S, L, Z, R = lk.merge_free(E, S, L, Z, R, H, 1, K)
-    start: LinkPos = (E, S, L, Z, R, H)
+    start: LinkKey = (E, L, H)
+    zs, rs = [Z], [R]  # Z and R of each stored position
     # with the rebuild options, lays first: a turn laying the whole hand is found without listing every board
     fr = _Frontier(start, start, needed=needed, full=full, budget=budget, lays_first=prune and (starts or splits))
-    _expand_links(lk, fr, n_rows, merge, starts, splits)
+    _expand_links(lk, fr, zs, rs, n_rows, merge, starts, splits)
     if not fr.cand:
         return _no_plan(g, rows0, hand0, len(fr.seen), fr.truncated, "links")
     states = fr.states
     best = -1
     best_score = 0.0
     for k in fr.cand:  # the highest score, the first found among equals
-        s = lk.score(states[k], n_rows)
+        pk: LinkKey = states[k]
+        s = lk.score(pk[0], pk[2], zs[k], rs[k], n_rows)
         if best < 0 or s > best_score or (s == best_score and k < best):
             best, best_score = k, s
     rows_after: list[int] = []  # rows on the table after each step of the path (the start first)
     k = best
     while k >= 0:
-        pk: LinkPos = states[k]
-        rows_after.append(pk[4])
+        rows_after.append(rs[k])
         k = fr.parents[k]
     rows_after.append(R0)
     rows_after.reverse()  # R0, then the start's rows after its completions and whole-row moves, then each step's
@@ -459,7 +453,9 @@ def _search_links(
 
 
 # The position loop, kept whole (noqa C901): it reads the position's six ints on every move.
-def _expand_links(lk: _Links, fr: _Frontier, n_rows: int, merge: bool, starts: bool, splits: bool) -> None:  # noqa: C901
+def _expand_links(  # noqa: C901
+    lk: _Links, fr: _Frontier, zs: list[int], rs: list[int], n_rows: int, merge: bool, starts: bool, splits: bool
+) -> None:
     """Expand the positions of ``fr`` until the search stops (the moves of :func:`_search_links`).
 
     A position's children are stored in a fixed order: lays on a row end and openings of an empty row (by
@@ -467,24 +463,30 @@ def _expand_links(lk: _Links, fr: _Frontier, n_rows: int, merge: bool, starts: b
 
     Args:
         lk: the game's constants.
-        fr: the frontier, holding the start position.
+        fr: the frontier, holding the start position (positions stored as their keys ``(E, L, H)``).
+        zs: Z of each stored position (the start's first); the new ones are appended.
+        rs: R of each stored position (the start's first); the new ones are appended.
         n_rows: row cards on the table.
         merge: make the whole-row moves that can only help at once (``prune``, see :func:`_search_links`).
         starts: start segments are allowed (``rebuild_from_start``).
         splits: splits into an empty row card are allowed (``rebuild_into_empty``).
     """
     W, M, one, lows_b = lk.W, lk.M, lk.one, lk.lows_b
+    half, top, lows = lk.half, lk.top, lk.lows  # nz(x) = ((x + half) >> top) & lows: fields of x not 0
     opener, split_at = lk.opener, lk.split_at
     states, laids, seen = fr.states, fr.laids, fr.seen
     while True:
         i = fr.next_index()
         if i < 0:
             return
-        cur: LinkPos = states[i]
-        E, S, L, Z, R, H = cur
+        cur: LinkKey = states[i]
+        E, L, H = cur
+        S = E + L - (L << W)
+        Z = zs[i]
+        R = rs[i]
         laid: int = laids[i]
-        nh = lk.nz(H)
-        ne = lk.nz(E)
+        nh = ((H + half) >> top) & lows
+        ne = ((E + half) >> top) & lows
         # lays: on a row end (kind 0), then into an empty row card (kind 1)
         for kind in range(2):
             if kind == 0:
@@ -506,13 +508,18 @@ def _expand_links(lk: _Links, fr: _Frontier, n_rows: int, merge: bool, starts: b
                         E2, S2, L2, Z2, R2 = lk.close(E2, S2, L2, Z2, R2)
                 else:  # open an empty row
                     E2, S2, L2, Z2, R2 = E + low, S + low, L, Z, R + 1
-                if merge and (lk.nz(E2) << W) & lk.nz(S2) & (low | (low << W)) & ~lk.nz(H2):
+                if merge and (((E2 + half) >> top) & lows) << W & ((S2 + half) >> top) & lows & (low | (low << W)) & ~(
+                    ((H2 + half) >> top) & lows
+                ):
                     # only where a whole-row move is open at p or p + 1
                     E2, S2, L2, Z2, R2 = lk.merge_free(E2, S2, L2, Z2, R2, H2, p, p + 2)
-                key = (E2, S2, L2, Z2, R2, H2)
-                if key not in seen and fr.add(key, key, kind | p << _P_SHIFT, laid + 1):
-                    return
-        mask = lk.nz(S) & (ne << W)
+                key = (E2, L2, H2)
+                if key not in seen:
+                    zs.append(Z2)
+                    rs.append(R2)
+                    if fr.add(key, key, kind | p << _P_SHIFT, laid + 1):
+                        return
+        mask = ((S + half) >> top) & lows & (ne << W)
         while mask:  # move a whole row starting at f onto a row ending at f - 1 (kind 2)
             low = mask & -mask
             mask ^= low
@@ -523,9 +530,12 @@ def _expand_links(lk: _Links, fr: _Frontier, n_rows: int, merge: bool, starts: b
             E2, S2, L2, R2 = E - below, S - low, L + below, R - 1
             if Z2 == 0:
                 E2, S2, L2, Z2, R2 = lk.close(E2, S2, L2, Z2, R2)
-            key = (E2, S2, L2, Z2, R2, H)
-            if key not in seen and fr.add(key, key, 2 | f << _P_SHIFT, laid):
-                return
+            key = (E2, L2, H)
+            if key not in seen:
+                zs.append(Z2)
+                rs.append(R2)
+                if fr.add(key, key, 2 | f << _P_SHIFT, laid):
+                    return
             if starts:  # the first k cards f..f+k-1 of a row starting at f onto a row ending at f - 1 (kind 4)
                 gain = 0 if linked else 1
                 top_k = low
@@ -536,21 +546,27 @@ def _expand_links(lk: _Links, fr: _Frontier, n_rows: int, merge: bool, starts: b
                     E2, S2, L2, R2 = E - below + cut, S - low + one[f + k], L + below - cut, R
                     if Z3 == 0:
                         E2, S2, L2, Z3, R2 = lk.close(E2, S2, L2, Z3, R2)
-                    key = (E2, S2, L2, Z3, R2, H)
-                    if key not in seen and fr.add(key, key, 4 | f << _P_SHIFT | k << _K_SHIFT, laid):
-                        return
+                    key = (E2, L2, H)
+                    if key not in seen:
+                        zs.append(Z3)
+                        rs.append(R2)
+                        if fr.add(key, key, 4 | f << _P_SHIFT | k << _K_SHIFT, laid):
+                            return
                     top_k = one[f + k]
                     k += 1
         if splits and R < n_rows:
-            mask = lk.nz(L) & split_at
+            mask = ((L + half) >> top) & lows & split_at
             while mask:  # the cards after a link p -> p + 1 onto an empty row card (kind 3)
                 low = mask & -mask
                 mask ^= low
                 p = (low.bit_length() - 1) // W
                 Z2 = Z + 1 if (L >> (W * p)) & M == 1 else Z
-                key = (E + low, S + (low << W), L - low, Z2, R + 1, H)
-                if key not in seen and fr.add(key, key, 3 | p << _P_SHIFT, laid):
-                    return
+                key = (E + low, L - low, H)
+                if key not in seen:
+                    zs.append(Z2)
+                    rs.append(R + 1)
+                    if fr.add(key, key, 3 | p << _P_SHIFT, laid):
+                        return
 
 
 _ROWS_DELTA = (0, 1, -1, 1, 0)
@@ -611,18 +627,22 @@ class _Realizer:
         """Move every whole row whose first value the hand does not hold onto a row end it continues."""
         turn, rows, back = self.turn, self.rows, self.g.step
         hand = turn.hand
-        while turn.phase != DONE:
-            starts: dict[int, int] = {}
-            ends: dict[int, int] = {}
-            for i, row in enumerate(rows):
-                if row:
-                    starts.setdefault(row[0], i)
-                    ends.setdefault(row[-1], i)
-            v = next((v for v in starts if v not in hand and v - back in ends), None)
-            if v is None:
-                break
-            src = starts[v]
-            self.do(Rebuild(src, len(rows[src]), ends[v - back]))
+        n = len(rows)
+        moved = True
+        while moved and turn.phase != DONE:
+            moved = False
+            for src in range(n):  # the first row (by row card) whose first value can move, onto the first end
+                row = rows[src]
+                if not row or row[0] in hand:
+                    continue
+                e = row[0] - back
+                for dst in range(n):
+                    if rows[dst] and rows[dst][-1] == e:
+                        self.do(Rebuild(src, len(row), dst))
+                        moved = True
+                        break
+                if moved:
+                    break
         self.complete_rows()
 
     def settle(self) -> None:
@@ -656,25 +676,25 @@ class _Realizer:
 
     def step(self, step: int) -> None:
         """Carry out one step of the path (an int ``kind | p << 3 | k << 11``, kinds as in :data:`_ROWS_DELTA`)."""
-        rows, lk, do = self.rows, self.lk, self.do
+        rows, lk = self.rows, self.lk
         kind, p = step & _KIND_MASK, (step >> _P_SHIFT) & _P_MASK
         if kind == 0:  # lay on a row end
-            do(Lay(lk.val(p), self.ending_at(p - 1)))
+            self.do(Lay(lk.val(p), self.ending_at(p - 1)))
         elif kind == 1:  # open an empty row
-            do(Lay(lk.val(p), self.empty_row()))
+            self.do(Lay(lk.val(p), self.empty_row()))
         elif kind == 2:  # a whole row onto a row end
             src, dst = self.starting_at(p), self.ending_at(p - 1)
-            do(Rebuild(src, len(rows[src]), dst))
+            self.do(Rebuild(src, len(rows[src]), dst))
         elif kind == 3:  # split after the link p -> p + 1 into an empty row
             src, n = self.link_row(p)
-            do(Rebuild(src, n, self.empty_row()))
+            self.do(Rebuild(src, n, self.empty_row()))
         else:  # the first k cards of a row starting at p onto a row ending at p - 1
             k = step >> _K_SHIFT
             a = self.starting_at(p)
             while lk.pos(rows[a][-1]) < p + k:  # tail swaps until row a runs past p + k - 1
                 src, n = self.link_row(lk.pos(rows[a][-1]), skip=a)
-                do(Rebuild(src, n, a))
-            do(Rebuild(a, k, self.ending_at(p - 1), True))
+                self.do(Rebuild(src, n, a))
+            self.do(Rebuild(a, k, self.ending_at(p - 1), True))
 
 
 def _realize(turn: Turn, path: list[int], lk: _Links, prune: bool, rows_after: list[int] | None = None) -> list[Move]:

@@ -191,6 +191,18 @@ def test_planner_matches_brute_force(variant):
         assert plan_turn(turn, prune=True).laid == want, (variant, rows, hand)
 
 
+def test_links_fields_hold_more_copies_than_the_deck():
+    """The link counts' fields widen for a hand holding more copies of a value than the deck (a bare
+    ``search``): the same cards laid and score as the ``rows`` engine."""
+    g = compiled(rows=4)
+    for hand in ([5] * 9 + [6] * 9, [5] * 3, [1] * 17 + [2]):
+        turn = make_turn(g, [[1, 2, 3, 4], [], [], []], hand, [5])
+        links = plan_turn(turn, budget=10**6)
+        rows = searches._search_rows(turn.sandbox(), turn.needed, 200, 10**6, False)
+        assert links.engine == "links"
+        assert (links.laid, links.score) == (rows.laid, rows.score), hand
+
+
 def test_plan_carried_out_on_the_turn_itself():
     """``lay_at``: a plan laying that many cards is made on the turn itself, with the moves and outcome the
     sandbox gives; a plan laying fewer leaves the turn as it was."""

@@ -176,17 +176,19 @@ class _Links:
     ``p -> p + 1``, H the hand cards. Z counts the boundaries with no link (a row can be completed when
     Z == 0), R the rows. The others follow from ``(E, L, H)``, the key a position is stored under
     (``S[p] = E[p] + L[p] - L[p-1]``: both are the cards at ``p`` less a link; Z and R count fields of L
-    and E). No count exceeds ``copies`` (the cards of one value) and ``W`` is the smallest
-    width with ``copies <= 2 ** (W - 1)``, so adding ``half`` to a field sets its top bit iff the field is
-    not 0, with no carry into the next field. The base game (13 values, 8 copies) packs into fields of 4
-    bits, 56 bits with the one spare field the shifts use: the ints stay machine ints when compiled (mypyc);
-    wider games are searched the same way with Python's big ints.
+    and E). ``W`` is chosen by the search so that no count exceeds ``2 ** (W - 1)``: then adding ``half``
+    to a field sets its top bit iff the field is not 0, with no carry into the next field. In a strict run a
+    value occurs at most once per row, so E, S and L count at most the row cards, H at most the copies of a
+    value in hand: the base game (13 values, 6 row cards, 8 copies) packs into fields of 4 bits, 56 bits
+    with the one spare field the shifts use, and the ints stay machine ints when compiled (mypyc); wider
+    games are searched the same way with Python's big ints.
 
     Args:
         g: compiled rules (strict runs: one step of +1 or -1).
+        W: bits per field.
     """
 
-    def __init__(self, g: CompiledGame) -> None:
+    def __init__(self, g: CompiledGame, W: int) -> None:
         self.g = g
         K = g.full_length
         self.K = K
@@ -195,7 +197,6 @@ class _Links:
         self.vmin = g.value_min
         self.vmax = g.value_max
         self.complete = bool(g.complete_when_all)
-        W = (g.copies - 1).bit_length() + 1
         self.W = W
         self.M = (1 << W) - 1
         self.top = W - 1
@@ -264,18 +265,30 @@ class _Links:
         return w[0] * (n_rows - R) + w[1] * near + w[2] * accepts + w[3] * (B - Z) / max(1, B)
 
 
-_LINKS: dict[int, _Links] = {}
-"""The link-count constants per compiled game (by ``id``; each entry holds its game, so the id stays its own)."""
+_LINKS: dict[tuple[int, int], _Links] = {}
+"""The link-count constants per compiled game and field width (by the game's ``id``; each entry holds its
+game, so the id stays its own)."""
 
 
-def _links_for(g: CompiledGame) -> _Links:
-    """The :class:`_Links` of ``g``, made once per compiled game."""
-    lk = _LINKS.get(id(g))
+def _links_for(g: CompiledGame, n_rows: int, hand: Sequence[int]) -> _Links:
+    """The :class:`_Links` of ``g`` with fields wide enough for ``n_rows`` row cards and ``hand`` (made once).
+
+    The widest count is that of the row cards or of the copies of a value in hand (see :class:`_Links`).
+    """
+    cap = max(1, n_rows)
+    run = 0
+    prev = None
+    for c in sorted(hand):
+        run = run + 1 if c == prev else 1
+        prev = c
+        cap = max(cap, run)
+    W = (cap - 1).bit_length() + 1
+    lk = _LINKS.get((id(g), W))
     if lk is None or lk.g is not g:
         if len(_LINKS) >= 64:
             _LINKS.clear()
-        lk = _Links(g)
-        _LINKS[id(g)] = lk
+        lk = _Links(g, W)
+        _LINKS[(id(g), W)] = lk
     return lk
 
 
@@ -371,9 +384,9 @@ def _search_links(
         PlanError: carrying out the plan laid a different number of cards than the search expected.
     """
     g = turn.g
-    lk = _links_for(g)
-    K, one = lk.K, lk.one
     n_rows = len(rows0)
+    lk = _links_for(g, n_rows, hand0)
+    K, one = lk.K, lk.one
     starts = g.rebuild_from_start
     splits = g.rebuild_into_empty
     # with splits, a whole-row move can be undone (the freed row card takes the split) when any value opens a row

@@ -191,6 +191,50 @@ def test_planner_matches_brute_force(variant):
         assert plan_turn(turn, prune=True).laid == want, (variant, rows, hand)
 
 
+def test_links_fields_hold_more_copies_than_the_deck():
+    """The link counts' fields widen for a hand holding more copies of a value than the deck (a bare
+    ``search``): the same cards laid and score as the ``rows`` engine."""
+    g = compiled(rows=4)
+    for hand in ([5] * 9 + [6] * 9, [5] * 3, [1] * 17 + [2]):
+        turn = make_turn(g, [[1, 2, 3, 4], [], [], []], hand, [5])
+        links = plan_turn(turn, budget=10**6)
+        rows = searches._search_rows(turn.sandbox(), turn.needed, 200, 10**6, False)
+        assert links.engine == "links"
+        assert (links.laid, links.score) == (rows.laid, rows.score), hand
+
+
+def test_plan_carried_out_on_the_turn_itself():
+    """``lay_at``: a plan laying that many cards is made on the turn itself, with the moves and outcome the
+    sandbox gives; a plan laying fewer leaves the turn as it was."""
+    g = compiled(rows=4)
+    rng = random.Random(4711)
+    applied = kept = 0
+    for _ in range(150):
+        rows, hand = random_board(rng, 4, 5)
+        pile = [5] if rng.random() < 0.7 else []
+        turn = make_turn(g, rows, hand, pile)
+        want = plan_turn(turn, prune=True)
+        lay_at = rng.choice((1, 2, 4, 6))
+        t = turn.clone()
+        got = plan_turn(t, prune=True, lay_at=lay_at)
+        assert (got.moves, got.laid, got.rows, got.hand, got.won) == (
+            want.moves,
+            want.laid,
+            want.rows,
+            want.hand,
+            want.won,
+        ), (rows, hand)
+        if want.legal and want.laid >= lay_at:
+            applied += 1
+            assert got.applied and not want.applied
+            assert (tuple(map(tuple, t.rows)), tuple(sorted(t.hand)), t.won) == (got.rows, got.hand, got.won)
+        else:
+            kept += 1
+            assert not got.applied
+            assert (t.rows, t.hand, t.laid) == (turn.rows, turn.hand, turn.laid)
+    assert applied > 30 and kept > 30, (applied, kept)
+
+
 def test_engines_agree_on_game_boards(game):
     """links, runs, rows and clones: same cards laid; the unpruned ones also the same best score."""
     boards = []
@@ -287,9 +331,9 @@ def test_character_trials_use_their_budget(monkeypatch):
     real = planner_mod.plan_turn
     trial = [False]
 
-    def recording(turn, *, budget, prune=False):
+    def recording(turn, *, budget, prune=False, **kw):
         budgets.append((planner_mod.engine_for(turn), budget, trial[0]))
-        return real(turn, budget=budget, prune=prune)
+        return real(turn, budget=budget, prune=prune, **kw)
 
     class Marking(PlannerBot):
         def choose_character(self, turn):

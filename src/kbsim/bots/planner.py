@@ -25,7 +25,10 @@ Each turn:
    with the rebuild options; rows 10; turn copies 20; never below
    :data:`MIN_BUDGET`): a count, not a time, so games replay exactly; turns
    that hit the budget are counted in ``truncated``. The plan has already been
-   replayed on ``turn.sandbox()``, so an illegal plan never reaches the table.
+   replayed on ``turn.sandbox()``, so an illegal plan never reaches the table;
+   a plan the bot lays anyway (step 3) under the base game's rebuild rules is
+   made on the turn itself by the search (``plan_turn``'s ``lay_at``: the
+   same moves, one copy of the state less; the engine checks each move).
 3. **Turn option**:
 
    * it **lays out** (the plan's moves, then ends the turn) whenever the plan
@@ -145,12 +148,18 @@ class PlannerBot(BaseBot):
         return tuple(sorted(order[len(order) - k :])) if k else ()
 
     # ------------------------------------------------------------------ searching
-    def _plan(self, turn: Turn, budget: int) -> Plan:
+    def _plan(self, turn: Turn, budget: int, lay_at: int = 0) -> Plan:
+        """The search's plan for ``turn`` (``lay_at``: see :func:`~kbsim.engine.rows.search.plan_turn`)."""
         engine = engine_for(turn)
-        if engine == "links" and (self.game.rebuild_from_start or self.game.rebuild_into_empty):
-            engine = "links+"
-        cost = ENGINE_COST.get(engine, 1)
-        plan = plan_turn(turn, budget=max(min(budget, MIN_BUDGET), budget // cost), prune=True)
+        cost = ENGINE_COST.get(
+            "links+"
+            if engine == "links" and (self.game.rebuild_from_start or self.game.rebuild_into_empty)
+            else engine,
+            1,
+        )
+        plan = plan_turn(
+            turn, budget=max(min(budget, MIN_BUDGET), budget // cost), prune=True, engine=engine, lay_at=lay_at
+        )
         self.nodes += plan.nodes
         return plan
 
@@ -242,12 +251,15 @@ class PlannerBot(BaseBot):
                 turn.apply(mv)
                 if turn.phase == DONE:
                     return
-        plan = self._plan(turn, self.budget)
+        # a plan laying this many cards is laid out (below), so the search may make its moves on the turn itself
+        lay_at = 2 if self._swap_single(turn) else 1
+        plan = self._plan(turn, self.budget, lay_at)
         if not plan.exact:
             self.truncated += 1
-        if plan.legal and (plan.laid >= 2 or plan.won or (plan.laid == 1 and not self._swap_single(turn))):
-            for m in plan.moves:
-                turn.apply(m)
+        if plan.applied or (plan.legal and (plan.laid >= lay_at or plan.won)):
+            if not plan.applied:
+                for m in plan.moves:
+                    turn.apply(m)
             if turn.phase != DONE:
                 turn.apply(END_TURN)
             return

@@ -45,7 +45,9 @@ Search
 
     Every plan is replayed on ``turn.sandbox()`` before it is returned, so a
     plan the engine would refuse raises :class:`PlanError` instead of
-    reaching the table.
+    reaching the table; a caller that lays any plan laying enough cards (the
+    ``planner`` bot) may have the link-count search make it on the turn
+    itself (``lay_at``, ``Plan.applied``), where the engine checks each move.
 
 Budget
     The search is exhaustive unless it stores ``budget`` positions; it then

@@ -52,6 +52,7 @@ class Plan:
         nodes: positions stored by the search.
         exact: True if the search was not cut short by its budget (cards laid is then the maximum).
         engine: which search ran: ``links``, ``runs``, ``rows`` or ``clones`` (see :func:`plan_turn`).
+        applied: the moves have been made on the turn searched (``plan_turn``'s ``lay_at``), not on a sandbox.
     """
 
     moves: tuple[Move, ...]
@@ -64,6 +65,7 @@ class Plan:
     nodes: int
     exact: bool
     engine: str = ""
+    applied: bool = False
 
 
 def evaluate(g: CompiledGame, rows: Sequence[Sequence[int]], hand: Sequence[int]) -> float:
@@ -151,6 +153,8 @@ class _Frontier:
         "stop",
         "parent",
         "buckets",
+        "heads",
+        "order",
     )
 
     def __init__(
@@ -167,42 +171,48 @@ class _Frontier:
         self.truncated = self.stop = False
         self.parent = 0
         self.buckets: list[list[int]] | None = [[0]] if lays_first else None
+        self.heads: list[int] = [0]  # with lays_first: the next position to expand in each bucket
+        self.order = 0  # breadth-first: the next position to expand
 
     def __iter__(self):
-        if self.buckets is not None:
-            yield from self._lays_first()
-            return
-        for i, state in enumerate(self.states):  # positions added meanwhile come later in the list
-            if self.stop:
+        states = self.states
+        while True:
+            i = self.next_index()
+            if i < 0:
                 return
-            self.parent = i
-            yield state
+            yield states[i]
 
-    def _lays_first(self):
-        """Expand the stored positions that have laid the most cards first, in the order stored among equals.
+    def next_index(self) -> int:
+        """The index of the next stored position to expand (it becomes ``parent``), or -1 when the search stops.
 
-        Lays go deep at once (a sequence laying the whole hand is found after a few expansions, and
-        ``full`` stops the search), rebuilds breadth-first; when the search runs to the end it
-        expands the same positions as breadth-first order, so the cards laid are the same.
+        Breadth-first: the positions in the order stored (positions added meanwhile come later). With
+        ``lays_first``: the stored positions that have laid the most cards first, in the order stored among
+        equals. Lays then go deep at once (a sequence laying the whole hand is found after a few expansions,
+        and ``full`` stops the search), rebuilds breadth-first; when the search runs to the end it expands
+        the same positions as breadth-first order, so the cards laid are the same.
         """
+        if self.stop:
+            return -1
         buckets = self.buckets
         if buckets is None:
-            raise RuntimeError("lays-first order needs a frontier made with lays_first=True")
-        heads = [0]
-        top = 0
-        states = self.states
-        while not self.stop:
-            while len(heads) < len(buckets):
-                heads.append(0)
-            top = len(buckets) - 1
-            while top >= 0 and heads[top] >= len(buckets[top]):
-                top -= 1
-            if top < 0:
-                return
-            i = buckets[top][heads[top]]
-            heads[top] += 1
+            i = self.order
+            if i >= len(self.states):
+                return -1
+            self.order = i + 1
             self.parent = i
-            yield states[i]
+            return i
+        heads = self.heads
+        while len(heads) < len(buckets):
+            heads.append(0)
+        top = len(buckets) - 1
+        while top >= 0 and heads[top] >= len(buckets[top]):
+            top -= 1
+        if top < 0:
+            return -1
+        i = buckets[top][heads[top]]
+        heads[top] += 1
+        self.parent = i
+        return i
 
     def add(self, key, state, move, laid: int, ok: bool = True, won: bool = False) -> bool:
         """Store a new position (``key`` not in ``seen``); True if the search stops here.

@@ -6,8 +6,9 @@ Each returns a :class:`~kbsim.engine.rows.search.frontier.Plan`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import pairwise
+from typing import final
 
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.compiled import CompiledGame
@@ -50,8 +51,9 @@ def _plain(turn: Turn) -> bool:
         return False
     steps = turn.g.steps
     for row in turn.rows:
-        for a, b in pairwise(row):
-            if b - a not in steps or a < 0:
+        for j in range(1, len(row)):
+            a = row[j - 1]
+            if row[j] - a not in steps or a < 0:
                 return False
     return True
 
@@ -152,11 +154,146 @@ def _links_apply(g: CompiledGame, rows0: Sequence[Sequence[int]], n0: int, reb_l
     return reb_left >= need
 
 
-# A search's position loop, kept whole (noqa C901): its inner closures read the loop's locals on every
-# position; split into functions, they would take them as arguments instead (the same split of greedy's hot
-# loop cost 2.7%; this one was not measured -- open work of issue 12).
-def _search_links(  # noqa: C901
-    sb: Turn,
+Counts = tuple[int, int, int, int, int]
+"""A link-count position without its hand: ``(E, S, L, Z, R)`` (see :class:`_Links`)."""
+
+LinkKey = tuple[int, int, int]
+"""A link-count position's key and stored state ``(E, L, H)`` (see :class:`_Links`)."""
+
+# Steps of a link-count path, one int each: kind | p << 3 | k << 11 (kinds as in _ROWS_DELTA; k for kind 4).
+_KIND_MASK = 7
+_P_SHIFT = 3
+_P_MASK = 255
+_K_SHIFT = 11
+
+
+@final
+class _Links:
+    """The constants of the link-count search (:func:`_search_links`) for one compiled game, and its moves.
+
+    A position is six ints ``(E, S, L, Z, R, H)``. E, S, L and H pack one count per position along the step
+    into fields of ``W`` bits: E the row ends, S the row starts, L the links across each boundary
+    ``p -> p + 1``, H the hand cards. Z counts the boundaries with no link (a row can be completed when
+    Z == 0), R the rows. The others follow from ``(E, L, H)``, the key a position is stored under
+    (``S[p] = E[p] + L[p] - L[p-1]``: both are the cards at ``p`` less a link; Z and R count fields of L
+    and E). ``W`` is chosen by the search so that no count exceeds ``2 ** (W - 1)``: then adding ``half``
+    to a field sets its top bit iff the field is not 0, with no carry into the next field. In a strict run a
+    value occurs at most once per row, so E, S and L count at most the row cards, H at most the copies of a
+    value in hand: the base game (13 values, 6 row cards, 8 copies) packs into fields of 4 bits, 56 bits
+    with the one spare field the shifts use, and the ints stay machine ints when compiled (mypyc); wider
+    games are searched the same way with Python's big ints.
+
+    Args:
+        g: compiled rules (strict runs: one step of +1 or -1).
+        W: bits per field.
+    """
+
+    def __init__(self, g: CompiledGame, W: int) -> None:
+        self.g = g
+        K = g.full_length
+        self.K = K
+        self.B = K - 1
+        self.up = g.step == 1
+        self.vmin = g.value_min
+        self.vmax = g.value_max
+        self.complete = bool(g.complete_when_all)
+        self.W = W
+        self.M = (1 << W) - 1
+        self.top = W - 1
+        one = [1 << (W * p) for p in range(K + 1)]
+        self.one = one
+        self.lows = sum(one[:K])
+        self.lows_b = sum(one[: K - 1])
+        self.half = self.lows * ((1 << (W - 1)) - 1)
+        self.opener = sum(one[p] for p in range(K) if g.may_open(self.val(p)))
+        self.split_at = sum(one[p] for p in range(K - 1) if g.may_open(self.val(p + 1)))
+
+    def val(self, p: int) -> int:
+        """Position along the step -> card value."""
+        return self.vmin + p if self.up else self.vmax - p
+
+    def pos(self, v: int) -> int:
+        """Card value -> position along the step."""
+        return v - self.vmin if self.up else self.vmax - v
+
+    def unlinked(self, L: int) -> int:
+        """Boundaries with no link in the packed links ``L`` (Z)."""
+        W, M = self.W, self.M
+        n = 0
+        for p in range(self.B):
+            if not (L >> (W * p)) & M:
+                n += 1
+        return n
+
+    def close(self, E: int, S: int, L: int, Z: int, R: int) -> Counts:
+        """Complete rows while every boundary is bridged (each completion: one card per position)."""
+        while self.complete and Z == 0:
+            L -= self.lows_b
+            E -= self.one[self.B]
+            S -= self.one[0]
+            R -= 1
+            Z = self.unlinked(L)
+        return E, S, L, Z, R
+
+    def merge_free(self, E: int, S: int, L: int, Z: int, R: int, H: int, lo: int, hi: int) -> Counts:
+        """With ``prune``: make every whole-row move at a position ``lo <= f < hi`` that the hand cannot use."""
+        W, M, one = self.W, self.M, self.one
+        for f in range(max(lo, 1), min(hi, self.K)):
+            if not (H >> (W * f)) & M:
+                while (E >> (W * (f - 1))) & M and (S >> (W * f)) & M:
+                    E -= one[f - 1]
+                    S -= one[f]
+                    R -= 1
+                    if not (L >> (W * (f - 1))) & M:
+                        Z -= 1
+                    L += one[f - 1]
+                    E, S, L, Z, R = self.close(E, S, L, Z, R)
+        return E, S, L, Z, R
+
+    def score(self, E: int, H: int, Z: int, R: int, n_rows: int) -> float:
+        """:func:`evaluate` computed from the counts of a position (``n_rows`` row cards on the table)."""
+        W, M, B = self.W, self.M, self.B
+        accepts = 0
+        for p in range(B):
+            if (E >> (W * p)) & M:
+                accepts += 1
+        near = 0
+        for p in range(2, self.K):
+            if (E >> (W * (p - 2))) & M:
+                near += (H >> (W * p)) & M
+        w = WEIGHTS
+        return w[0] * (n_rows - R) + w[1] * near + w[2] * accepts + w[3] * (B - Z) / max(1, B)
+
+
+_LINKS: dict[tuple[int, int], _Links] = {}
+"""The link-count constants per compiled game and field width (by the game's ``id``; each entry holds its
+game, so the id stays its own)."""
+
+
+def _links_for(g: CompiledGame, n_rows: int, hand: Sequence[int]) -> _Links:
+    """The :class:`_Links` of ``g`` with fields wide enough for ``n_rows`` row cards and ``hand`` (made once).
+
+    The widest count is that of the row cards or of the copies of a value in hand (see :class:`_Links`).
+    """
+    cap = max(1, n_rows)
+    run = 0
+    prev = None
+    for c in sorted(hand):
+        run = run + 1 if c == prev else 1
+        prev = c
+        cap = max(cap, run)
+    W = (cap - 1).bit_length() + 1
+    lk = _LINKS.get((id(g), W))
+    if lk is None or lk.g is not g:
+        if len(_LINKS) >= 64:
+            _LINKS.clear()
+        lk = _Links(g, W)
+        _LINKS[(id(g), W)] = lk
+    return lk
+
+
+def _search_links(
+    turn: Turn,
     rows0: Rows,
     hand0: tuple[int, ...],
     needed: int,
@@ -164,6 +301,7 @@ def _search_links(  # noqa: C901
     budget: int,
     full: int,
     prune: bool,
+    lay_at: int = 0,
 ) -> Plan:
     """Exact search over link counts, for strict runs with the default rebuild rules.
 
@@ -219,10 +357,13 @@ def _search_links(  # noqa: C901
     serves nothing but such moves, so the move can only help (a row card is
     freed, a boundary bridged). The winning sequence
     is then carried out on a real :class:`~kbsim.engine.rows.turn.Turn` (any row with
-    the needed end or start will do), which also checks it.
+    the needed end or start will do), which also checks it: a sandbox copy of
+    ``turn``, or ``turn`` itself when the plan lays at least ``lay_at`` cards. A plan
+    that makes no move (it lays nothing, and no row is completed or moved) is
+    not carried out.
 
     Args:
-        sb: a sandbox copy of the turn; the plan is carried out on it.
+        turn: the turn in progress (changed only when the plan lays at least ``lay_at`` cards).
         rows0: the rows on the table at the start (row cards first), as tuples of card values.
         hand0: the hand at the start, sorted card values.
         needed: cards the turn must still lay before it may end.
@@ -232,100 +373,141 @@ def _search_links(  # noqa: C901
             search must run to the end).
         prune: make the whole-row moves that can only help at once (see above) and, with the rebuild
             options, expand the positions that laid the most cards first.
+        lay_at: carry a plan laying at least this many cards out on ``turn`` itself (0: never; the caller
+            then ends the turn, see :func:`~kbsim.engine.rows.search.solve.plan_turn`).
 
     Returns:
-        The best plan found (most cards laid, then :func:`evaluate`), already carried out on ``sb``.
+        The best plan found (most cards laid, then :func:`evaluate`), already carried out on a sandbox copy
+        of ``turn`` or (``Plan.applied``) on ``turn``.
 
     Raises:
-        PlanError: carrying out the plan on ``sb`` laid a different number of cards than the search expected.
+        PlanError: carrying out the plan laid a different number of cards than the search expected.
     """
-    g = sb.g
-    K = g.full_length
-    B = K - 1
-    up = g.step == 1
-    vmin, vmax = g.value_min, g.value_max
-    do_complete = g.complete_when_all
+    g = turn.g
     n_rows = len(rows0)
-
-    def val(p: int) -> int:
-        return vmin + p if up else vmax - p
-
-    def pos(v: int) -> int:
-        return v - vmin if up else vmax - v
-
-    # A position is six ints. E, S, L and H pack one count per position into fields of W bits:
-    # E row ends, S row starts, L links across each boundary p -> p + 1, H hand cards.
-    # Z counts the boundaries with no link (a row can be completed when Z == 0); R counts the rows.
-    # Counts never reach 2 ** (W - 1), so adding ``half`` to a field sets its top bit iff it is not 0.
-    W = g.copies.bit_length() + 1
-    M = (1 << W) - 1
-    one = [1 << (W * p) for p in range(K + 1)]
-    lows = sum(one[:K])
-    lows_b = sum(one[:B])
-    half = lows * ((1 << (W - 1)) - 1)
-    top = W - 1
-    opener = sum(one[p] for p in range(K) if g.may_open(val(p)))
-
-    def nz(x: int) -> int:
-        """The low bit of each field set where the field of ``x`` is not 0."""
-        return ((x + half) >> top) & lows
-
-    def close(E: int, S: int, L: int, Z: int, R: int) -> tuple[int, int, int, int, int]:
-        """Complete rows while every boundary is bridged (each completion: one card per position)."""
-        while do_complete and Z == 0:
-            L -= lows_b
-            E -= one[B]
-            S -= one[0]
-            R -= 1
-            Z = B - (nz(L) & lows_b).bit_count()
-        return E, S, L, Z, R
-
-    def merge_free(E: int, S: int, L: int, Z: int, R: int, H: int, fs) -> tuple[int, int, int, int, int]:
-        """With ``prune``: make every whole-row move at a position in ``fs`` that the hand cannot use."""
-        for f in fs:
-            if 0 < f < K and not (H >> (W * f)) & M:
-                while (E >> (W * (f - 1))) & M and (S >> (W * f)) & M:
-                    E -= one[f - 1]
-                    S -= one[f]
-                    R -= 1
-                    if not (L >> (W * (f - 1))) & M:
-                        Z -= 1
-                    L += one[f - 1]
-                    E, S, L, Z, R = close(E, S, L, Z, R)
-        return E, S, L, Z, R
-
+    lk = _links_for(g, n_rows, hand0)
+    K, one = lk.K, lk.one
     starts = g.rebuild_from_start
     splits = g.rebuild_into_empty
-    split_at = sum(one[p] for p in range(B) if g.may_open(val(p + 1)))
     # with splits, a whole-row move can be undone (the freed row card takes the split) when any value opens a row
-    merge = prune and not starts and (not splits or split_at == lows_b)
+    merge = prune and not starts and (not splits or lk.split_at == lk.lows_b)
     E = S = L = R = H = 0
     for row in rows0:
         if not row:
             continue
-        E += one[pos(row[-1])]
-        S += one[pos(row[0])]
+        E += one[lk.pos(row[-1])]
+        S += one[lk.pos(row[0])]
         R += 1
-        for v in row[:-1]:
-            L += one[pos(v)]
+        for j in range(len(row) - 1):
+            L += one[lk.pos(row[j])]
     for card in hand0:
-        H += one[pos(card)]
-    Z = B - (nz(L) & lows_b).bit_count()
-    E, S, L, Z, R = close(E, S, L, Z, R)
+        H += one[lk.pos(card)]
+    R0 = R  # rows before the completions and whole-row moves made at once
+    Z = lk.unlinked(L)
+    E, S, L, Z, R = lk.close(E, S, L, Z, R)
     if merge:
-        E, S, L, Z, R = merge_free(E, S, L, Z, R, H, range(1, K))
-    start = (E, S, L, Z, R, H)
+        E, S, L, Z, R = lk.merge_free(E, S, L, Z, R, H, 1, K)
+    start: LinkKey = (E, L, H)
+    zs, rs = [Z], [R]  # Z and R of each stored position
     # with the rebuild options, lays first: a turn laying the whole hand is found without listing every board
     fr = _Frontier(start, start, needed=needed, full=full, budget=budget, lays_first=prune and (starts or splits))
+    _expand_links(lk, fr, zs, rs, n_rows, merge, starts, splits)
+    if not fr.cand:
+        return _no_plan(g, rows0, hand0, len(fr.seen), fr.truncated, "links")
+    states = fr.states
+    best = -1
+    best_score = 0.0
+    for k in fr.cand:  # the highest score, the first found among equals
+        pk: LinkKey = states[k]
+        s = lk.score(pk[0], pk[2], zs[k], rs[k], n_rows)
+        if best < 0 or s > best_score or (s == best_score and k < best):
+            best, best_score = k, s
+    rows_after: list[int] = []  # rows on the table after each step of the path (the start first)
+    k = best
+    while k >= 0:
+        rows_after.append(rs[k])
+        k = fr.parents[k]
+    rows_after.append(R0)
+    rows_after.reverse()  # R0, then the start's rows after its completions and whole-row moves, then each step's
+    laid: int = fr.laids[best]
+    path = fr.path(best)
+    if not path and rows_after[0] == rows_after[1]:  # no move to make: the plan leaves the turn as it is
+        return Plan(
+            moves=(),
+            laid=0,
+            score=best_score,
+            rows=rows0,
+            hand=hand0,
+            won=turn.won,
+            legal=True,
+            nodes=len(fr.seen),
+            exact=not fr.truncated,
+            engine="links",
+        )
+    applied = 0 < lay_at <= laid
+    sb = turn if applied else turn.sandbox(scratch=True)
+    before = sb.laid
+    out = _realize(sb, path, lk, merge, rows_after)
+    if sb.laid - before != laid:
+        raise PlanError(f"carrying out the plan laid {sb.laid - before} cards, the search expected {laid}")
+    return Plan(
+        moves=tuple(out),
+        laid=laid,
+        score=best_score,
+        rows=tuple(tuple(r) for r in sb.rows),
+        hand=tuple(sorted(sb.hand)),
+        won=sb.won,
+        legal=True,
+        nodes=len(fr.seen),
+        exact=not fr.truncated,
+        engine="links",
+        applied=applied,
+    )
+
+
+# The position loop, kept whole (noqa C901): it reads the position's six ints on every move.
+def _expand_links(  # noqa: C901
+    lk: _Links, fr: _Frontier, zs: list[int], rs: list[int], n_rows: int, merge: bool, starts: bool, splits: bool
+) -> None:
+    """Expand the positions of ``fr`` until the search stops (the moves of :func:`_search_links`).
+
+    A position's children are stored in a fixed order: lays on a row end and openings of an empty row (by
+    position), whole-row moves each followed by its start segments (by position), splits (by position).
+
+    Args:
+        lk: the game's constants.
+        fr: the frontier, holding the start position (positions stored as their keys ``(E, L, H)``).
+        zs: Z of each stored position (the start's first); the new ones are appended.
+        rs: R of each stored position (the start's first); the new ones are appended.
+        n_rows: row cards on the table.
+        merge: make the whole-row moves that can only help at once (``prune``, see :func:`_search_links`).
+        starts: start segments are allowed (``rebuild_from_start``).
+        splits: splits into an empty row card are allowed (``rebuild_into_empty``).
+    """
+    W, M, one, lows_b = lk.W, lk.M, lk.one, lk.lows_b
+    half, top, lows = lk.half, lk.top, lk.lows  # nz(x) = ((x + half) >> top) & lows: fields of x not 0
+    opener, split_at = lk.opener, lk.split_at
     states, laids, seen = fr.states, fr.laids, fr.seen
-    for E, S, L, Z, R, H in fr:
-        laid = laids[fr.parent] + 1
-        children: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []
-        nh = nz(H)
-        ne = nz(E)
-        lay_mask = nh & (ne << W)
-        open_mask = nh & opener if R < n_rows else 0
-        for mask, kind in ((lay_mask, 0), (open_mask, 1)):
+    while True:
+        i = fr.next_index()
+        if i < 0:
+            return
+        cur: LinkKey = states[i]
+        E, L, H = cur
+        S = E + L - (L << W)
+        Z = zs[i]
+        R = rs[i]
+        laid: int = laids[i]
+        nh = ((H + half) >> top) & lows
+        ne = ((E + half) >> top) & lows
+        # lays: on a row end (kind 0), then into an empty row card (kind 1)
+        for kind in range(2):
+            if kind == 0:
+                mask = nh & (ne << W)
+            elif R < n_rows:
+                mask = nh & opener
+            else:
+                break
             while mask:
                 low = mask & -mask
                 mask ^= low
@@ -334,84 +516,70 @@ def _search_links(  # noqa: C901
                 if kind == 0:  # lay on a row end
                     below = low >> W
                     Z2 = Z if L & (below * M) else Z - 1
-                    c = (E - below + low, S, L + below, Z2, R)
+                    E2, S2, L2, R2 = E - below + low, S, L + below, R
                     if Z2 == 0:
-                        c = close(*c)
+                        E2, S2, L2, Z2, R2 = lk.close(E2, S2, L2, Z2, R2)
                 else:  # open an empty row
-                    c = (E + low, S + low, L, Z, R + 1)
-                if merge and (nz(c[0]) << W) & nz(c[1]) & (low | (low << W)) & ~nz(H2):
-                    c = merge_free(*c, H2, (p, p + 1))  # only where a whole-row move is open at p or p + 1
-                children.append(((*c, H2), (kind, p), laid))
-        mask = nz(S) & (ne << W)
-        while mask:  # move a whole row starting at f onto a row ending at f - 1
+                    E2, S2, L2, Z2, R2 = E + low, S + low, L, Z, R + 1
+                if merge and (((E2 + half) >> top) & lows) << W & ((S2 + half) >> top) & lows & (low | (low << W)) & ~(
+                    ((H2 + half) >> top) & lows
+                ):
+                    # only where a whole-row move is open at p or p + 1
+                    E2, S2, L2, Z2, R2 = lk.merge_free(E2, S2, L2, Z2, R2, H2, p, p + 2)
+                key = (E2, L2, H2)
+                if key not in seen:
+                    zs.append(Z2)
+                    rs.append(R2)
+                    if fr.add(key, key, kind | p << _P_SHIFT, laid + 1):
+                        return
+        mask = ((S + half) >> top) & lows & (ne << W)
+        while mask:  # move a whole row starting at f onto a row ending at f - 1 (kind 2)
             low = mask & -mask
             mask ^= low
             f = (low.bit_length() - 1) // W
             below = low >> W
-            Z2 = Z if L & (below * M) else Z - 1
-            c = (E - below, S - low, L + below, Z2, R - 1)
+            linked = L & (below * M) != 0
+            Z2 = Z if linked else Z - 1
+            E2, S2, L2, R2 = E - below, S - low, L + below, R - 1
             if Z2 == 0:
-                c = close(*c)
-            children.append(((*c, H), (2, f), laid - 1))
-            if starts:  # the first k cards f..f+k-1 of a row starting at f onto a row ending at f - 1
-                gain = 0 if L & (below * M) else 1
+                E2, S2, L2, Z2, R2 = lk.close(E2, S2, L2, Z2, R2)
+            key = (E2, L2, H)
+            if key not in seen:
+                zs.append(Z2)
+                rs.append(R2)
+                if fr.add(key, key, 2 | f << _P_SHIFT, laid):
+                    return
+            if starts:  # the first k cards f..f+k-1 of a row starting at f onto a row ending at f - 1 (kind 4)
+                gain = 0 if linked else 1
                 top_k = low
                 k = 1
                 while top_k & lows_b and (L >> (W * (f + k - 1))) & M:
                     cut = one[f + k - 1]
                     Z3 = Z - gain + (1 if (L >> (W * (f + k - 1))) & M == 1 else 0)
-                    c = (E - below + cut, S - low + one[f + k], L + below - cut, Z3, R)
+                    E2, S2, L2, R2 = E - below + cut, S - low + one[f + k], L + below - cut, R
                     if Z3 == 0:
-                        c = close(*c)
-                    children.append(((*c, H), (4, f, k), laid - 1))
+                        E2, S2, L2, Z3, R2 = lk.close(E2, S2, L2, Z3, R2)
+                    key = (E2, L2, H)
+                    if key not in seen:
+                        zs.append(Z3)
+                        rs.append(R2)
+                        if fr.add(key, key, 4 | f << _P_SHIFT | k << _K_SHIFT, laid):
+                            return
                     top_k = one[f + k]
                     k += 1
         if splits and R < n_rows:
-            mask = nz(L) & split_at
-            while mask:  # the cards after a link p -> p + 1 onto an empty row card
+            mask = ((L + half) >> top) & lows & split_at
+            while mask:  # the cards after a link p -> p + 1 onto an empty row card (kind 3)
                 low = mask & -mask
                 mask ^= low
                 p = (low.bit_length() - 1) // W
                 Z2 = Z + 1 if (L >> (W * p)) & M == 1 else Z
-                children.append(((E + low, S + (low << W), L - low, Z2, R + 1, H), (3, p), laid - 1))
-        for state, mv, lc in children:
-            if state not in seen and fr.add(state, state, mv, lc):
-                break
-
-    def score(k: int) -> float:
-        """:func:`evaluate` computed from the counts."""
-        E, S, L, Z, R, H = states[k]
-        accepts = (nz(E) & lows_b).bit_count()
-        near = sum((H >> (W * p)) & M for p in range(2, K) if (E >> (W * (p - 2))) & M)
-        w = WEIGHTS
-        return w[0] * (n_rows - R) + w[1] * near + w[2] * accepts + w[3] * (B - Z) / max(1, B)
-
-    if not fr.cand:
-        return _no_plan(g, rows0, hand0, len(fr.seen), fr.truncated, "links")
-    best = fr.best(score)
-    before = sb.laid
-    rows_after = []  # rows on the table after each step of the path (the start first)
-    k = best
-    while k >= 0:
-        rows_after.append(states[k][4])
-        k = fr.parents[k]
-    rows_after.reverse()
-    out = _realize(sb, fr.path(best), val, pos, merge, rows_after)
-    laid = laids[best]
-    if sb.laid - before != laid:
-        raise PlanError(f"carrying out the plan laid {sb.laid - before} cards, the search expected {laid}")
-    return Plan(
-        moves=tuple(out),
-        laid=laid,
-        score=score(best),
-        rows=tuple(tuple(r) for r in sb.rows),
-        hand=tuple(sorted(sb.hand)),
-        won=sb.won,
-        legal=True,
-        nodes=len(fr.seen),
-        exact=not fr.truncated,
-        engine="links",
-    )
+                key = (E + low, L - low, H)
+                if key not in seen:
+                    zs.append(Z2)
+                    rs.append(R + 1)
+                    if fr.add(key, key, 3 | p << _P_SHIFT, laid):
+                        return
 
 
 _ROWS_DELTA = (0, 1, -1, 1, 0)
@@ -424,20 +592,18 @@ class _Realizer:
 
     Args:
         turn: the turn the moves are applied to.
-        val: position along the step -> card value.
-        pos: card value -> position along the step.
+        lk: the game's link-count constants (positions along the step <-> card values).
         prune: make the whole-row moves the search made at once.
 
     Attributes:
         out: the concrete moves made so far.
     """
 
-    def __init__(self, turn: Turn, val: Callable[[int], int], pos: Callable[[int], int], prune: bool):
+    def __init__(self, turn: Turn, lk: _Links, prune: bool):
         self.turn = turn
         self.g = turn.g
         self.rows = turn.rows
-        self.val = val
-        self.pos = pos
+        self.lk = lk
         self.prune = prune
         self.out: list[Move] = []
 
@@ -448,44 +614,48 @@ class _Realizer:
 
     def link_row(self, p: int, skip: int = -1) -> tuple[int, int]:
         """A row (not ``skip``) holding the link ``p -> p + 1``, and how many of its cards follow ``p``."""
-        v = self.val(p)
+        v = self.lk.val(p)
         for i, row in enumerate(self.rows):
             if i != skip and row and v in row[:-1]:
                 return i, len(row) - 1 - row.index(v)
-        raise PlanError(f"no row holds the link {v}-{self.val(p + 1)}: {self.rows}")
+        raise PlanError(f"no row holds the link {v}-{self.lk.val(p + 1)}: {self.rows}")
 
     def complete_rows(self) -> None:
         """Complete rows while every boundary is bridged (tails moved onto a row starting at position 0)."""
-        g, rows, pos, turn = self.g, self.rows, self.pos, self.turn
+        g, rows, lk, turn = self.g, self.rows, self.lk, self.turn
         while g.complete_when_all and turn.phase != DONE:
             if len({v for row in rows for v in row[:-1]}) < g.full_length - 1:
                 return  # some boundary is not bridged: no row can be completed
-            r = next(i for i, row in enumerate(rows) if row and pos(row[0]) == 0)
+            r = next(i for i, row in enumerate(rows) if row and lk.pos(row[0]) == 0)
             while rows[r]:
-                e = pos(rows[r][-1])
+                e = lk.pos(rows[r][-1])
                 src = next(
-                    (i for i, row in enumerate(rows) if i != r and row and pos(row[0]) <= e < pos(row[-1])), None
+                    (i for i, row in enumerate(rows) if i != r and row and lk.pos(row[0]) <= e < lk.pos(row[-1])), None
                 )
                 if src is None:
-                    raise PlanError(f"no row bridges {self.val(e)}-{self.val(e + 1)} to complete row {r + 1}: {rows}")
-                self.do(Rebuild(src, pos(rows[src][-1]) - e, r))
+                    raise PlanError(f"no row bridges {lk.val(e)}-{lk.val(e + 1)} to complete row {r + 1}: {rows}")
+                self.do(Rebuild(src, lk.pos(rows[src][-1]) - e, r))
 
     def merge_free(self) -> None:
         """Move every whole row whose first value the hand does not hold onto a row end it continues."""
         turn, rows, back = self.turn, self.rows, self.g.step
         hand = turn.hand
-        while turn.phase != DONE:
-            starts: dict[int, int] = {}
-            ends: dict[int, int] = {}
-            for i, row in enumerate(rows):
-                if row:
-                    starts.setdefault(row[0], i)
-                    ends.setdefault(row[-1], i)
-            v = next((v for v in starts if v not in hand and v - back in ends), None)
-            if v is None:
-                break
-            src = starts[v]
-            self.do(Rebuild(src, len(rows[src]), ends[v - back]))
+        n = len(rows)
+        moved = True
+        while moved and turn.phase != DONE:
+            moved = False
+            for src in range(n):  # the first row (by row card) whose first value can move, onto the first end
+                row = rows[src]
+                if not row or row[0] in hand:
+                    continue
+                e = row[0] - back
+                for dst in range(n):
+                    if rows[dst] and rows[dst][-1] == e:
+                        self.do(Rebuild(src, len(row), dst))
+                        moved = True
+                        break
+                if moved:
+                    break
         self.complete_rows()
 
     def settle(self) -> None:
@@ -494,74 +664,71 @@ class _Realizer:
         if self.prune:
             self.merge_free()
 
-    def _find(self, pred: Callable[[list[int]], bool], what: str) -> int:
-        r = next((i for i, row in enumerate(self.rows) if pred(row)), None)
-        if r is None:
-            raise PlanError(f"{what}: {self.rows}")
-        return r
-
     def ending_at(self, p: int) -> int:
         """The first row ending at position ``p``."""
-        v = self.val(p)
-        return self._find(lambda row: bool(row) and row[-1] == v, f"no row ends at {v}")
+        v = self.lk.val(p)
+        for i, row in enumerate(self.rows):
+            if row and row[-1] == v:
+                return i
+        raise PlanError(f"no row ends at {v}: {self.rows}")
 
     def starting_at(self, p: int) -> int:
         """The first row starting at position ``p``."""
-        v = self.val(p)
-        return self._find(lambda row: bool(row) and row[0] == v, f"no row starts at {v}")
+        v = self.lk.val(p)
+        for i, row in enumerate(self.rows):
+            if row and row[0] == v:
+                return i
+        raise PlanError(f"no row starts at {v}: {self.rows}")
 
     def empty_row(self) -> int:
         """The first empty row card."""
-        return self._find(lambda row: not row, "no empty row card")
+        for i, row in enumerate(self.rows):
+            if not row:
+                return i
+        raise PlanError(f"no empty row card: {self.rows}")
 
-    def step(self, step: tuple[int, ...]) -> None:
-        """Carry out one step ``(kind, p[, k])`` of the path (kinds as in :data:`_ROWS_DELTA`)."""
-        rows, val, do = self.rows, self.val, self.do
-        kind, p = step[0], step[1]
+    def step(self, step: int) -> None:
+        """Carry out one step of the path (an int ``kind | p << 3 | k << 11``, kinds as in :data:`_ROWS_DELTA`)."""
+        rows, lk = self.rows, self.lk
+        kind, p = step & _KIND_MASK, (step >> _P_SHIFT) & _P_MASK
         if kind == 0:  # lay on a row end
-            do(Lay(val(p), self.ending_at(p - 1)))
+            self.do(Lay(lk.val(p), self.ending_at(p - 1)))
         elif kind == 1:  # open an empty row
-            do(Lay(val(p), self.empty_row()))
+            self.do(Lay(lk.val(p), self.empty_row()))
         elif kind == 2:  # a whole row onto a row end
             src, dst = self.starting_at(p), self.ending_at(p - 1)
-            do(Rebuild(src, len(rows[src]), dst))
+            self.do(Rebuild(src, len(rows[src]), dst))
         elif kind == 3:  # split after the link p -> p + 1 into an empty row
             src, n = self.link_row(p)
-            do(Rebuild(src, n, self.empty_row()))
+            self.do(Rebuild(src, n, self.empty_row()))
         else:  # the first k cards of a row starting at p onto a row ending at p - 1
-            k = step[2]
+            k = step >> _K_SHIFT
             a = self.starting_at(p)
-            while self.pos(rows[a][-1]) < p + k:  # tail swaps until row a runs past p + k - 1
-                src, n = self.link_row(self.pos(rows[a][-1]), skip=a)
-                do(Rebuild(src, n, a))
-            do(Rebuild(a, k, self.ending_at(p - 1), True))
+            while lk.pos(rows[a][-1]) < p + k:  # tail swaps until row a runs past p + k - 1
+                src, n = self.link_row(lk.pos(rows[a][-1]), skip=a)
+                self.do(Rebuild(src, n, a))
+            self.do(Rebuild(a, k, self.ending_at(p - 1), True))
 
 
-def _realize(
-    turn: Turn,
-    path: list[tuple[int, ...]],
-    val: Callable[[int], int],
-    pos: Callable[[int], int],
-    prune: bool,
-    rows_after: list[int] | None = None,
-) -> list[Move]:
+def _realize(turn: Turn, path: list[int], lk: _Links, prune: bool, rows_after: list[int] | None = None) -> list[Move]:
     """Carry out a :func:`_search_links` path on ``turn``; return the concrete moves made.
 
     After every step it completes rows while it can and, with ``prune``, makes
     the whole-row moves the search made at once, in the same order. A start
     segment is preceded by the tail swaps that make its row long enough.
-    ``rows_after`` (the search's count of rows after each step, the start
-    first) lets it skip that after a step where the search made neither
-    (both lower the count of rows, nothing else changes it beyond the step's own
+    ``rows_after`` (the search's count of rows before the start's completions
+    and whole-row moves, after them, and after each step) lets it skip that
+    at the start and after a step where the search made neither (both lower
+    the count of rows, nothing else changes it beyond the step's own
     ``_ROWS_DELTA``).
 
     Args:
         turn: the turn (a sandbox) the moves are applied to.
-        path: the search's steps ``(kind, p[, k])``, positions along the step.
-        val: position -> card value.
-        pos: card value -> position.
+        path: the search's steps, ints ``kind | p << 3 | k << 11`` (positions along the step).
+        lk: the game's link-count constants.
         prune: the search made the whole-row moves that can only help at once.
-        rows_after: the search's count of rows after each step, the start first (None: settle after every step).
+        rows_after: the search's count of rows at the start (before and after its completions and whole-row
+            moves) and after each step (None: settle at the start and after every step).
 
     Returns:
         The moves made, in order.
@@ -569,14 +736,15 @@ def _realize(
     Raises:
         PlanError: a needed row end or start is missing, or the engine refused a move (a solver bug).
     """
-    real = _Realizer(turn, val, pos, prune)
+    real = _Realizer(turn, lk, prune)
     try:
-        real.settle()
+        if rows_after is None or rows_after[0] != rows_after[1]:
+            real.settle()
         for i, step in enumerate(path):
             real.step(step)
             if turn.phase == DONE:
                 break
-            if rows_after is None or rows_after[i + 1] - rows_after[i] != _ROWS_DELTA[step[0]]:
+            if rows_after is None or rows_after[i + 2] - rows_after[i + 1] != _ROWS_DELTA[step & _KIND_MASK]:
                 real.settle()
     except IllegalMove as e:
         raise PlanError(f"the engine refused a planned move: {e}") from None

@@ -33,7 +33,9 @@ from kbsim.engine.rows.search.searches import (
 from kbsim.engine.rows.turn import DONE, HIDDEN, Turn
 
 
-def plan_turn(turn: Turn, *, budget: int = DEFAULT_BUDGET, prune: bool = False) -> Plan:
+def plan_turn(
+    turn: Turn, *, budget: int = DEFAULT_BUDGET, prune: bool = False, engine: str | None = None, lay_at: int = 0
+) -> Plan:
     """Find the best lay-out continuation of ``turn`` and check it on a sandbox copy.
 
     The engine is picked from the position (all give the same cards laid;
@@ -56,13 +58,19 @@ def plan_turn(turn: Turn, *, budget: int = DEFAULT_BUDGET, prune: bool = False) 
       copies of the turn, so it is exact by construction, and slowest.
 
     Args:
-        turn: the turn in progress (not changed); its lays so far count toward the minimum.
+        turn: the turn in progress (not changed, except with ``lay_at``); its lays so far count toward the
+            minimum.
         budget: positions the search may store (>= 1).
         prune: see :func:`search`.
+        engine: ``engine_for(turn)`` when the caller has it already (None: computed here).
+        lay_at: for a caller that lays any plan laying at least this many cards (0: none): the link-count
+            search under the base rebuild rules then carries such a plan out on ``turn`` itself instead of a
+            sandbox copy (``Plan.applied``; the caller ends the turn). Same moves, one copy of the state less.
 
     Returns:
-        The :class:`Plan`; its moves were replayed on ``turn.sandbox()`` and are
-        legal for ``turn`` as it is now.
+        The :class:`Plan`; its moves were replayed on a sandbox copy of ``turn`` (``turn.sandbox()``) and
+        are legal for ``turn`` as it is now, or (``Plan.applied``) have been made on ``turn``. A plan
+        making no move is not replayed.
 
     Raises:
         ValueError: ``budget`` < 1.
@@ -71,7 +79,6 @@ def plan_turn(turn: Turn, *, budget: int = DEFAULT_BUDGET, prune: bool = False) 
     if budget < 1:
         raise ValueError(f"budget must be at least 1, got {budget}")
     g = turn.g
-    sb = turn.sandbox()
     rows0: Rows = tuple(tuple(r) for r in turn.rows)
     hand0 = tuple(sorted(turn.hand))
     if turn.phase == DONE:
@@ -87,9 +94,10 @@ def plan_turn(turn: Turn, *, budget: int = DEFAULT_BUDGET, prune: bool = False) 
             exact=True,
             engine="none",
         )
-    engine = engine_for(turn)
+    if engine is None:
+        engine = engine_for(turn)
     if engine == "clones":
-        return _search_clones(sb, budget, prune)
+        return _search_clones(turn.sandbox(scratch=True), budget, prune)
     n0 = len(hand0)
     needed = turn.needed
     reb_left = max(0, g.max_rebuilds - turn.rebuilds)
@@ -97,11 +105,12 @@ def plan_turn(turn: Turn, *, budget: int = DEFAULT_BUDGET, prune: bool = False) 
     full = n0 if (prune or win_possible) else n0 + 1
     if engine == "links":
         if not (g.rebuild_from_start or g.rebuild_into_empty):
-            return _search_links(sb, rows0, hand0, needed, reb_left, budget, full, prune)
-        try:
-            return _search_links(sb, rows0, hand0, needed, reb_left, budget, full, prune)
+            return _search_links(turn, rows0, hand0, needed, reb_left, budget, full, prune, lay_at)
+        try:  # (on a sandbox: should carrying the plan out fail, the turn is as it was)
+            return _search_links(turn, rows0, hand0, needed, reb_left, budget, full, prune)
         except PlanError:  # the tail swaps of a start segment ran out of rebuilds: search the runs
-            sb = turn.sandbox()
+            pass
+    sb = turn.sandbox(scratch=True)
     if engine == "rows":
         return _search_rows(sb, needed, reb_left, budget, prune)
     engine = "runs"

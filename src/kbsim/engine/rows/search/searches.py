@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import pairwise
+from typing import Final
 
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.compiled import CompiledGame
@@ -720,10 +721,481 @@ def _search_runs(  # noqa: C901
     return cand, fr.parents, fr.moves, fr.truncated, len(fr.seen)
 
 
-# A search's position loop, kept whole (noqa C901): its inner closures read the loop's locals on every
-# position; split into functions, they would take them as arguments instead (the same split of greedy's hot
-# loop cost 2.7%; this one was not measured -- open work of issue 12).
-def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool) -> Plan:  # noqa: C901
+# Kinds of move a child of the rows search is reached by; the move itself is only built for a new position.
+_LAY: Final = 0
+_LAY_PARKED: Final = 1
+_FILL_GAP: Final = 2
+_SWAP: Final = 3
+_REBUILD: Final = 4
+
+_RowsState = tuple[tuple[int, ...], int, int, bool, int]
+"""A position of the rows search: the rows (interned row ids, in row-card order), the hand and the parked
+cards (interned card-tuple ids), the joker still on the table, the rebuilds made."""
+
+
+class _RowsSearch:
+    """One run of :func:`_search_rows`: its constants, and the row contents and hands it meets, interned.
+
+    Each distinct row content gets a small int id (0 is the empty row), each distinct sorted tuple of cards
+    (a hand or the parked cards) another. What the search asks of a row (its values with the joker read as
+    the value it stands for, the values that continue its end, whether it completes, its gaps, where each
+    value lies, its evaluation terms) and the results of the moves on it (a lay of card ``c``, a cut, a
+    segment joined onto it) are kept per id, so a child position that was seen already is recognised from
+    the parent's ids without building its rows: its key is the sorted row ids plus the card-tuple ids.
+    """
+
+    def __init__(self, sb: Turn, reb_left: int, prune: bool) -> None:
+        g = sb.g
+        self.g = g
+        self.gsteps: frozenset[int] = g.steps
+        self.steps: tuple[int, ...] = tuple(sorted(g.steps))
+        self.step: int = g.step
+        self.two: int = 2 * g.step
+        self.check_complete: bool = g.complete_when_all
+        self.full_len: int = g.full_length
+        self.from_start: bool = g.rebuild_from_start
+        self.into_empty: bool = g.rebuild_into_empty
+        self.can_rebuild: bool = g.rebuild_allowed and reb_left > 0
+        self.rebuild_ends: bool = self.can_rebuild and not (self.from_start or self.into_empty)
+        self.reb_left = reb_left
+        self.nf: int = sb.state.n_fixed
+        self.vmin: int = g.value_min
+        self.vmax: int = g.value_max
+        self.span: int = max(1, g.full_length - 1)
+        # interned rows, and per row id: its values (a joker read as its value), the values continuing its end,
+        # the id it settles to (0 when it completes), whether it holds the joker; lazily: its lays, cuts and
+        # joins, gaps, where each value lies (and the set of its values), its evaluation terms
+        self.rows: list[Row] = []
+        self.row_id: dict[Row, int] = {}
+        self.absr: list[Row] = []
+        self.acc: list[tuple[int, ...]] = []
+        self.settled: list[int] = []
+        self.joker_in: list[bool] = []
+        self.lay_to: list[dict[int, int] | None] = []
+        self.cut_to: list[dict[int, int] | None] = []
+        self.join_to: list[dict[int, int] | None] = []
+        self.gaps_of: list[tuple[int, ...] | None] = []
+        self.where_of: list[dict[int, list[int]] | None] = []
+        self.vals_of: list[frozenset[int] | None] = []
+        self.terms_of: list[tuple[int, tuple[int, ...]] | None] = []
+        self.open_to: dict[int, int] = {}
+        self.opens: dict[int, bool] = {}
+        self.intern(())
+        # interned sorted card tuples (hands, parked cards), and per id: the id with one card ``c`` less
+        self.cards: list[tuple[int, ...]] = []
+        self.cards_id: dict[tuple[int, ...], int] = {}
+        self.minus_to: list[dict[int, int] | None] = []
+        rows0: Rows = tuple(tuple(r) for r in sb.rows)
+        hand0 = tuple(sorted(sb.hand))
+        park0 = tuple(sorted(sb.parked))
+        self.rows0 = rows0
+        self.hand0 = hand0
+        self.locked: int = len(sb.state.parked[sb.seat]) - len(park0) if g.parked_count else 0
+        self.joker0: bool = sb.state.joker is not None and any(c < 0 for row in rows0 for c in row)
+        self.win_possible: bool = bool(g.win_on_empty and sb.pile_size == 0 and not self.locked)
+        self.total: int = len(hand0) + len(park0)
+        self.full: int = self.total if (prune or self.win_possible) else self.total + 1
+        self.ids0: tuple[int, ...] = tuple([self.intern(r) for r in rows0])
+        self.hid0: int = self.intern_cards(hand0)
+        self.pid0: int = self.intern_cards(park0)
+        self.seen: set[tuple[int, ...]] = set()
+
+    # ------------------------------------------------------------------ interning
+    def intern(self, row: Row) -> int:
+        """The id of row content ``row`` (a new id the first time)."""
+        i = self.row_id.get(row, -1)
+        if i >= 0:
+            return i
+        i = len(self.rows)
+        self.row_id[row] = i
+        self.rows.append(row)
+        has_joker = False
+        for c in row:
+            if c < 0:
+                has_joker = True
+                break
+        a = tuple([abs(c) for c in row]) if has_joker else row
+        self.absr.append(a)
+        self.acc.append(tuple([a[-1] + st for st in self.steps]) if row else ())
+        complete = self.check_complete and len(row) >= self.full_len and self.g.is_complete(row)
+        self.settled.append(0 if complete else i)
+        self.joker_in.append(has_joker)
+        self.lay_to.append(None)
+        self.cut_to.append(None)
+        self.join_to.append(None)
+        self.gaps_of.append(None)
+        self.where_of.append(None)
+        self.vals_of.append(None)
+        self.terms_of.append(None)
+        return i
+
+    def intern_cards(self, cards: tuple[int, ...]) -> int:
+        """The id of the sorted card tuple ``cards``."""
+        i = self.cards_id.get(cards, -1)
+        if i < 0:
+            i = len(self.cards)
+            self.cards_id[cards] = i
+            self.cards.append(cards)
+            self.minus_to.append(None)
+        return i
+
+    def minus(self, cid: int, c: int) -> int:
+        """The id of card tuple ``cid`` with one card ``c`` (which it holds) taken out."""
+        m = self.minus_to[cid]
+        if m is None:
+            m = {}
+            self.minus_to[cid] = m
+        i = m.get(c, -1)
+        if i < 0:
+            pool = self.cards[cid]
+            j = pool.index(c)
+            i = m[c] = self.intern_cards(pool[:j] + pool[j + 1 :])
+        return i
+
+    def lay(self, rid: int, c: int) -> int:
+        """The id of row ``rid`` with card ``c`` laid on its end."""
+        m = self.lay_to[rid]
+        if m is None:
+            m = {}
+            self.lay_to[rid] = m
+        i = m.get(c, -1)
+        if i < 0:
+            i = m[c] = self.intern(self.rows[rid] + (c,))
+        return i
+
+    def prefix(self, rid: int, q: int) -> int:
+        """The id of the first ``q`` cards of row ``rid``."""
+        m = self.cut_to[rid]
+        if m is None:
+            m = {}
+            self.cut_to[rid] = m
+        i = m.get(q, -1)
+        if i < 0:
+            i = m[q] = self.intern(self.rows[rid][:q])
+        return i
+
+    def join(self, did: int, sid: int, q: int) -> int:
+        """The id of row ``did`` with the cards of row ``sid`` from place ``q`` on moved onto its end."""
+        m = self.join_to[did]
+        if m is None:
+            m = {}
+            self.join_to[did] = m
+        k = (sid << 16) | q  # a row holds fewer than 2 ** 16 cards
+        i = m.get(k, -1)
+        if i < 0:
+            i = m[k] = self.intern(self.rows[did] + self.rows[sid][q:])
+        return i
+
+    def opened(self, c: int) -> int:
+        """The id of the row ``(c,)``."""
+        i = self.open_to.get(c, -1)
+        if i < 0:
+            i = self.open_to[c] = self.intern((c,))
+        return i
+
+    def may_open(self, c: int) -> bool:
+        """``g.may_open(c)``, kept per card."""
+        ok = self.opens.get(c)
+        if ok is None:
+            ok = self.opens[c] = bool(self.g.may_open(c))
+        return ok
+
+    def gaps(self, rid: int) -> tuple[int, ...]:
+        """The places ``q`` of row ``rid`` where a card is missing before ``q``."""
+        q = self.gaps_of[rid]
+        if q is None:
+            arow = self.absr[rid]
+            two = self.two
+            q = tuple([p for p in range(1, len(arow)) if arow[p] - arow[p - 1] == two])
+            self.gaps_of[rid] = q
+        return q
+
+    def where(self, rid: int) -> dict[int, list[int]]:
+        """Where each value of row ``rid`` lies (its places, in order); also fills ``vals_of``."""
+        w = self.where_of[rid]
+        if w is None:
+            w = {}
+            for q, v in enumerate(self.absr[rid]):
+                w.setdefault(v, []).append(q)
+            self.where_of[rid] = w
+            self.vals_of[rid] = frozenset(w)
+        return w
+
+    def terms(self, rid: int) -> tuple[int, tuple[int, ...]]:
+        """Row ``rid``'s end and the values it bridges to the next (for :meth:`score`)."""
+        t = self.terms_of[rid]
+        if t is None:
+            a = self.absr[rid]
+            step = self.step
+            t = (a[-1], tuple([x for x, y in pairwise(a) if y - x == step]))
+            self.terms_of[rid] = t
+        return t
+
+    def score(self, ids: tuple[int, ...], hand: tuple[int, ...]) -> float:
+        """:func:`evaluate` of the rows ``ids`` and ``hand`` (the same terms in the same order, so the same float)."""
+        empty = 0
+        ends: set[int] = set()
+        bridged: set[int] = set()
+        for rid in ids:
+            if rid == 0:
+                empty += 1
+                continue
+            t = self.terms(rid)
+            ends.add(t[0])
+            bridged.update(t[1])
+        vmin, vmax = self.vmin, self.vmax
+        acc = {e + d for e in ends for d in self.gsteps if vmin <= e + d <= vmax}
+        two = self.two
+        near = sum([1 for c in hand if c - two in ends])
+        w8 = WEIGHTS
+        return w8[0] * empty + w8[1] * near + w8[2] * len(acc) + w8[3] * len(bridged) / self.span
+
+    # ------------------------------------------------------------------ positions
+    def key(self, ids: list[int], hid: int, pid: int, joker: bool) -> tuple[int, ...]:
+        """The canonical key: the row-card rows and the extra rows as multisets, the hand, parked cards, joker."""
+        nf = self.nf
+        if len(ids) == nf:
+            k = sorted(ids)
+        else:
+            k = sorted(ids[:nf])
+            k.extend(sorted(ids[nf:]))
+        k.append(hid)
+        k.append(pid)
+        k.append(1 if joker else 0)
+        return tuple(k)
+
+    def settle(self, ids: list[int], r: int, rid: int) -> bool:
+        """Put row ``rid`` at ``r``, completed if complete; drop empty extra rows. True if the joker left the table."""
+        s = self.settled[rid]
+        ids[r] = s
+        nf = self.nf
+        if len(ids) > nf:
+            ids[nf:] = [x for x in ids[nf:] if x]
+        return s != rid and self.joker_in[rid]
+
+    def child(
+        self, fr: _Frontier, ids: list[int], hid: int, pid: int, joker: bool, reb: int, kind: int, a: int, b: int
+    ) -> bool:
+        """Add the child position (reached by the move ``kind`` with arguments ``a``, ``b``) if new; True if stop."""
+        key = self.key(ids, hid, pid, joker)
+        if key in self.seen:
+            return False
+        hand = self.cards[hid]
+        park = self.cards[pid]
+        if kind == _LAY:
+            mv: Move = Lay(a, b)
+        elif kind == _LAY_PARKED:
+            mv = LayParked(a, b)
+        elif kind == _FILL_GAP:
+            mv = FillGap(a, b)
+        else:
+            mv = Swap(a)
+        return fr.add(
+            key,
+            (tuple(ids), hid, pid, joker, reb),
+            mv,
+            self.total - len(hand) - len(park),
+            won=self.win_possible and not hand and not park,
+        )
+
+    def rebuilt(
+        self, fr: _Frontier, ids: list[int], hid: int, pid: int, joker: bool, reb: int, mv: tuple[int, int, int, bool]
+    ) -> bool:
+        """Add the child position reached by the rebuild ``mv`` (src, count, dst, from start) if new; True if stop."""
+        key = self.key(ids, hid, pid, joker)
+        if key in self.seen:
+            return False
+        hand = self.cards[hid]
+        park = self.cards[pid]
+        return fr.add(
+            key,
+            (tuple(ids), hid, pid, joker, reb),
+            Rebuild(mv[0], mv[1], mv[2], mv[3]),
+            self.total - len(hand) - len(park),
+            won=self.win_possible and not hand and not park,
+        )
+
+    def expand(self, fr: _Frontier, cur: tuple[int, ...], hid: int, pid: int, joker: bool, reb: int) -> bool:  # noqa: C901
+        """Add the new children of a position, in the order the moves are listed; True if the search stops.
+
+        The order: per row (once per row content), lays of hand then parked cards on its end (in the order
+        of the steps), gap fills, or openings of an empty row; then the joker swap; then the rebuilds.
+        """
+        nr = len(cur)
+        hand = self.cards[hid]
+        park = self.cards[pid]
+        rows = self.rows
+        done: set[int] = set()
+        for r in range(nr):
+            rid = cur[r]
+            if rid in done:
+                continue
+            done.add(rid)
+            if rid:
+                acc = self.acc[rid]
+                for zone in (0, 1):
+                    pool = hand if zone == 0 else park
+                    if not pool:
+                        continue
+                    for c in acc:
+                        if c in pool:
+                            ids = list(cur)
+                            gone = self.settle(ids, r, self.lay(rid, c))
+                            jk = joker and not gone
+                            if zone == 0:
+                                stop = self.child(fr, ids, self.minus(hid, c), pid, jk, reb, _LAY, c, r)
+                            else:
+                                stop = self.child(fr, ids, hid, self.minus(pid, c), jk, reb, _LAY_PARKED, c, r)
+                            if stop:
+                                return True
+                row = rows[rid]
+                if hand and len(row) > 1:  # gaps a hand card fills exactly (first gap per card, as the engine does)
+                    gq = self.gaps(rid)
+                    if gq:
+                        arow = self.absr[rid]
+                        filled: set[int] = set()
+                        for q in gq:
+                            c = arow[q - 1] + self.step
+                            if c in hand and c not in filled:
+                                filled.add(c)
+                                ids = list(cur)
+                                gone = self.settle(ids, r, self.intern(row[:q] + (c,) + row[q:]))
+                                if self.child(
+                                    fr, ids, self.minus(hid, c), pid, joker and not gone, reb, _FILL_GAP, c, r
+                                ):
+                                    return True
+            else:
+                for zone in (0, 1):
+                    pool = hand if zone == 0 else park
+                    for j in range(len(pool)):
+                        c = pool[j]
+                        if (j == 0 or c != pool[j - 1]) and self.may_open(c):
+                            ids = list(cur)
+                            gone = self.settle(ids, r, self.opened(c))
+                            jk = joker and not gone
+                            if zone == 0:
+                                stop = self.child(fr, ids, self.minus(hid, c), pid, jk, reb, _LAY, c, r)
+                            else:
+                                stop = self.child(fr, ids, hid, self.minus(pid, c), jk, reb, _LAY_PARKED, c, r)
+                            if stop:
+                                return True
+        if joker:  # swap the exact hand card in for the joker
+            for r in range(nr):
+                row = rows[cur[r]]
+                jq = -1
+                for q in range(len(row)):
+                    if row[q] < 0:
+                        jq = q
+                        break
+                if jq >= 0 and -row[jq] in hand:
+                    c = -row[jq]
+                    ids = list(cur)
+                    ids[r] = self.intern(row[:jq] + (c,) + row[jq + 1 :])
+                    if self.child(fr, ids, self.minus(hid, c), pid, False, reb, _SWAP, c, 0):
+                        return True
+                    break
+        if self.rebuild_ends and reb < self.reb_left:
+            return self.rebuild_end_segments(fr, cur, hid, pid, joker, reb)
+        if self.can_rebuild and reb < self.reb_left:
+            return self.rebuild_any(fr, cur, hid, pid, joker, reb)
+        return False
+
+    def rebuild_end_segments(  # noqa: C901
+        self, fr: _Frontier, cur: tuple[int, ...], hid: int, pid: int, joker: bool, reb: int
+    ) -> bool:
+        """The rebuilds of end segments onto row ends (the default rules), in the order of :meth:`rebuild_any`.
+
+        The cuts are the places of the source rows (one row per content) holding a value that continues a
+        target's end (the first other row of each content).
+        """
+        nr = len(cur)
+        same: dict[int, list[int]] = {}
+        for r in range(nr):
+            rs = same.setdefault(cur[r], [])
+            if len(rs) < 2:
+                rs.append(r)
+        want: dict[int, list[tuple[int, list[int]]]] = {}
+        for rid, rs in same.items():
+            if rid:
+                acc = self.acc[rid]
+                for si in range(len(acc)):
+                    want.setdefault(acc[si], []).append((si, rs))
+        found: list[tuple[int, int, int, int]] = []
+        for rid, rs in same.items():
+            if not rid:
+                continue
+            wh = self.where(rid)
+            vals = self.vals_of[rid]
+            if vals is None or vals.isdisjoint(want):
+                continue
+            s = rs[0]
+            for v, targets in want.items():
+                qs = wh.get(v)
+                if qs is None:
+                    continue
+                for si, ts in targets:
+                    d = ts[0] if ts[0] != s else (ts[1] if len(ts) > 1 else -1)
+                    if d >= 0:
+                        for q in qs:
+                            found.append((s, d, si, q))
+        found.sort()
+        rows = self.rows
+        for s, d, _, q in found:
+            sid = cur[s]
+            ids = list(cur)
+            ids[s] = self.prefix(sid, q)
+            gone = self.settle(ids, d, self.join(cur[d], sid, q))
+            mv = (s, len(rows[sid]) - q, d, False)
+            if self.rebuilt(fr, ids, hid, pid, joker and not gone, reb + 1, mv):
+                return True
+        return False
+
+    def rebuild_any(self, fr: _Frontier, cur: tuple[int, ...], hid: int, pid: int, joker: bool, reb: int) -> bool:
+        """Every rebuild the rules allow: end or start segments onto row ends, splits into empty rows."""
+        nr = len(cur)
+        rows = self.rows
+        gsteps = self.gsteps
+        from_start, into_empty = self.from_start, self.into_empty
+        done_src: set[int] = set()
+        for s in range(nr):
+            sid = cur[s]
+            if not sid or sid in done_src:
+                continue
+            done_src.add(sid)
+            src = rows[sid]
+            n = len(src)
+            asrc = self.absr[sid]
+            wh = self.where(sid)
+            done_dst: set[int] = set()
+            for d in range(nr):
+                did = cur[d]
+                if d == s or did in done_dst:
+                    continue
+                done_dst.add(did)
+                dst = rows[did]
+                cuts: list[tuple[int, bool]] = []
+                if did:
+                    e = self.absr[did][-1]
+                    for st in self.steps:
+                        for q in wh.get(e + st, []):
+                            cuts.append((n - q, False))
+                    if from_start and asrc[0] - e in gsteps:
+                        cuts.extend([(k, True) for k in range(1, n)])
+                elif into_empty:
+                    cuts.extend([(n - q, False) for q in range(1, n) if self.may_open(asrc[q])])
+                    if from_start and self.may_open(asrc[0]):
+                        cuts.extend([(k, True) for k in range(1, n)])
+                for k, fs in cuts:
+                    seg, rest = (src[:k], src[k:]) if fs else (src[n - k :], src[: n - k])
+                    ids = list(cur)
+                    ids[s] = self.intern(rest)
+                    gone = self.settle(ids, d, self.intern(dst + seg))
+                    if self.rebuilt(fr, ids, hid, pid, joker and not gone, reb + 1, (s, k, d, fs)):
+                        return True
+        return False
+
+
+def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool) -> Plan:
     """Breadth-first search with rows kept as tuples of cards: any sequence rule, any marks on the table.
 
     Models everything a turn without an active modifier can do: lays on row
@@ -733,7 +1205,8 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
     may be swapped in), gaps (the exact hand card may fill one), duplicates,
     extra rows (they vanish once empty) and parked cards (laid on row ends).
     Positions are keyed by the row-card rows and the extra rows as multisets,
-    the hand, the parked cards and whether the joker is still on the table.
+    the hand, the parked cards and whether the joker is still on the table
+    (row contents and card tuples interned as ids, see :class:`_RowsSearch`).
 
     Args:
         sb: a sandbox copy of the turn (the plan is replayed on it).
@@ -741,280 +1214,29 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
         reb_left: rebuilds still allowed.
         budget: positions the search may store.
         prune: stop at the first position that lays every hand and parked card.
+
+    Returns:
+        The best plan found (most cards laid, then :func:`evaluate`), already replayed on ``sb``.
+
+    Raises:
+        PlanError: replaying the plan on ``sb`` laid a different number of cards than the search expected.
     """
-    g = sb.g
-    gsteps = g.steps
-    step = g.step
-    may_open = g.may_open
-    is_complete = g.is_complete
-    check_complete = g.complete_when_all
-    full_len = g.full_length
-    from_start = g.rebuild_from_start
-    into_empty = g.rebuild_into_empty
-    can_rebuild = g.rebuild_allowed and reb_left > 0
-    nf = sb.state.n_fixed
-    rows0: Rows = tuple(tuple(r) for r in sb.rows)
-    hand0 = tuple(sorted(sb.hand))
-    park0 = tuple(sorted(sb.parked))
-    locked = len(sb.state.parked[sb.seat]) - len(park0) if g.parked_count else 0
-    joker0 = sb.state.joker is not None and any(c < 0 for row in rows0 for c in row)
-    win_possible = g.win_on_empty and sb.pile_size == 0 and not locked
-    total = len(hand0) + len(park0)
-    full = total if (prune or win_possible) else total + 1
-
-    def settle(rows: list[Row], r: int) -> bool:
-        """Complete row ``r`` if it is complete; drop empty extra rows. True if the joker left the table."""
-        row = rows[r]
-        gone = False
-        if check_complete and len(row) >= full_len and is_complete(row):
-            gone = any(c < 0 for c in row)
-            rows[r] = ()
-        if len(rows) > nf:
-            rows[nf:] = [x for x in rows[nf:] if x]
-        return gone
-
-    def key(rows: Rows, hand: tuple[int, ...], park: tuple[int, ...], joker: bool) -> tuple:
-        if len(rows) == nf:
-            return (tuple(sorted(rows)), hand, park, joker)
-        return (tuple(sorted(rows[:nf])), tuple(sorted(rows[nf:])), hand, park, joker)
-
-    steps = tuple(sorted(gsteps))
-    two = 2 * step
-    # a position is (rows, hand, parked cards, joker on the table, rebuilds made)
-    fr = _Frontier(
-        (rows0, hand0, park0, joker0, 0),
-        key(rows0, hand0, park0, joker0),
-        needed=needed,
-        full=full,
-        budget=budget,
-        lays_first=prune,
-    )
-    seen = fr.seen
-    # per row content (the same rows recur in most positions): its values (a joker counts as the value it
-    # stands for), the values that continue its end, the places q where a card is missing before q, the set of
-    # its values and where each value lies, its end and bridged boundaries for the evaluation
-    abs_of: dict[Row, Row] = {}
-    acc_of: dict[Row, tuple[int, ...]] = {}
-    gaps_of: dict[Row, tuple[int, ...]] = {}
-    vals_of: dict[Row, frozenset[int]] = {}
-    where_of: dict[Row, dict[int, list[int]]] = {}
-    terms_of: dict[Row, tuple[int, tuple[int, ...]]] = {}
-
-    def absolute(row: Row) -> Row:
-        a = abs_of.get(row)
-        if a is None:
-            a = abs_of[row] = tuple(abs(c) for c in row)
-        return a
-
-    def accepts(row: Row) -> tuple[int, ...]:
-        a = acc_of.get(row)
-        if a is None:
-            e = absolute(row)[-1]
-            a = acc_of[row] = tuple(e + st for st in steps)
-        return a
-
-    def gaps(row: Row) -> tuple[int, ...]:
-        q = gaps_of.get(row)
-        if q is None:
-            arow = absolute(row)
-            q = gaps_of[row] = tuple(q for q in range(1, len(row)) if arow[q] - arow[q - 1] == two)
-        return q
-
-    def where(row: Row) -> dict[int, list[int]]:
-        w = where_of.get(row)
-        if w is None:
-            w = where_of[row] = {}
-            for q, v in enumerate(absolute(row)):
-                w.setdefault(v, []).append(q)
-            vals_of[row] = frozenset(w)
-        return w
-
-    w8 = WEIGHTS
-    vmin, vmax = g.value_min, g.value_max
-    span = max(1, g.full_length - 1)
-
-    def score(rows: Rows, hand: tuple[int, ...]) -> float:
-        """:func:`evaluate` (the same terms in the same order), with each row's terms kept per row content."""
-        empty = 0
-        ends: set[int] = set()
-        bridged: set[int] = set()
-        for row in rows:
-            if not row:
-                empty += 1
-                continue
-            t = terms_of.get(row)
-            if t is None:
-                a = absolute(row)
-                t = terms_of[row] = (a[-1], tuple(x for x, y in pairwise(a) if y - x == step))
-            ends.add(t[0])
-            bridged.update(t[1])
-        acc = {e + d for e in ends for d in gsteps if vmin <= e + d <= vmax}
-        near = sum(1 for c in hand if c - two in ends)
-        return w8[0] * empty + w8[1] * near + w8[2] * len(acc) + w8[3] * len(bridged) / span
-
-    rebuild_ends = can_rebuild and not (from_start or into_empty)
-    for cur, hand, park, joker, reb in fr:
-        nr = len(cur)
-        extra = nr > nf  # extra rows on the table: settle drops the ones a move empties
-        # (rows list, hand, parked, joker on table, move, is a rebuild)
-        children: list[tuple[list[Row], tuple[int, ...], tuple[int, ...], bool, Move, bool]] = []
-        done: set[Row] = set()
-        for r in range(nr):
-            row = cur[r]
-            if row in done:
-                continue
-            done.add(row)
-            if row:  # the values that continue the row end, in the order of the steps
-                acc = accepts(row)
-                for zone, pool in ((0, hand), (1, park)):  # (not `src`, a row below: mypyc types a name once)
-                    if not pool:
-                        continue
-                    for c in acc:
-                        if c in pool:
-                            j = pool.index(c)
-                            rest = pool[:j] + pool[j + 1 :]
-                            rows = list(cur)
-                            rows[r] = nrow = row + (c,)
-                            gone = settle(rows, r) if extra or (check_complete and len(nrow) >= full_len) else False
-                            if zone == 0:
-                                children.append((rows, rest, park, joker and not gone, Lay(c, r), False))
-                            else:
-                                children.append((rows, hand, rest, joker and not gone, LayParked(c, r), False))
-                if hand and len(row) > 1:  # gaps a hand card fills exactly (first gap per card, as the engine does)
-                    gq = gaps(row)
-                    if gq:
-                        arow = absolute(row)
-                        filled: set[int] = set()
-                        for q in gq:
-                            a = arow[q - 1]
-                            if a + step in hand and a + step not in filled:
-                                c = a + step
-                                filled.add(c)
-                                rows = list(cur)
-                                rows[r] = row[:q] + (c,) + row[q:]
-                                gone = settle(rows, r)
-                                j = hand.index(c)
-                                children.append(
-                                    (rows, hand[:j] + hand[j + 1 :], park, joker and not gone, FillGap(c, r), False)
-                                )
-            else:
-                for zone, pool in ((0, hand), (1, park)):
-                    prev = None
-                    for j, c in enumerate(pool):
-                        if c != prev and may_open(c):
-                            rest = pool[:j] + pool[j + 1 :]
-                            rows = list(cur)
-                            rows[r] = (c,)
-                            gone = settle(rows, r)
-                            if zone == 0:
-                                children.append((rows, rest, park, joker and not gone, Lay(c, r), False))
-                            else:
-                                children.append((rows, hand, rest, joker and not gone, LayParked(c, r), False))
-                        prev = c
-        if joker:  # swap the exact hand card in for the joker
-            for r in range(nr):
-                row = cur[r]
-                js = [q for q, c in enumerate(row) if c < 0]
-                if js and -row[js[0]] in hand:
-                    c = -row[js[0]]
-                    rows = list(cur)
-                    rows[r] = row[: js[0]] + (c,) + row[js[0] + 1 :]
-                    j = hand.index(c)
-                    children.append((rows, hand[:j] + hand[j + 1 :], park, False, Swap(c), False))
-                    break
-        if rebuild_ends and reb < reb_left:
-            # end segments onto row ends only: the cuts are the places of the source rows (one row per content)
-            # holding a value that continues a target's end (the first other row of each content); the same
-            # moves in the same order as the general loop below
-            same: dict[Row, list[int]] = {}
-            for r in range(nr):
-                rs = same.setdefault(cur[r], [])
-                if len(rs) < 2:
-                    rs.append(r)
-            want: dict[int, list[tuple[int, list[int]]]] = {}
-            for row, rs in same.items():
-                if row:
-                    for si, v in enumerate(accepts(row)):
-                        want.setdefault(v, []).append((si, rs))
-            found = []
-            for row, rs in same.items():
-                if not row:
-                    continue
-                wh = where(row)
-                if vals_of[row].isdisjoint(want):
-                    continue
-                s = rs[0]
-                for v, targets in want.items():
-                    qs = wh.get(v)
-                    if qs is None:
-                        continue
-                    for si, ts in targets:
-                        d = ts[0] if ts[0] != s else (ts[1] if len(ts) > 1 else -1)
-                        if d >= 0:
-                            for q in qs:
-                                found.append((s, d, si, q))
-            found.sort()
-            for s, d, _, q in found:
-                src = cur[s]
-                rows = list(cur)
-                rows[s] = src[:q]
-                rows[d] = nrow = cur[d] + src[q:]
-                gone = settle(rows, d) if extra or (check_complete and len(nrow) >= full_len) else False
-                children.append((rows, hand, park, joker and not gone, Rebuild(s, len(src) - q, d, False), True))
-        elif can_rebuild and reb < reb_left:
-            absr = [absolute(row) for row in cur] if joker else cur
-            done_src: set[Row] = set()
-            for s in range(nr):
-                src = cur[s]
-                if not src or src in done_src:
-                    continue
-                done_src.add(src)
-                n = len(src)
-                asrc = absr[s]
-                wh = where(src)
-                done_dst: set[Row] = set()
-                for d in range(nr):
-                    dst = cur[d]
-                    if d == s or dst in done_dst:
-                        continue
-                    done_dst.add(dst)
-                    cuts: list[tuple[int, bool]] = []
-                    if dst:
-                        e = absr[d][-1]
-                        for st in steps:
-                            for q in wh.get(e + st, ()):
-                                cuts.append((n - q, False))
-                        if from_start and asrc[0] - e in gsteps:
-                            cuts.extend((k, True) for k in range(1, n))
-                    elif into_empty:
-                        cuts.extend((n - q, False) for q in range(1, n) if may_open(asrc[q]))
-                        if from_start and may_open(asrc[0]):
-                            cuts.extend((k, True) for k in range(1, n))
-                    for k, fs in cuts:
-                        seg, rest = (src[:k], src[k:]) if fs else (src[n - k :], src[: n - k])
-                        rows = list(cur)
-                        rows[s] = rest
-                        rows[d] = dst + seg
-                        gone = settle(rows, d)
-                        children.append((rows, hand, park, joker and not gone, Rebuild(s, k, d, fs), True))
-        for rows, h, pk, jk, mv, is_rb in children:
-            rows_t = tuple(rows)
-            if len(rows_t) == nf:
-                pos_key: tuple = (tuple(sorted(rows_t)), h, pk, jk)
-            else:
-                pos_key = (tuple(sorted(rows_t[:nf])), tuple(sorted(rows_t[nf:])), h, pk, jk)
-            if pos_key not in seen and fr.add(
-                pos_key,
-                (rows_t, h, pk, jk, reb + is_rb),
-                mv,
-                total - len(h) - len(pk),
-                won=win_possible and not h and not pk,
-            ):
-                break
+    rs = _RowsSearch(sb, reb_left, prune)
+    g = rs.g
+    ids0 = rs.ids0
+    key0 = rs.key(list(ids0), rs.hid0, rs.pid0, rs.joker0)
+    root: _RowsState = (ids0, rs.hid0, rs.pid0, rs.joker0, 0)
+    fr = _Frontier(root, key0, needed=needed, full=rs.full, budget=budget, lays_first=prune)
+    rs.seen = fr.seen
+    for state in fr:
+        pos: _RowsState = state
+        if rs.expand(fr, pos[0], pos[1], pos[2], pos[3], pos[4]):
+            break
     if not fr.cand:
-        return _no_plan(g, rows0, hand0, len(fr.seen), fr.truncated, "rows")
+        return _no_plan(g, rs.rows0, rs.hand0, len(fr.seen), fr.truncated, "rows")
     states = fr.states
-    best = fr.best(lambda k: score(states[k][0], states[k][1]))
+    cards = rs.cards
+    best = fr.best(lambda k: rs.score(states[k][0], cards[states[k][1]]))
     seq = fr.path(best)
     before = sb.laid
     _replay(sb, seq)

@@ -779,6 +779,7 @@ class _RowsSearch:
         self.vals_of: list[frozenset[int] | None] = []
         self.terms_of: list[tuple[int, tuple[int, ...]] | None] = []
         self.open_to: dict[int, int] = {}
+        self.pair_cuts: dict[int, list[tuple[int, int, int]]] = {}
         self.opens: dict[int, bool] = {}
         self.intern(())
         # interned sorted card tuples (hands, parked cards), and per id: the id with one card ``c`` less
@@ -999,9 +1000,19 @@ class _RowsSearch:
         )
 
     def rebuilt(
-        self, fr: _Frontier, ids: list[int], hid: int, pid: int, joker: bool, reb: int, mv: tuple[int, int, int, bool]
+        self,
+        fr: _Frontier,
+        ids: list[int],
+        hid: int,
+        pid: int,
+        joker: bool,
+        reb: int,
+        src: int,
+        count: int,
+        dst: int,
+        from_start: bool,
     ) -> bool:
-        """Add the child position reached by the rebuild ``mv`` (src, count, dst, from start) if new; True if stop."""
+        """Add the child position reached by ``Rebuild(src, count, dst, from_start)`` if new; True if stop."""
         key = self.key(ids, hid, pid, joker)
         if key in self.seen:
             return False
@@ -1010,7 +1021,7 @@ class _RowsSearch:
         return fr.add(
             key,
             (tuple(ids), hid, pid, joker, reb),
-            Rebuild(mv[0], mv[1], mv[2], mv[3]),
+            Rebuild(src, count, dst, from_start),
             self.total - len(hand) - len(park),
             won=self.win_possible and not hand and not park,
         )
@@ -1100,55 +1111,71 @@ class _RowsSearch:
             return self.rebuild_any(fr, cur, hid, pid, joker, reb)
         return False
 
-    def rebuild_end_segments(  # noqa: C901
+    def rebuild_end_segments(
         self, fr: _Frontier, cur: tuple[int, ...], hid: int, pid: int, joker: bool, reb: int
     ) -> bool:
         """The rebuilds of end segments onto row ends (the default rules), in the order of :meth:`rebuild_any`.
 
-        The cuts are the places of the source rows (one row per content) holding a value that continues a
-        target's end (the first other row of each content).
+        Sources are the first row of each content, targets the first other row of each content; the moves
+        come by source, target, step and place (:meth:`cuts`).
         """
         nr = len(cur)
-        same: dict[int, list[int]] = {}
+        firsts: list[int] = []  # the first row of each non-empty content, and its second row (or -1)
+        seconds: list[int] = []
         for r in range(nr):
-            rs = same.setdefault(cur[r], [])
-            if len(rs) < 2:
-                rs.append(r)
-        want: dict[int, list[tuple[int, list[int]]]] = {}
-        for rid, rs in same.items():
-            if rid:
-                acc = self.acc[rid]
-                for si in range(len(acc)):
-                    want.setdefault(acc[si], []).append((si, rs))
-        found: list[tuple[int, int, int, int]] = []
-        for rid, rs in same.items():
+            rid = cur[r]
             if not rid:
                 continue
-            wh = self.where(rid)
-            vals = self.vals_of[rid]
-            if vals is None or vals.isdisjoint(want):
-                continue
-            s = rs[0]
-            for v, targets in want.items():
-                qs = wh.get(v)
-                if qs is None:
-                    continue
-                for si, ts in targets:
-                    d = ts[0] if ts[0] != s else (ts[1] if len(ts) > 1 else -1)
-                    if d >= 0:
-                        for q in qs:
-                            found.append((s, d, si, q))
-        found.sort()
-        rows = self.rows
-        for s, d, _, q in found:
+            at = -1
+            for i in range(len(firsts)):
+                if cur[firsts[i]] == rid:
+                    at = i
+                    break
+            if at < 0:
+                firsts.append(r)
+                seconds.append(-1)
+            elif seconds[at] < 0:
+                seconds[at] = r
+        nc = len(firsts)
+        for i in range(nc):
+            s = firsts[i]
             sid = cur[s]
-            ids = list(cur)
-            ids[s] = self.prefix(sid, q)
-            gone = self.settle(ids, d, self.join(cur[d], sid, q))
-            mv = (s, len(rows[sid]) - q, d, False)
-            if self.rebuilt(fr, ids, hid, pid, joker and not gone, reb + 1, mv):
-                return True
+            targets: list[tuple[int, int]] = []
+            for j in range(nc):
+                d = firsts[j] if j != i else seconds[j]
+                if d >= 0:
+                    targets.append((d, cur[firsts[j]]))
+            if seconds[i] >= 0:
+                targets.sort()
+            for d, tid in targets:
+                for count, stays, joined in self.cuts(sid, tid):
+                    ids = list(cur)
+                    ids[s] = stays
+                    gone = self.settle(ids, d, joined)
+                    if self.rebuilt(fr, ids, hid, pid, joker and not gone, reb + 1, s, count, d, False):
+                        return True
         return False
+
+    def cuts(self, sid: int, tid: int) -> list[tuple[int, int, int]]:
+        """The end segments of row ``sid`` that continue row ``tid``'s end, kept per pair of rows.
+
+        Returns:
+            ``(count, id of the row left, id of row tid with the segment)`` in the order of the steps, then of
+            the places in ``sid``.
+        """
+        k = (sid << 32) | tid
+        out = self.pair_cuts.get(k)
+        if out is None:
+            wh = self.where(sid)
+            n = len(self.rows[sid])
+            out = []
+            for v in self.acc[tid]:
+                qs = wh.get(v)
+                if qs is not None:
+                    for q in qs:
+                        out.append((n - q, self.prefix(sid, q), self.join(tid, sid, q)))
+            self.pair_cuts[k] = out
+        return out
 
     def rebuild_any(self, fr: _Frontier, cur: tuple[int, ...], hid: int, pid: int, joker: bool, reb: int) -> bool:
         """Every rebuild the rules allow: end or start segments onto row ends, splits into empty rows."""
@@ -1190,7 +1217,7 @@ class _RowsSearch:
                     ids = list(cur)
                     ids[s] = self.intern(rest)
                     gone = self.settle(ids, d, self.intern(dst + seg))
-                    if self.rebuilt(fr, ids, hid, pid, joker and not gone, reb + 1, (s, k, d, fs)):
+                    if self.rebuilt(fr, ids, hid, pid, joker and not gone, reb + 1, s, k, d, fs):
                         return True
         return False
 

@@ -60,6 +60,23 @@ def _plain(turn: Turn) -> bool:
 _ROW_FIELDS = frozenset(("row", "src", "dst"))
 """Fields of a move that name a row (by index)."""
 
+_ROW_MASKS: dict[type, tuple[bool, ...]] = {}
+"""Per move type: which of its fields name a row (from :data:`_ROW_FIELDS`)."""
+
+
+def _row_mask(mv: Move) -> tuple[bool, ...]:
+    """Which fields of ``mv`` name a row, kept per move type."""
+    m = _ROW_MASKS.get(type(mv))
+    if m is None:
+        m = _ROW_MASKS[type(mv)] = tuple([name in _ROW_FIELDS for name in mv._fields])
+    return m
+
+
+def _clone_key(t: Turn, same_rows: bool) -> tuple:
+    """The key of a position of the clones search: rows (as a multiset if ``same_rows``), hand, parked, skips."""
+    rows = tuple(map(tuple, t.rows))
+    return (tuple(sorted(rows)) if same_rows else rows, tuple(sorted(t.hand)), tuple(sorted(t.parked)), t.skips)
+
 
 def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
     """Breadth-first search over copies of the turn itself (any position the engine can hold).
@@ -71,22 +88,18 @@ def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
     """
     g = root.g
     same_rows = _simple_rules(g)  # row cards are interchangeable (else, e.g. corners, keep their order)
-
-    def key(t: Turn) -> tuple:
-        rows = tuple(map(tuple, t.rows))
-        return (tuple(sorted(rows)) if same_rows else rows, tuple(sorted(t.hand)), tuple(sorted(t.parked)), t.skips)
-
     base = root.laid
     total = len(root.hand) + len(root.parked)
     fr = _Frontier(
         root,
-        key(root),
+        _clone_key(root, same_rows),
         needed=0,
         full=total if prune else float("inf"),
         budget=budget,
         root_ok=root.can_end(),
         lays_first=prune,
     )
+    seen = fr.seen
     nf = root.state.n_fixed
     for t in fr:
         if t.phase == DONE:
@@ -95,17 +108,14 @@ def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
         tried: set[tuple] = set()
         for mv in [*t.lay_moves(), *t.rebuild_moves()]:
             if same_rows:  # the same move on a row of the same cards leaves the same position: try it once
-                sig = tuple(
-                    (tuple(rows[x]), x < nf) if name in _ROW_FIELDS else x
-                    for name, x in zip(mv._fields, mv, strict=True)
-                )
+                sig = tuple([(tuple(rows[x]), x < nf) if m else x for m, x in zip(_row_mask(mv), mv, strict=True)])
                 if (type(mv), sig) in tried:
                     continue
                 tried.add((type(mv), sig))
             c = t.clone()
             c.apply(mv)
-            k = key(c)
-            if k not in fr.seen and fr.add(k, c, mv, c.laid - base, c.can_end(), c.won):
+            k = _clone_key(c, same_rows)
+            if k not in seen and fr.add(k, c, mv, c.laid - base, c.can_end(), c.won):
                 break
     if not fr.cand:
         return _no_plan(
@@ -733,6 +743,20 @@ _RowsState = tuple[tuple[int, ...], int, int, bool, int]
 cards (interned card-tuple ids), the joker still on the table, the rebuilds made."""
 
 
+def _rows_move(m: tuple[int, int, int, int, bool]) -> Move:
+    """The move a rows-search step ``(kind, a, b, c, fs)`` stands for."""
+    kind = m[0]
+    if kind == _LAY:
+        return Lay(m[1], m[2])
+    if kind == _LAY_PARKED:
+        return LayParked(m[1], m[2])
+    if kind == _FILL_GAP:
+        return FillGap(m[1], m[2])
+    if kind == _SWAP:
+        return Swap(m[1])
+    return Rebuild(m[1], m[2], m[3], m[4])
+
+
 class _RowsSearch:
     """One run of :func:`_search_rows`: its constants, and the row contents and hands it meets, interned.
 
@@ -975,31 +999,6 @@ class _RowsSearch:
         return s != rid and self.joker_in[rid]
 
     def child(
-        self, fr: _Frontier, ids: list[int], hid: int, pid: int, joker: bool, reb: int, kind: int, a: int, b: int
-    ) -> bool:
-        """Add the child position (reached by the move ``kind`` with arguments ``a``, ``b``) if new; True if stop."""
-        key = self.key(ids, hid, pid, joker)
-        if key in self.seen:
-            return False
-        hand = self.cards[hid]
-        park = self.cards[pid]
-        if kind == _LAY:
-            mv: Move = Lay(a, b)
-        elif kind == _LAY_PARKED:
-            mv = LayParked(a, b)
-        elif kind == _FILL_GAP:
-            mv = FillGap(a, b)
-        else:
-            mv = Swap(a)
-        return fr.add(
-            key,
-            (tuple(ids), hid, pid, joker, reb),
-            mv,
-            self.total - len(hand) - len(park),
-            won=self.win_possible and not hand and not park,
-        )
-
-    def rebuilt(
         self,
         fr: _Frontier,
         ids: list[int],
@@ -1007,12 +1006,17 @@ class _RowsSearch:
         pid: int,
         joker: bool,
         reb: int,
-        src: int,
-        count: int,
-        dst: int,
-        from_start: bool,
+        kind: int,
+        a: int,
+        b: int,
+        c: int = 0,
+        fs: bool = False,
     ) -> bool:
-        """Add the child position reached by ``Rebuild(src, count, dst, from_start)`` if new; True if stop."""
+        """Add the child position if it is new; True if the search stops.
+
+        The move that reaches it is stored as ``(kind, a, b, c, fs)`` (see :func:`_rows_move`); only the
+        moves of the plan become :class:`~kbsim.engine.rows.moves.Move` objects.
+        """
         key = self.key(ids, hid, pid, joker)
         if key in self.seen:
             return False
@@ -1021,7 +1025,7 @@ class _RowsSearch:
         return fr.add(
             key,
             (tuple(ids), hid, pid, joker, reb),
-            Rebuild(src, count, dst, from_start),
+            (kind, a, b, c, fs),
             self.total - len(hand) - len(park),
             won=self.win_possible and not hand and not park,
         )
@@ -1152,7 +1156,7 @@ class _RowsSearch:
                     ids = list(cur)
                     ids[s] = stays
                     gone = self.settle(ids, d, joined)
-                    if self.rebuilt(fr, ids, hid, pid, joker and not gone, reb + 1, s, count, d, False):
+                    if self.child(fr, ids, hid, pid, joker and not gone, reb + 1, _REBUILD, s, count, d, False):
                         return True
         return False
 
@@ -1217,7 +1221,7 @@ class _RowsSearch:
                     ids = list(cur)
                     ids[s] = self.intern(rest)
                     gone = self.settle(ids, d, self.intern(dst + seg))
-                    if self.rebuilt(fr, ids, hid, pid, joker and not gone, reb + 1, s, k, d, fs):
+                    if self.child(fr, ids, hid, pid, joker and not gone, reb + 1, _REBUILD, s, k, d, fs):
                         return True
         return False
 
@@ -1264,7 +1268,7 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
     states = fr.states
     cards = rs.cards
     best = fr.best(lambda k: rs.score(states[k][0], cards[states[k][1]]))
-    seq = fr.path(best)
+    seq = [_rows_move(m) for m in fr.path(best)]
     before = sb.laid
     _replay(sb, seq)
     if sb.laid - before != fr.laids[best]:

@@ -758,18 +758,21 @@ def _rows_move(m: tuple[int, int, int, int, bool]) -> Move:
 
 
 class _RowsSearch:
-    """One run of :func:`_search_rows`: its constants, and the row contents and hands it meets, interned.
+    """The rows search (:func:`_search_rows`) for one set of rules: row contents and card tuples interned.
 
     Each distinct row content gets a small int id (0 is the empty row), each distinct sorted tuple of cards
     (a hand or the parked cards) another. What the search asks of a row (its values with the joker read as
     the value it stands for, the values that continue its end, whether it completes, its gaps, where each
     value lies, its evaluation terms) and the results of the moves on it (a lay of card ``c``, a cut, a
-    segment joined onto it) are kept per id, so a child position that was seen already is recognised from
-    the parent's ids without building its rows: its key is the sorted row ids plus the card-tuple ids.
+    segment joined onto it, the end segments of one row that continue another) are kept per id, so a child
+    position that was seen already is recognised from the parent's ids without building its rows: its key
+    is the sorted row ids plus the card-tuple ids.
+
+    All of that depends on the rules only, so one instance serves every search under the same rules
+    (:func:`_rows_searcher`), its tables warm from the searches before; :meth:`start` sets up one search.
     """
 
-    def __init__(self, sb: Turn, reb_left: int, prune: bool) -> None:
-        g = sb.g
+    def __init__(self, g: CompiledGame) -> None:
         self.g = g
         self.gsteps: frozenset[int] = g.steps
         self.steps: tuple[int, ...] = tuple(sorted(g.steps))
@@ -779,10 +782,6 @@ class _RowsSearch:
         self.full_len: int = g.full_length
         self.from_start: bool = g.rebuild_from_start
         self.into_empty: bool = g.rebuild_into_empty
-        self.can_rebuild: bool = g.rebuild_allowed and reb_left > 0
-        self.rebuild_ends: bool = self.can_rebuild and not (self.from_start or self.into_empty)
-        self.reb_left = reb_left
-        self.nf: int = sb.state.n_fixed
         self.vmin: int = g.value_min
         self.vmax: int = g.value_max
         self.span: int = max(1, g.full_length - 1)
@@ -810,20 +809,47 @@ class _RowsSearch:
         self.cards: list[tuple[int, ...]] = []
         self.cards_id: dict[tuple[int, ...], int] = {}
         self.minus_to: list[dict[int, int] | None] = []
-        rows0: Rows = tuple(tuple(r) for r in sb.rows)
+        # the search under way (set by start)
+        self.reb_left = 0
+        self.can_rebuild = False
+        self.rebuild_ends = False
+        self.nf = 0
+        self.rows0: Rows = ()
+        self.hand0: tuple[int, ...] = ()
+        self.joker0 = False
+        self.win_possible = False
+        self.total = 0
+        self.full = 0
+        self.ids0: tuple[int, ...] = ()
+        self.hid0 = 0
+        self.pid0 = 0
+        self.seen: set[tuple[int, ...]] = set()
+
+    def full_tables(self) -> bool:
+        """True once the tables hold so much that they should start afresh (memory stays bounded)."""
+        return len(self.rows) > _TABLE_LIMIT or len(self.cards) > _TABLE_LIMIT or len(self.pair_cuts) > _TABLE_LIMIT
+
+    def start(self, sb: Turn, reb_left: int, prune: bool) -> None:
+        """Set up a search from the sandbox ``sb`` with ``reb_left`` rebuilds left (see :func:`_search_rows`)."""
+        g = self.g
+        st = sb.state
+        self.reb_left = reb_left
+        self.can_rebuild = g.rebuild_allowed and reb_left > 0
+        self.rebuild_ends = self.can_rebuild and not (self.from_start or self.into_empty)
+        self.nf = st.n_fixed
+        rows0: Rows = tuple([tuple(r) for r in sb.rows])
         hand0 = tuple(sorted(sb.hand))
         park0 = tuple(sorted(sb.parked))
         self.rows0 = rows0
         self.hand0 = hand0
-        self.locked: int = len(sb.state.parked[sb.seat]) - len(park0) if g.parked_count else 0
-        self.joker0: bool = sb.state.joker is not None and any(c < 0 for row in rows0 for c in row)
-        self.win_possible: bool = bool(g.win_on_empty and sb.pile_size == 0 and not self.locked)
-        self.total: int = len(hand0) + len(park0)
-        self.full: int = self.total if (prune or self.win_possible) else self.total + 1
-        self.ids0: tuple[int, ...] = tuple([self.intern(r) for r in rows0])
-        self.hid0: int = self.intern_cards(hand0)
-        self.pid0: int = self.intern_cards(park0)
-        self.seen: set[tuple[int, ...]] = set()
+        locked = len(st.parked[sb.seat]) - len(park0) if g.parked_count else 0
+        self.joker0 = st.joker is not None and any(c < 0 for row in rows0 for c in row)
+        self.win_possible = bool(g.win_on_empty and sb.pile_size == 0 and not locked)
+        self.total = len(hand0) + len(park0)
+        self.full = self.total if (prune or self.win_possible) else self.total + 1
+        self.ids0 = tuple([self.intern(r) for r in rows0])
+        self.hid0 = self.intern_cards(hand0)
+        self.pid0 = self.intern_cards(park0)
 
     # ------------------------------------------------------------------ interning
     def intern(self, row: Row) -> int:
@@ -1226,6 +1252,29 @@ class _RowsSearch:
         return False
 
 
+_TABLE_LIMIT: Final = 10_000
+"""Row contents (or card tuples, or row pairs) a :class:`_RowsSearch` keeps before it starts afresh."""
+
+_SEARCHERS: list[_RowsSearch] = []
+"""The rows searcher of the rules searched last (at most one; see :func:`_rows_searcher`)."""
+
+
+def _rows_searcher(g: CompiledGame) -> _RowsSearch:
+    """The :class:`_RowsSearch` for the rules ``g``: the one kept from the last search if it has the same rules.
+
+    Its tables only speed the search up (a search's result never depends on the ids), so keeping them, or
+    starting afresh once they are full, changes no plan.
+    """
+    if _SEARCHERS:
+        rs = _SEARCHERS[0]
+        if rs.g is g and not rs.full_tables():
+            return rs
+        _SEARCHERS.clear()
+    rs = _RowsSearch(g)
+    _SEARCHERS.append(rs)
+    return rs
+
+
 def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool) -> Plan:
     """Breadth-first search with rows kept as tuples of cards: any sequence rule, any marks on the table.
 
@@ -1252,7 +1301,8 @@ def _search_rows(sb: Turn, needed: int, reb_left: int, budget: int, prune: bool)
     Raises:
         PlanError: replaying the plan on ``sb`` laid a different number of cards than the search expected.
     """
-    rs = _RowsSearch(sb, reb_left, prune)
+    rs = _rows_searcher(sb.g)
+    rs.start(sb, reb_left, prune)
     g = rs.g
     ids0 = rs.ids0
     key0 = rs.key(list(ids0), rs.hid0, rs.pid0, rs.joker0)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import pairwise
-from typing import Final
+from typing import Final, cast
 
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.compiled import CompiledGame
@@ -101,14 +101,20 @@ def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
     )
     seen = fr.seen
     nf = root.state.n_fixed
-    for t in fr:
+    for node in fr:
+        t: Turn = node  # (typed: the compiled build then calls the turn's methods directly)
         if t.phase == DONE:
             continue
         rows = t.rows
         tried: set[tuple] = set()
         for mv in [*t.lay_moves(), *t.rebuild_moves()]:
             if same_rows:  # the same move on a row of the same cards leaves the same position: try it once
-                sig = tuple([(tuple(rows[x]), x < nf) if m else x for m, x in zip(_row_mask(mv), mv, strict=True)])
+                sig = tuple(
+                    [
+                        (tuple(rows[cast(int, x)]), cast(int, x) < nf) if m else x
+                        for m, x in zip(_row_mask(mv), mv, strict=True)
+                    ]
+                )
                 if (type(mv), sig) in tried:
                     continue
                 tried.add((type(mv), sig))
@@ -785,21 +791,24 @@ class _RowsSearch:
         self.vmin: int = g.value_min
         self.vmax: int = g.value_max
         self.span: int = max(1, g.full_length - 1)
+        # value bit masks (bit v - vmin) make "can a segment of this row continue that row's end" one AND
+        self.masks: bool = g.value_max - g.value_min < 60
         # interned rows, and per row id: its values (a joker read as its value), the values continuing its end,
         # the id it settles to (0 when it completes), whether it holds the joker; lazily: its lays, cuts and
-        # joins, gaps, where each value lies (and the set of its values), its evaluation terms
+        # joins, gaps, where each value lies, its evaluation terms
         self.rows: list[Row] = []
         self.row_id: dict[Row, int] = {}
         self.absr: list[Row] = []
         self.acc: list[tuple[int, ...]] = []
         self.settled: list[int] = []
         self.joker_in: list[bool] = []
+        self.vmask: list[int] = []  # the values of the row (all bits when masks are off)
+        self.amask: list[int] = []  # the values that continue its end (all bits when masks are off)
         self.lay_to: list[dict[int, int] | None] = []
         self.cut_to: list[dict[int, int] | None] = []
         self.join_to: list[dict[int, int] | None] = []
         self.gaps_of: list[tuple[int, ...] | None] = []
         self.where_of: list[dict[int, list[int]] | None] = []
-        self.vals_of: list[frozenset[int] | None] = []
         self.terms_of: list[tuple[int, tuple[int, ...]] | None] = []
         self.open_to: dict[int, int] = {}
         self.pair_cuts: dict[int, list[tuple[int, int, int]]] = {}
@@ -871,12 +880,22 @@ class _RowsSearch:
         complete = self.check_complete and len(row) >= self.full_len and self.g.is_complete(row)
         self.settled.append(0 if complete else i)
         self.joker_in.append(has_joker)
+        vm = am = -1
+        if self.masks:
+            vmin, vmax = self.vmin, self.vmax
+            vm = am = 0
+            for v in a:
+                vm |= 1 << (v - vmin) if vmin <= v <= vmax else -1
+            for v in self.acc[i]:
+                if vmin <= v <= vmax:
+                    am |= 1 << (v - vmin)
+        self.vmask.append(vm)
+        self.amask.append(am)
         self.lay_to.append(None)
         self.cut_to.append(None)
         self.join_to.append(None)
         self.gaps_of.append(None)
         self.where_of.append(None)
-        self.vals_of.append(None)
         self.terms_of.append(None)
         return i
 
@@ -962,14 +981,13 @@ class _RowsSearch:
         return q
 
     def where(self, rid: int) -> dict[int, list[int]]:
-        """Where each value of row ``rid`` lies (its places, in order); also fills ``vals_of``."""
+        """Where each value of row ``rid`` lies (its places, in order)."""
         w = self.where_of[rid]
         if w is None:
             w = {}
             for q, v in enumerate(self.absr[rid]):
                 w.setdefault(v, []).append(q)
             self.where_of[rid] = w
-            self.vals_of[rid] = frozenset(w)
         return w
 
     def terms(self, rid: int) -> tuple[int, tuple[int, ...]]:
@@ -1167,14 +1185,18 @@ class _RowsSearch:
             elif seconds[at] < 0:
                 seconds[at] = r
         nc = len(firsts)
+        vmask, amask = self.vmask, self.amask
         for i in range(nc):
             s = firsts[i]
             sid = cur[s]
+            vm = vmask[sid]
             targets: list[tuple[int, int]] = []
             for j in range(nc):
                 d = firsts[j] if j != i else seconds[j]
                 if d >= 0:
-                    targets.append((d, cur[firsts[j]]))
+                    tid = cur[firsts[j]]
+                    if vm & amask[tid]:  # (else no value of the source continues the target's end)
+                        targets.append((d, tid))
             if seconds[i] >= 0:
                 targets.sort()
             for d, tid in targets:

@@ -95,3 +95,42 @@ def test_kept_tables_change_no_plan():
     assert searches._rows_searcher(g) is searches._rows_searcher(g)  # kept between searches
     other = compiled()
     assert searches._rows_searcher(other) is not searches._rows_searcher(g)  # other rules, another searcher
+
+
+def test_clones_search_leaves_shared_zones_alone():
+    """The clones search's copies share the zones no lay or rebuild changes: no move it tries changes them."""
+    g = compiled("characters")
+    roots: list[tuple[Turn, int]] = []
+
+    class Recorder(PlannerBot):
+        def _plan(self, turn, budget):
+            if engine_for(turn) == "clones" and len(roots) < 30:
+                roots.append((turn.sandbox(), budget))
+            return super()._plan(turn, budget)
+
+    for i in range(4):
+        play_game(g, [Recorder() for _ in range(3)], game_seed(4119, i))
+    assert len(roots) >= 5
+    for sb, budget in roots:
+        st = sb.state
+        others = [s for s in range(st.players) if s != sb.seat]
+        before = (
+            [list(p) for p in st.piles],
+            [list(m) for m in st.minus],
+            list(st.box),
+            dict(st.char_plays),
+            [list(st.hands[s]) for s in others],
+            [list(st.parked[s]) for s in others],
+        )
+        plan = searches._search_clones(sb, max(40, budget // 20), True)
+        assert plan.nodes > 1
+        st = sb.state
+        after = (
+            [list(p) for p in st.piles],
+            [list(m) for m in st.minus],
+            list(st.box),
+            dict(st.char_plays),
+            [list(st.hands[s]) for s in others],
+            [list(st.parked[s]) for s in others],
+        )
+        assert after == before

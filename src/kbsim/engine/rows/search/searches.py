@@ -24,6 +24,7 @@ from kbsim.engine.rows.search.frontier import (
     _replay,
     evaluate,
 )
+from kbsim.engine.rows.state import GameState
 from kbsim.engine.rows.turn import DONE, Turn
 
 
@@ -78,6 +79,57 @@ def _clone_key(t: Turn, same_rows: bool) -> tuple:
     return (tuple(sorted(rows)) if same_rows else rows, tuple(sorted(t.hand)), tuple(sorted(t.parked)), t.skips)
 
 
+class _SearchState(GameState):
+    """The zones of a position of the clones search, whose :meth:`copy` shares what a lay or rebuild never changes.
+
+    The clones search copies the turn for every move it tries (``Turn.clone`` copies the state through its
+    ``copy``). A lay, gap fill, joker swap, parked-card lay or rebuild changes only the rows, this seat's
+    hand and parked cards, the discard pile (a completed row) and, with the joker, the character piles,
+    display and deck; the draw piles, the other seats' hands and parked cards, the minus piles, the box and
+    the play counts are shared between a position and its copies instead of copied.
+    """
+
+    def copy(self) -> GameState:
+        """A copy for one more search move: the zones a lay or rebuild can change are new lists, the rest shared."""
+        return _SearchState(
+            rows=[list(r) for r in self.rows],
+            hands=[list(h) for h in self.hands],
+            piles=self.piles,
+            discard=list(self.discard),
+            parked=[list(p) for p in self.parked],
+            minus=self.minus,
+            char_piles=[list(p) for p in self.char_piles],
+            display=list(self.display),
+            char_deck=list(self.char_deck),
+            box=self.box,
+            joker=self.joker,
+            turn_no=self.turn_no,
+            n_fixed=self.n_fixed,
+            char_plays=self.char_plays,
+        )
+
+
+def _search_root(t: Turn) -> None:
+    """Give the sandbox ``t`` a :class:`_SearchState` holding its own zone lists (the turn's references stay valid)."""
+    st = t.state
+    t.state = _SearchState(
+        rows=st.rows,
+        hands=st.hands,
+        piles=st.piles,
+        discard=st.discard,
+        parked=st.parked,
+        minus=st.minus,
+        char_piles=st.char_piles,
+        display=st.display,
+        char_deck=st.char_deck,
+        box=st.box,
+        joker=st.joker,
+        turn_no=st.turn_no,
+        n_fixed=st.n_fixed,
+        char_plays=st.char_plays,
+    )
+
+
 def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
     """Breadth-first search over copies of the turn itself (any position the engine can hold).
 
@@ -88,6 +140,7 @@ def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
     """
     g = root.g
     same_rows = _simple_rules(g)  # row cards are interchangeable (else, e.g. corners, keep their order)
+    _search_root(root)  # its copies share the zones no lay or rebuild changes
     base = root.laid
     total = len(root.hand) + len(root.parked)
     fr = _Frontier(

@@ -136,7 +136,9 @@ def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
     Positions are keyed by the rows as a multiset, the hand, the usable parked
     cards and the skips left; moves are the turn's own ``lay_moves`` and
     ``rebuild_moves``. Cards laid count every card the turn lays (hand and
-    parked cards, gap fills, the joker swap).
+    parked cards, gap fills, the joker swap). ``root`` is a sandbox the search
+    owns: its state becomes a :class:`_SearchState` (the same zone lists), so
+    the copies share the zones no move changes.
     """
     g = root.g
     same_rows = _simple_rules(g)  # row cards are interchangeable (else, e.g. corners, keep their order)

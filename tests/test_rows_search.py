@@ -134,3 +134,35 @@ def test_clones_search_leaves_shared_zones_alone():
             [list(st.parked[s]) for s in others],
         )
         assert after == before
+
+
+def test_search_state_copy_keeps_every_field():
+    """``_SearchState.copy`` names each field of ``GameState``: a field added there must be copied here too."""
+    from collections import Counter
+    from dataclasses import fields
+
+    from kbsim.engine.rows.state import GameState
+
+    st = GameState(
+        rows=[[1, 2], [5]],
+        hands=[[3], [4, 4]],
+        piles=[[6], [7]],
+        discard=[8],
+        parked=[[(9, 1)], []],
+        minus=[[10], []],
+        char_piles=[["a"], ["b"]],
+        display=["c"],
+        char_deck=["d"],
+        box=["e"],
+        joker="f",
+        turn_no=11,
+        n_fixed=1,
+        char_plays=Counter({(0, "a"): 2}),
+    )
+    names = [f.name for f in fields(GameState)]
+    assert all(getattr(st, n) != getattr(GameState(rows=[], hands=[[], []], piles=[[], []]), n) for n in names)
+    root = searches._SearchState(**{n: getattr(st, n) for n in names})
+    cp = root.copy()
+    assert type(cp) is searches._SearchState
+    assert all(getattr(cp, n) == getattr(st, n) for n in names)
+    assert cp.rows is not st.rows and cp.rows[0] is not st.rows[0] and cp.discard is not st.discard

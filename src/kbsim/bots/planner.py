@@ -206,7 +206,7 @@ class PlannerBot(BaseBot):
             per_key[mv.key] = per_key.get(mv.key, 0) + 1
             if per_key[mv.key] > self.max_candidates:
                 continue
-            sb = turn.sandbox()
+            sb = turn.sandbox(scratch=True)  # only looked at, never ended: no snapshot of provisional moves
             piles = sb.state.piles
             before = sum(len(p) for p in piles) - len(piles[sb.seat])
             sb.apply(mv, listed=True)

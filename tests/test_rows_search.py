@@ -1,0 +1,168 @@
+"""The rows search (``searches._search_rows``): exact against the engine, and its kept tables change no plan.
+
+The search interns row contents and card tuples as ids in a searcher kept across searches under the same
+rules (``searches._rows_searcher``); the ids only key positions, so a warm searcher and a fresh one must give
+the same plans. Its rebuild listing (end segments by pairs of rows, or every segment the rebuild options
+allow) must reach every position the engine's own moves reach: the cards laid are checked against a brute
+force over the engine's legal lays and rebuilds.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from conftest import compiled, make_turn
+from kbsim.bots.planner import PlannerBot
+from kbsim.engine.rows.game import play_game
+from kbsim.engine.rows.search import engine_for, plan_turn, searches
+from kbsim.engine.rows.turn import DONE, Turn
+from kbsim.engine.seeds import game_seed
+
+
+def _most_laid(turn: Turn) -> int:
+    """Most cards a lay-out turn can lay: every legal lay and rebuild of the engine, exact positions."""
+    best, seen, stack, base = 0, set(), [turn.sandbox()], turn.laid
+    while stack:
+        t = stack.pop()
+        key = (tuple(map(tuple, t.rows)), tuple(sorted(t.hand)))
+        if key in seen:
+            continue
+        seen.add(key)
+        best = max(best, t.laid - base)
+        if t.phase != DONE:
+            for mv in [*t.lay_moves(), *t.rebuild_moves()]:
+                c = t.clone()
+                c.apply(mv)
+                stack.append(c)
+    return best
+
+
+@pytest.mark.parametrize("variant", ["base", "rebuild-either-end", "rebuild-split"])
+def test_rows_search_lays_what_the_engine_can(variant):
+    """Small random boards (runs, repeats of a value across rows, empty rows): same cards laid as brute force."""
+    g = compiled(*(() if variant == "base" else (variant,)), rows=4)
+    rng = random.Random(4113 + len(variant))
+    checked = 0
+    for _ in range(25):
+        rows = []
+        for _ in range(4):
+            if rng.random() < 0.25:
+                rows.append([])
+                continue
+            lo = rng.randint(1, 12)
+            rows.append(list(range(lo, min(13, lo + rng.randint(0, 3)) + 1)))
+        hand = [rng.randint(1, 13) for _ in range(3)]
+        turn = make_turn(g, rows, hand, [5])
+        want = _most_laid(turn)
+        plan = searches._search_rows(turn.sandbox(), turn.needed, 200, 10**6, False)
+        if turn.needed > want:
+            assert not plan.legal, (rows, hand)
+            continue
+        assert plan.laid == want, (variant, rows, hand, plan)
+        checked += 1
+    assert checked >= 15
+
+
+def test_kept_tables_change_no_plan():
+    """Rows searches of complete games: the searcher kept warm across searches and a fresh one per search agree."""
+    g = compiled("characters")
+    boards: list[tuple[Turn, int]] = []
+
+    class Recorder(PlannerBot):
+        def _plan(self, turn, budget):
+            if engine_for(turn) == "rows" and len(boards) < 120:
+                boards.append((turn.sandbox(), budget))
+            return super()._plan(turn, budget)
+
+    for i in range(2):
+        play_game(g, [Recorder() for _ in range(3)], game_seed(4117, i))
+    assert len(boards) >= 40
+
+    def plans(fresh: bool) -> list:
+        out = []
+        for turn, budget in boards:
+            if fresh:
+                searches._SEARCHERS.clear()
+            p = plan_turn(turn, budget=max(40, budget // 10), prune=True)
+            out.append((p.moves, p.laid, p.score, p.nodes, p.exact, p.engine))
+        return out
+
+    warm = plans(False)
+    assert {e for *_, e in warm} == {"rows"}
+    assert plans(True) == warm
+    assert searches._rows_searcher(g) is searches._rows_searcher(g)  # kept between searches
+    other = compiled()
+    assert searches._rows_searcher(other) is not searches._rows_searcher(g)  # other rules, another searcher
+
+
+def test_clones_search_leaves_shared_zones_alone():
+    """The clones search's copies share the zones no lay or rebuild changes: no move it tries changes them."""
+    g = compiled("characters")
+    roots: list[tuple[Turn, int]] = []
+
+    class Recorder(PlannerBot):
+        def _plan(self, turn, budget):
+            if engine_for(turn) == "clones" and len(roots) < 30:
+                roots.append((turn.sandbox(), budget))
+            return super()._plan(turn, budget)
+
+    for i in range(4):
+        play_game(g, [Recorder() for _ in range(3)], game_seed(4119, i))
+    assert len(roots) >= 5
+    for sb, budget in roots:
+        st = sb.state
+        others = [s for s in range(st.players) if s != sb.seat]
+        before = (
+            [list(p) for p in st.piles],
+            [list(m) for m in st.minus],
+            list(st.box),
+            dict(st.char_plays),
+            [list(st.hands[s]) for s in others],
+            [list(st.parked[s]) for s in others],
+        )
+        plan = searches._search_clones(sb, max(40, budget // 20), True)
+        assert plan.nodes > 1
+        st = sb.state
+        after = (
+            [list(p) for p in st.piles],
+            [list(m) for m in st.minus],
+            list(st.box),
+            dict(st.char_plays),
+            [list(st.hands[s]) for s in others],
+            [list(st.parked[s]) for s in others],
+        )
+        assert after == before
+
+
+def test_search_state_copy_keeps_every_field():
+    """``_SearchState.copy`` names each field of ``GameState``: a field added there must be copied here too."""
+    from collections import Counter
+    from dataclasses import fields
+
+    from kbsim.engine.rows.state import GameState
+
+    st = GameState(
+        rows=[[1, 2], [5]],
+        hands=[[3], [4, 4]],
+        piles=[[6], [7]],
+        discard=[8],
+        parked=[[(9, 1)], []],
+        minus=[[10], []],
+        char_piles=[["a"], ["b"]],
+        display=["c"],
+        char_deck=["d"],
+        box=["e"],
+        joker="f",
+        turn_no=11,
+        n_fixed=1,
+        char_plays=Counter({(0, "a"): 2}),
+    )
+    names = [f.name for f in fields(GameState)]
+    assert all(getattr(st, n) != getattr(GameState(rows=[], hands=[[], []], piles=[[], []]), n) for n in names)
+    root = searches._SearchState(**{n: getattr(st, n) for n in names})
+    cp = root.copy()
+    assert type(cp) is searches._SearchState
+    assert all(getattr(cp, n) == getattr(st, n) for n in names)
+    assert cp.rows is not st.rows and cp.rows[0] is not st.rows[0] and cp.discard is not st.discard

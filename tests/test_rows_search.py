@@ -71,10 +71,10 @@ def test_kept_tables_change_no_plan():
     boards: list[tuple[Turn, int]] = []
 
     class Recorder(PlannerBot):
-        def _plan(self, turn, budget):
+        def _plan(self, turn, budget, lay_at=0):
             if engine_for(turn) == "rows" and len(boards) < 120:
                 boards.append((turn.sandbox(), budget))
-            return super()._plan(turn, budget)
+            return super()._plan(turn, budget, lay_at)
 
     for i in range(2):
         play_game(g, [Recorder() for _ in range(3)], game_seed(4117, i))
@@ -103,10 +103,10 @@ def test_clones_search_leaves_shared_zones_alone():
     roots: list[tuple[Turn, int]] = []
 
     class Recorder(PlannerBot):
-        def _plan(self, turn, budget):
+        def _plan(self, turn, budget, lay_at=0):
             if engine_for(turn) == "clones" and len(roots) < 30:
                 roots.append((turn.sandbox(), budget))
-            return super()._plan(turn, budget)
+            return super()._plan(turn, budget, lay_at)
 
     for i in range(4):
         play_game(g, [Recorder() for _ in range(3)], game_seed(4119, i))

@@ -28,6 +28,7 @@ not swamp everything else):
 from __future__ import annotations
 
 from kbsim.bots.base import BaseBot
+from kbsim.engine.rng import choice, randint, sample, shuffle
 from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, Move
 from kbsim.engine.rows.turn import DONE, Turn, reachable_openings
 
@@ -66,7 +67,7 @@ class RandomBot(BaseBot):
                 kinds.append([END_TURN])
             if not kinds:
                 return None
-            move = rng.choice(rng.choice(kinds))
+            move = choice(rng, choice(rng, kinds))
             sb.apply(move)
             moves.append(move)
             if sb.phase == DONE:
@@ -136,7 +137,7 @@ class RandomBot(BaseBot):
         minus = turn.minus_moves() if g.minus_allowed else []
         if minus:
             options.append("minus")
-        rng.shuffle(options)
+        shuffle(rng, options)
         for opt in options:
             if opt == "lay_out":
                 for _ in range(self.tries):
@@ -147,11 +148,11 @@ class RandomBot(BaseBot):
                         return
                 continue
             if opt == "exchange":
-                k = rng.randint(g.exchange_min, len(turn.hand))
-                turn.apply(Exchange(tuple(rng.sample(turn.hand, k))))
+                k = randint(rng, g.exchange_min, len(turn.hand))
+                turn.apply(Exchange(tuple(sample(rng, turn.hand, k))))
                 return
             if opt == "minus":
-                turn.apply(rng.choice(minus))
+                turn.apply(choice(rng, minus))
                 return
             turn.apply(PASS)
             return

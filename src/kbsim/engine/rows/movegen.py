@@ -8,7 +8,7 @@ The legality checks themselves stay in the turn (:meth:`Turn.can_lay`, :meth:`Tu
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.moves import (
@@ -28,8 +28,8 @@ from kbsim.engine.rows.moves import (
     Swap,
 )
 
-Turn = Any
-"""A :class:`kbsim.engine.rows.turn.Turn` (not imported here: the turn imports this module)."""
+if TYPE_CHECKING:  # (the turn imports this module; typed, the compiled listing reads the turn's fields directly)
+    from kbsim.engine.rows.turn import Turn
 
 _new = tuple.__new__  # builds a move without the named tuple's Python-level constructor (hot loops)
 
@@ -148,7 +148,8 @@ def rebuild_moves(turn: Turn) -> list[Rebuild]:
                     if dst == src:
                         continue
                     # cheap filter: on plain rows a segment can only go where its first card fits
-                    if plain and ends[dst] is not None and first - ends[dst] not in steps:
+                    end = ends[dst]
+                    if plain and end is not None and first - end not in steps:
                         continue
                     fit = fits[dst]
                     for ts in targets:

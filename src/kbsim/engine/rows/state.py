@@ -12,6 +12,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
+from kbsim.engine.rng import shuffle
 from kbsim.engine.rows.compiled import CompiledGame
 
 
@@ -150,7 +151,8 @@ def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:
     Args:
         game: compiled rules.
         players: number of seats (validated by the caller).
-        rng: the game's random stream; only ``shuffle`` is used.
+        rng: the game's random stream; only ``shuffle`` is used (as :func:`kbsim.engine.rng.shuffle`, the same
+            permutation as ``rng.shuffle``, compiled).
 
     Returns:
         The state before the first turn: one face-up card on each row (per
@@ -158,7 +160,7 @@ def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:
         characters dealt into piles or laid out as a display.
     """
     deck = list(game.deck)
-    rng.shuffle(deck)
+    shuffle(rng, deck)
     starts_on = game.row_starts_on or (True,) * game.n_rows
     rows: list[list[int]] = [[deck.pop()] if game.row_starts and starts_on[r] else [] for r in range(game.n_rows)]
     if game.relocate is not None:
@@ -199,7 +201,7 @@ def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:
         state = GameState(rows=rows, hands=hands, piles=piles, discard=list(deck), n_fixed=game.n_rows)
     if game.chars_enabled:
         keys = [c.key for c in game.roster]
-        rng.shuffle(keys)
+        shuffle(rng, keys)
         if game.chars_display_mode:
             state.char_deck = keys
             for _ in range(min(game.chars_display, len(keys))):

@@ -49,6 +49,8 @@ from kbsim.bots.base import BaseBot
 from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, FillGap, Lay, LayParked, LayStart, Rebuild, Swap, lay_move
 from kbsim.engine.rows.turn import DONE, Turn
 
+_new = tuple.__new__  # builds a move without the named tuple's Python-level constructor (an interpreted frame)
+
 
 class GreedyBot(BaseBot):
     """Lay what fits, rebuild to empty or complete rows, open rows with long runs, exchange the rest."""
@@ -222,8 +224,7 @@ class GreedyBot(BaseBot):
         rows = turn.rows
         hand = turn.hand
         steps = self._steps
-        apply = turn.apply
-        lay = lay_move
+        lay = lay_move  # (turn.apply is called as a method: compiled, a direct call; a bound method would not be)
         may_open, open_any, rebuild_ok, completable, vmin, vmax, step, full = self._consts
         special = self.game.chars_enabled
         fast = self.game.fast_step
@@ -236,11 +237,11 @@ class GreedyBot(BaseBot):
                 while row and hand:
                     end = row[-1]
                     if fast is not None and end + fast in hand:
-                        apply(lay(end + fast, r))
+                        turn.apply(lay(end + fast, r))
                     else:
                         for d in steps:
                             if end + d in hand:
-                                apply(lay(end + d, r))
+                                turn.apply(lay(end + d, r))
                                 break
                         else:
                             break
@@ -286,7 +287,7 @@ class GreedyBot(BaseBot):
                                 and (safe or (src < n_fixed and (row_any[src] or any(may_open(c, src) for c in hand))))
                                 and turn.can_rebuild(src, len(s), dst)
                             ):
-                                turn.apply(Rebuild(src, len(s), dst))
+                                turn.apply(_new(Rebuild, (src, len(s), dst, False, False)))
                                 moved = changed = True
                                 break
                         if moved:
@@ -311,7 +312,7 @@ class GreedyBot(BaseBot):
                                     and turn.can_rebuild(src, k, dst)
                                     and (not special or self.game.is_complete(dr + s[-k:]))
                                 ):
-                                    turn.apply(Rebuild(src, k, dst))
+                                    turn.apply(_new(Rebuild, (src, k, dst, False, False)))
                                     moved = changed = True
                                     break
                             if moved:
@@ -324,7 +325,7 @@ class GreedyBot(BaseBot):
                         if not run:
                             continue
                         for c in run:
-                            apply(lay(c, r))
+                            turn.apply(lay(c, r))
                             if turn.phase == DONE:
                                 return
                         changed = True
@@ -554,7 +555,7 @@ class GreedyBot(BaseBot):
         if len(useless) < g.exchange_min:
             useless = sorted(hand)[-g.exchange_min :]
         if turn.can_exchange():
-            turn.apply(Exchange(tuple(useless)))
+            turn.apply(_new(Exchange, (tuple(useless),)))
         else:  # no exchange in these rules or now: only what the engine lists as legal
             for mv in turn.finishing_moves():
                 turn.apply(mv)

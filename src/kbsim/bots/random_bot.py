@@ -27,12 +27,14 @@ not swamp everything else):
 
 from __future__ import annotations
 
+from typing import Final
+
 from kbsim.bots.base import BaseBot
 from kbsim.engine.rng import choice, randint, sample, shuffle
 from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, Move
 from kbsim.engine.rows.turn import DONE, Turn, reachable_openings
 
-_MEMO = 256  # boards whose reachable openings the random bots keep (shared by every seat; a pure function of the board)
+_MEMO: Final = 256  # boards whose reachable openings the random bots keep (any seat; a function of the board)
 _memo: dict = {}
 
 

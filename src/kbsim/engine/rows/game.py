@@ -390,6 +390,26 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
     )
 
 
+_COUNTERS: dict[int, tuple[CompiledGame, tuple[str, ...], tuple[str, ...]]] = {}  # id(game) -> (game, counters)
+
+
+def _counters(game: CompiledGame) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The rule-usage counters ``game`` enables and those whose chances are counted (a function of the rules).
+
+    :func:`kbsim.engine.rows.usage.enabled` and :func:`~kbsim.engine.rows.usage.watched`, kept per compiled game
+    (at most 64, the game object held so its id stays its own) instead of being worked out again for every hand.
+    """
+    hit = _COUNTERS.get(id(game))
+    if hit is not None and hit[0] is game:
+        return hit[1], hit[2]
+    if len(_COUNTERS) >= 64:
+        _COUNTERS.clear()
+    enabled = usage_enabled(game)
+    watch = watched_rules(dict.fromkeys(enabled, 0))
+    _COUNTERS[id(game)] = (game, enabled, watch)
+    return enabled, watch
+
+
 def _invariant_checker(game: CompiledGame, state: GameState) -> Callable[[Turn], None]:
     """A ``Turn.on_move`` hook that runs :func:`check_invariants` against the counts of ``state`` as dealt now."""
     expected, chars0 = state.story_cards(), state.characters()
@@ -602,8 +622,8 @@ def play_hand(
     on_move = _invariant_checker(game, state) if check else None
     tally = _HandTally(game, state)
     moves_log: list[tuple[int, list[Move]]] | None = [] if log else None
-    usage = dict.fromkeys(usage_enabled(game), 0)  # every counter the rules enable, used or not
-    watch = watched_rules(usage)
+    enabled, watch = _counters(game)
+    usage = dict.fromkeys(enabled, 0)  # every counter the rules enable, used or not
     legal = dict.fromkeys(watch, 0)  # turns at whose start such a rule made a rebuild legal
     seat = (first_seat + game.first_player) % n  # rule file: setup.deal.first_player, counted from the dealer
     turns = 0

@@ -46,7 +46,9 @@ class RandomBot(BaseBot):
     tries = 5
 
     def _walk(self, turn: Turn) -> list[Move] | None:
-        sb = turn.sandbox()
+        # (a scratch sandbox: the walk never ends it by an exchange, a pass or a minus-pile move, so it needs no
+        # snapshot to take provisional moves back; the moves are then made on the turn itself)
+        sb = turn.sandbox(scratch=True)
         rng = self.rng
         moves: list[Move] = []
         for step in range(self.max_steps * 2):

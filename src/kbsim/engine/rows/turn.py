@@ -1352,8 +1352,8 @@ def _successors(game: CompiledGame, board: tuple, turn: Turn) -> list[tuple[tupl
     turn.rows = [list(r) for r in board]
     out = []
     for mv in turn.rebuild_moves():
-        src, dst = mv.src, mv.dst
-        rest, joined = _segment_move(board[src], board[dst], mv.count, mv.from_start, mv.to_start)
+        src, dst = mv[0], mv[2]  # (fields by position: a compiled tuple read, not a named-field lookup)
+        rest, joined = _segment_move(board[src], board[dst], mv[1], mv[3], mv[4])
         if len(joined) >= full and is_complete(joined):
             joined = ()
         new = list(board)

@@ -48,6 +48,14 @@ _MIX_L: Final = 0xCA01F9DD
 _MIX_R: Final = 0x4973F715
 
 
+def _mul32(a: int, b: int) -> int:
+    """``(a * b) & 0xFFFFFFFF`` for 32-bit ``a`` and ``b``, every intermediate below 2**49.
+
+    (Compiled, the ints stay machine words: a full 64-bit product would leave them for Python's big ints.)
+    """
+    return ((((a * (b >> 16)) & 0xFFFF) << 16) + a * (b & 0xFFFF)) & _MASK
+
+
 def _words(n: int, out: list[int]) -> None:
     """Append the 32-bit words of ``n >= 0`` to ``out``, least significant first (at least one word)."""
     out.append(n & _MASK)
@@ -78,8 +86,8 @@ def _spawned63(entropy: int, key: tuple[int, ...]) -> int:
     for i in range(4):
         v = ent[i] if i < len(ent) else 0
         v = (v ^ h) & _MASK
-        h = (h * _MULT_A) & _MASK
-        v = (v * h) & _MASK
+        h = _mul32(h, _MULT_A)
+        v = _mul32(v, h)
         pool.append(v ^ (v >> 16))
     for src in range(len(ent) if len(ent) > 4 else 4):
         for dst in range(4):
@@ -90,17 +98,17 @@ def _spawned63(entropy: int, key: tuple[int, ...]) -> int:
             else:
                 v = ent[src]
             v = (v ^ h) & _MASK
-            h = (h * _MULT_A) & _MASK
-            v = (v * h) & _MASK
+            h = _mul32(h, _MULT_A)
+            v = _mul32(v, h)
             v ^= v >> 16
-            r = (_MIX_L * pool[dst] - _MIX_R * v) & _MASK
+            r = (_mul32(_MIX_L, pool[dst]) - _mul32(_MIX_R, v)) & _MASK
             pool[dst] = r ^ (r >> 16)
     hb = _INIT_B
     out = 0
     for i in range(2):
         v = (pool[i] ^ hb) & _MASK
-        hb = (hb * _MULT_B) & _MASK
-        v = (v * hb) & _MASK
+        hb = _mul32(hb, _MULT_B)
+        v = _mul32(v, hb)
         out |= (v ^ (v >> 16)) << (32 * i)
     return out >> 1
 

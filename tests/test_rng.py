@@ -98,3 +98,12 @@ def test_other_generators_use_their_own_methods() -> None:
     y = list(range(10))
     fast.shuffle(s, y)
     assert sorted(y) == list(range(10))
+
+
+def test_seeded_is_random_random() -> None:
+    for seed in [*SEEDS, 2**64 + 1, 2**200 + 5, -3]:
+        a, b = fast.seeded(seed), random.Random(seed)
+        assert type(a) is random.Random
+        assert a.getstate() == b.getstate()
+        assert [a.random() for _ in range(5)] == [b.random() for _ in range(5)]
+        assert a.gauss(0, 1) == b.gauss(0, 1)

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from mypy_extensions import mypyc_attr
 
+from kbsim.engine.rng import seeded
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.turn import Turn
 from kbsim.engine.seeds import bot_seed
@@ -64,5 +65,5 @@ class BaseBot:
     def rng(self) -> random.Random:
         """This seat's random stream for the current game (independent of the deal's)."""
         if self._rng is None:
-            self._rng = random.Random(bot_seed(self._seed, self.seat))
+            self._rng = seeded(bot_seed(self._seed, self.seat))  # (random.Random(...), see kbsim.engine.rng)
         return self._rng

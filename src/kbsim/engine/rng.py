@@ -16,6 +16,7 @@ They take this fast path only for a plain :class:`random.Random` whose ``_randbe
 from __future__ import annotations
 
 import random
+from _random import Random as _CRandom
 from collections.abc import Sequence
 from math import ceil, log
 from typing import Final, TypeVar
@@ -24,6 +25,30 @@ T = TypeVar("T")
 
 _EXACT: Final = getattr(random.Random, "_randbelow", None) is getattr(random.Random, "_randbelow_with_getrandbits", 1)
 """True when ``random.Random._randbelow`` is ``_randbelow_with_getrandbits`` (CPython's, the algorithm below)."""
+
+
+_SEED_EXACT: Final = random.Random.__bases__ == (_CRandom,)
+"""True when ``random.Random`` is CPython's: ``random.py`` over the C generator ``_random.Random``."""
+
+
+def seeded(seed: int) -> random.Random:
+    """``random.Random(seed)``: the same generator in the same state, built without its two interpreted frames.
+
+    ``Random.__init__`` and ``Random.seed`` (``random.py``) do, for an int seed, exactly this: the C seeding of
+    ``_random.Random`` and ``gauss_next = None``. ``tests/test_rng.py`` compares the states.
+
+    Args:
+        seed: an int (the game's, hand's or bot's seed).
+
+    Returns:
+        A :class:`random.Random` whose ``getstate()`` equals ``random.Random(seed).getstate()``.
+    """
+    if not _SEED_EXACT or type(seed) is not int:
+        return random.Random(seed)
+    rng = random.Random.__new__(random.Random)
+    _CRandom.seed(rng, seed)
+    rng.gauss_next = None  # type: ignore[attr-defined]  # (set by random.py, not in its stubs)
+    return rng
 
 
 def _fast(rng: random.Random) -> bool:

@@ -49,11 +49,15 @@ _MIX_R: Final = 0x4973F715
 
 
 def _mul32(a: int, b: int) -> int:
-    """``(a * b) & 0xFFFFFFFF`` for 32-bit ``a`` and ``b``, every intermediate below 2**49.
+    """``(a * b) & 0xFFFFFFFF`` for 32-bit ``a`` and ``b``, from products of 16-bit halves.
 
-    (Compiled, the ints stay machine words: a full 64-bit product would leave them for Python's big ints.)
+    (Compiled, a product of two ints takes the machine-word path only when both are below 2**30; a full 32-bit
+    product would go through Python's big ints.)
     """
-    return ((((a * (b >> 16)) & 0xFFFF) << 16) + a * (b & 0xFFFF)) & _MASK
+    a_lo = a & 0xFFFF
+    b_lo = b & 0xFFFF
+    mid = ((a >> 16) * b_lo + a_lo * (b >> 16)) & 0xFFFF
+    return (a_lo * b_lo + (mid << 16)) & _MASK
 
 
 def _words(n: int, out: list[int]) -> None:

@@ -20,6 +20,7 @@ from typing import Final
 
 from kbsim.engine.families import family_of
 from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, InvariantError
+from kbsim.engine.rng import seeded
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import END_TURN, Move
 from kbsim.engine.rows.state import GameState, deal
@@ -637,7 +638,7 @@ def play_hand(
     n = len(bots)
     if first_seat != game.first_seat % n:
         game = replace(game, first_seat=first_seat)
-    state = deal(game, n, random.Random(seed))
+    state = deal(game, n, seeded(seed))  # (random.Random(seed), built without interpreted frames)
     dealt = state_hash(state)
     for s, bot in enumerate(bots):
         bot.new_game(game, s, n, seed)

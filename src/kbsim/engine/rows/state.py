@@ -16,7 +16,7 @@ from kbsim.engine.rng import shuffle
 from kbsim.engine.rows.compiled import CompiledGame
 
 
-@dataclass
+@dataclass(init=False)
 class GameState:
     """All zones of a game in progress.
 
@@ -53,16 +53,40 @@ class GameState:
     n_fixed: int = 0
     char_plays: Counter = field(default_factory=Counter)
 
-    def __post_init__(self) -> None:
-        n = len(self.hands)
-        if not self.parked:
-            self.parked = [[] for _ in range(n)]
-        if not self.minus:
-            self.minus = [[] for _ in range(n)]
-        if not self.char_piles:
-            self.char_piles = [[] for _ in range(n)]
-        if not self.n_fixed:
-            self.n_fixed = len(self.rows)
+    # (an __init__ of its own instead of the generated one: compiled, building a state runs no interpreted frame;
+    # the same parameters, defaults and per-seat zones as the dataclass fields above)
+    def __init__(
+        self,
+        rows: list[list[int]],
+        hands: list[list[int]],
+        piles: list[list[int]],
+        discard: list[int] | None = None,
+        parked: list[list[tuple[int, int]]] | None = None,
+        minus: list[list[int]] | None = None,
+        char_piles: list[list[str]] | None = None,
+        display: list[str] | None = None,
+        char_deck: list[str] | None = None,
+        box: list[str] | None = None,
+        joker: str | None = None,
+        turn_no: int = 0,
+        n_fixed: int = 0,
+        char_plays: Counter | None = None,
+    ) -> None:
+        n = len(hands)
+        self.rows = rows
+        self.hands = hands
+        self.piles = piles
+        self.discard = [] if discard is None else discard
+        self.parked = parked if parked else [[] for _ in range(n)]
+        self.minus = minus if minus else [[] for _ in range(n)]
+        self.char_piles = char_piles if char_piles else [[] for _ in range(n)]
+        self.display = [] if display is None else display
+        self.char_deck = [] if char_deck is None else char_deck
+        self.box = [] if box is None else box
+        self.joker = joker
+        self.turn_no = turn_no
+        self.n_fixed = n_fixed if n_fixed else len(rows)
+        self.char_plays = Counter() if char_plays is None else char_plays
 
     @property
     def players(self) -> int:

@@ -262,7 +262,11 @@ def _rows_accepting(rows: list[list[int]], steps: frozenset[int]) -> dict[int, l
         if row:
             e = row[-1]
             for d in steps:
-                want.setdefault(e + d, []).append(dst)
+                rows_for = want.get(e + d)
+                if rows_for is None:
+                    want[e + d] = [dst]  # (no empty list built for every lookup, as setdefault would)
+                else:
+                    rows_for.append(dst)
     return want
 
 

@@ -45,3 +45,15 @@ def test_compiled_game_pickles_to_a_game_that_plays_the_same() -> None:
         a = play_game(game, [make_bot("greedy", "rows") for _ in range(3)], seed, log=True)
         b = play_game(copy, [make_bot("greedy", "rows") for _ in range(3)], seed, log=True)
         assert a.log == b.log and a.winners == b.winners
+
+
+@pytest.mark.parametrize("name", ["kingsbridge", "kings-corners"])
+def test_game_state_pickles_with_its_zones(name: str) -> None:
+    # GameState has its own (compiled) __init__ and pickles through it: every zone, and a shared stock stays one list
+    game = kbsim.load_game(name, ("characters",) if name == "kingsbridge" else ())
+    st = deal(game, game.max_players, random.Random(11))
+    st.parked[0].append((5, 2))
+    st.turn_no = 7
+    copy = pickle.loads(pickle.dumps(st))
+    assert copy == st and copy.shared == st.shared and copy.turn_no == 7
+    assert copy.char_plays == st.char_plays and type(copy.char_plays) is type(st.char_plays)

@@ -88,6 +88,28 @@ class GameState:
         self.n_fixed = n_fixed if n_fixed else len(rows)
         self.char_plays = Counter() if char_plays is None else char_plays
 
+    def __reduce__(self) -> tuple:
+        """Pickle as the constructor and the zones (compiled, the default would call ``__init__`` without them)."""
+        return (
+            GameState,
+            (
+                self.rows,
+                self.hands,
+                self.piles,
+                self.discard,
+                self.parked,
+                self.minus,
+                self.char_piles,
+                self.display,
+                self.char_deck,
+                self.box,
+                self.joker,
+                self.turn_no,
+                self.n_fixed,
+                self.char_plays,
+            ),
+        )
+
     @property
     def players(self) -> int:
         """Number of seats (one hand per seat)."""

@@ -44,3 +44,22 @@ def test_random_bot_games_repeat_from_the_seed():
     a = play_game(g, [make_bot("random") for _ in range(3)], seed)
     b = play_game(g, [make_bot("random") for _ in range(3)], seed)
     assert (a.turns, a.winners, a.cards_left, a.log) == (b.turns, b.winners, b.cards_left, b.log)
+
+
+def test_seeds_without_numpy_are_numpys_bits():
+    # kbsim.engine.seeds derives the seeds with NumPy's SeedSequence algorithm written out (much faster than
+    # building the object): the same 63 bits for every entropy size (1 to several 32-bit words) and key.
+    import random
+
+    from kbsim.engine.seeds import _spawned63
+
+    r = random.Random(20261201)
+    entropies = [0, 1, 2**32 - 1, 2**32, 2**63 - 1, *(r.getrandbits(b) for b in (8, 31, 33, 63, 64, 96, 130, 200))]
+    keys = [(), (0,), (1,), (2**32 + 7,), (1, 0), (1, 5), (2, 3), (r.getrandbits(40),), (1, 2, 3, 4, 5)]
+    for e in entropies:
+        for k in keys:
+            assert _spawned63(e, k) == _first63(np.random.SeedSequence(e, spawn_key=k)), (e, k)
+    for i in range(300):
+        assert game_seed(12345, i) == _first63(np.random.SeedSequence(12345, spawn_key=(i,)))
+    assert bot_seed(2**62 + 9, 3) == _first63(np.random.SeedSequence(2**62 + 9, spawn_key=(1, 3)))
+    assert hand_seed(2**62 + 9, 4) == _first63(np.random.SeedSequence(2**62 + 9, spawn_key=(2, 4)))

@@ -12,10 +12,11 @@ laid its minimum of cards).
 from __future__ import annotations
 
 import random
-from typing import Protocol
+from typing import Any, Protocol
 
 from mypy_extensions import mypyc_attr
 
+from kbsim.engine.rng import seeded
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.turn import Turn
 from kbsim.engine.seeds import bot_seed
@@ -39,14 +40,17 @@ class BaseBot:
 
     name = "base"
 
-    def new_game(self, game: CompiledGame, seat: int, players: int, seed: int) -> None:
+    # (``game`` is Any: the market family's bots subclass this class with their own compiled game, and a compiled
+    # parameter typed with the rows family's native CompiledGame would refuse it)
+    def new_game(self, game: Any, seat: int, players: int, seed: int) -> None:
         """Start a game: remember its rules, this bot's seat and the game's seed.
 
         Called by the game loop once per hand before the first turn; :attr:`rng` restarts from the seat's stream
         of ``seed`` (:func:`kbsim.engine.seeds.bot_seed`, derived on first use: most bots never draw a number).
 
         Args:
-            game: the compiled rules of the game.
+            game: the compiled rules of the game (a :class:`~kbsim.engine.rows.compiled.CompiledGame`, or the compiled
+                game of another family for that family's bots).
             seat: this bot's seat (0-based; seat 0 deals).
             players: number of seats in the game.
             seed: the game's (or the hand's) seed, an int >= 0.
@@ -61,5 +65,5 @@ class BaseBot:
     def rng(self) -> random.Random:
         """This seat's random stream for the current game (independent of the deal's)."""
         if self._rng is None:
-            self._rng = random.Random(bot_seed(self._seed, self.seat))
+            self._rng = seeded(bot_seed(self._seed, self.seat))  # (random.Random(...), see kbsim.engine.rng)
         return self._rng

@@ -45,9 +45,14 @@ worth a point) only when it would otherwise have to use the minus pile.
 
 from __future__ import annotations
 
+from typing import Final
+
 from kbsim.bots.base import BaseBot
+from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, FillGap, Lay, LayParked, LayStart, Rebuild, Swap, lay_move
 from kbsim.engine.rows.turn import DONE, Turn
+
+_new: Final = tuple.__new__  # builds a move without the named tuple's Python-level constructor (an interpreted frame)
 
 
 class GreedyBot(BaseBot):
@@ -57,7 +62,15 @@ class GreedyBot(BaseBot):
     max_candidates = 24
     _plan: tuple[list, bool] | None = None  # the lay phase worked out for the turn's position (see _lay_out)
 
-    def new_game(self, game, seat, players, seed) -> None:
+    # what the heuristic reads on every lay, typed (compiled, these are C fields and native calls); set by new_game
+    _rules: CompiledGame
+    _steps: tuple[int, ...]
+    _more_steps: tuple[int, ...]
+    _row_any: tuple[bool, ...]
+    _min_lay: int
+    _variant_rebuilds: bool
+
+    def new_game(self, game: CompiledGame, seat: int, players: int, seed: int) -> None:
         """Start a game (:meth:`BaseBot.new_game`) and keep what the heuristic reads on every lay.
 
         Args:
@@ -68,21 +81,14 @@ class GreedyBot(BaseBot):
         """
         super().new_game(game, seat, players, seed)
         g = game
+        self._rules = g
         # differences a card may have from the row end it continues, the regular step first
-        first = () if g.fast_step is None else (g.fast_step,)
-        self._steps = first + tuple(sorted(d for d in g.steps if d != g.fast_step))
+        others = tuple(sorted(d for d in g.steps if d != g.fast_step))
+        self._steps = others if g.fast_step is None else (g.fast_step, *others)
+        # the steps after the regular one (step 1 tests the regular one first, on its own)
+        self._more_steps = others if g.fast_step is not None else self._steps
         self._row_any = tuple(o is None for o in g.row_open)
         self._min_lay = g.min_lay
-        self._consts = (
-            g.may_open,
-            g.open_any,
-            g.rebuild_allowed,
-            g.complete_when_all,
-            g.value_min,
-            g.value_max,
-            g.step,
-            g.full_length,
-        )
         self._variant_rebuilds = g.rebuild_allowed and g.rebuild_into_empty
 
     def _longest_run(self, hand: list[int], r: int = -1) -> list[int]:
@@ -90,7 +96,7 @@ class GreedyBot(BaseBot):
 
         Ties: the lowest first card. Without any chain, the lowest card that may open the row.
         """
-        g = self.game
+        g = self._rules
         have = set(hand)
         fast = g.fast_step
         if fast is not None and (r < 0 or r >= len(self._row_any) or self._row_any[r]) and len(self._steps) == 1:
@@ -222,12 +228,19 @@ class GreedyBot(BaseBot):
         rows = turn.rows
         hand = turn.hand
         steps = self._steps
-        apply = turn.apply
-        lay = lay_move
-        may_open, open_any, rebuild_ok, completable, vmin, vmax, step, full = self._consts
-        special = self.game.chars_enabled
-        fast = self.game.fast_step
-        n_fixed = self.game.n_rows
+        more_steps = self._more_steps
+        lay = lay_move  # (turn.apply is called as a method: compiled, a direct call; a bound method would not be)
+        g = self._rules
+        open_any = g.open_any
+        rebuild_ok = g.rebuild_allowed
+        completable = g.complete_when_all
+        vmin = g.value_min
+        vmax = g.value_max
+        step = g.step
+        full = g.full_length
+        special = g.chars_enabled
+        fast = g.fast_step
+        n_fixed = g.n_rows
         row_any = self._row_any
         while True:
             changed = False  # set by steps 2 and 3 only: step 1's lays are already seen by step 2
@@ -236,11 +249,11 @@ class GreedyBot(BaseBot):
                 while row and hand:
                     end = row[-1]
                     if fast is not None and end + fast in hand:
-                        apply(lay(end + fast, r))
+                        turn.apply(lay(end + fast, r))
                     else:
-                        for d in steps:
+                        for d in more_steps:  # (the regular step, first of `steps`, was just tested)
                             if end + d in hand:
-                                apply(lay(end + d, r))
+                                turn.apply(lay(end + d, r))
                                 break
                         else:
                             break
@@ -257,7 +270,7 @@ class GreedyBot(BaseBot):
                     return
                 continue
             # 2. rebuilds that empty or complete a row (only if an emptied row can be used)
-            if rebuild_ok and (open_any and hand or turn.needed == 0 or any(may_open(c) for c in hand)):
+            if rebuild_ok and (open_any and hand or turn.needed == 0 or any(g.may_open(c) for c in hand)):
                 safe = turn.laid >= self._min_lay or turn.needed == 0
                 moved = True
                 while moved:
@@ -283,10 +296,12 @@ class GreedyBot(BaseBot):
                             if (
                                 dst is not None
                                 and dst != src
-                                and (safe or (src < n_fixed and (row_any[src] or any(may_open(c, src) for c in hand))))
+                                and (
+                                    safe or (src < n_fixed and (row_any[src] or any(g.may_open(c, src) for c in hand)))
+                                )
                                 and turn.can_rebuild(src, len(s), dst)
                             ):
-                                turn.apply(Rebuild(src, len(s), dst))
+                                turn.apply(_new(Rebuild, (src, len(s), dst, False, False)))
                                 moved = changed = True
                                 break
                         if moved:
@@ -302,16 +317,16 @@ class GreedyBot(BaseBot):
                                     idx = next((j for j in range(len(s) - 1, -1, -1) if abs(s[j]) == want), -1)
                                     k = len(s) - idx if idx >= 0 else 0
                                 if not safe and not (
-                                    dst < n_fixed and (row_any[dst] or any(may_open(c, dst) for c in hand))
+                                    dst < n_fixed and (row_any[dst] or any(g.may_open(c, dst) for c in hand))
                                 ):
                                     continue
                                 if (
                                     0 < k < len(s)
                                     and len(dr) + k >= full
                                     and turn.can_rebuild(src, k, dst)
-                                    and (not special or self.game.is_complete(dr + s[-k:]))
+                                    and (not special or g.is_complete(dr + s[-k:]))
                                 ):
-                                    turn.apply(Rebuild(src, k, dst))
+                                    turn.apply(_new(Rebuild, (src, k, dst, False, False)))
                                     moved = changed = True
                                     break
                             if moved:
@@ -324,7 +339,7 @@ class GreedyBot(BaseBot):
                         if not run:
                             continue
                         for c in run:
-                            apply(lay(c, r))
+                            turn.apply(lay(c, r))
                             if turn.phase == DONE:
                                 return
                         changed = True
@@ -554,7 +569,7 @@ class GreedyBot(BaseBot):
         if len(useless) < g.exchange_min:
             useless = sorted(hand)[-g.exchange_min :]
         if turn.can_exchange():
-            turn.apply(Exchange(tuple(useless)))
+            turn.apply(_new(Exchange, (tuple(useless),)))
         else:  # no exchange in these rules or now: only what the engine lists as legal
             for mv in turn.finishing_moves():
                 turn.apply(mv)

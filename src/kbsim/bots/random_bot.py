@@ -27,11 +27,14 @@ not swamp everything else):
 
 from __future__ import annotations
 
+from typing import Final
+
 from kbsim.bots.base import BaseBot
+from kbsim.engine.rng import choice, randint, sample, shuffle
 from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, Move
 from kbsim.engine.rows.turn import DONE, Turn, reachable_openings
 
-_MEMO = 256  # boards whose reachable openings the random bots keep (shared by every seat; a pure function of the board)
+_MEMO: Final = 256  # boards whose reachable openings the random bots keep (any seat; a function of the board)
 _memo: dict = {}
 
 
@@ -43,7 +46,9 @@ class RandomBot(BaseBot):
     tries = 5
 
     def _walk(self, turn: Turn) -> list[Move] | None:
-        sb = turn.sandbox()
+        # (a scratch sandbox: the walk never ends it by an exchange, a pass or a minus-pile move, so it needs no
+        # snapshot to take provisional moves back; the moves are then made on the turn itself)
+        sb = turn.sandbox(scratch=True)
         rng = self.rng
         moves: list[Move] = []
         for step in range(self.max_steps * 2):
@@ -66,7 +71,7 @@ class RandomBot(BaseBot):
                 kinds.append([END_TURN])
             if not kinds:
                 return None
-            move = rng.choice(rng.choice(kinds))
+            move = choice(rng, choice(rng, kinds))
             sb.apply(move)
             moves.append(move)
             if sb.phase == DONE:
@@ -136,7 +141,7 @@ class RandomBot(BaseBot):
         minus = turn.minus_moves() if g.minus_allowed else []
         if minus:
             options.append("minus")
-        rng.shuffle(options)
+        shuffle(rng, options)
         for opt in options:
             if opt == "lay_out":
                 for _ in range(self.tries):
@@ -147,11 +152,11 @@ class RandomBot(BaseBot):
                         return
                 continue
             if opt == "exchange":
-                k = rng.randint(g.exchange_min, len(turn.hand))
-                turn.apply(Exchange(tuple(rng.sample(turn.hand, k))))
+                k = randint(rng, g.exchange_min, len(turn.hand))
+                turn.apply(Exchange(tuple(sample(rng, turn.hand, k))))
                 return
             if opt == "minus":
-                turn.apply(rng.choice(minus))
+                turn.apply(choice(rng, minus))
                 return
             turn.apply(PASS)
             return

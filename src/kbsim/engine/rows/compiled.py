@@ -7,7 +7,7 @@ names: they read the attributes of a :class:`CompiledGame`, built once per run.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from itertools import pairwise
 from typing import Any
 
@@ -17,7 +17,7 @@ from kbsim.rules.loader import LoadedRules, RulesError
 from kbsim.rules.schema import RuleFile
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CompiledGame:
     """Everything the engine needs to play one game of a rule set.
 
@@ -27,6 +27,8 @@ class CompiledGame:
     (value step, colour alternation) is still a set of allowed differences
     ``card - previous`` (:attr:`steps`), checked with one set lookup.
     Row indices are 0-based; seats are 0-based in turn order from the dealer.
+
+    Compiled with mypyc (a native class: the engine and bots read its fields as C struct fields).
     """
 
     game: str
@@ -120,6 +122,10 @@ class CompiledGame:
     match_rotate: bool = True
     match_max_hands: int = 200
     family: str = "rows"
+
+    def __reduce__(self) -> tuple:
+        """Pickle as the constructor and the fields in order (a frozen native class has no settable state)."""
+        return (CompiledGame, tuple(getattr(self, f.name) for f in fields(self)))
 
     def fits(self, prev: int, card: int) -> bool:
         """True if ``card`` may follow ``prev`` along a row (sequence constraint)."""

@@ -16,9 +16,11 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial, reduce
+from typing import Final
 
 from kbsim.engine.families import family_of
 from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, InvariantError
+from kbsim.engine.rng import seeded
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import END_TURN, Move
 from kbsim.engine.rows.state import GameState, deal
@@ -127,7 +129,28 @@ def state_hash(state: GameState) -> str:
     Returns:
         The hash, 16 lowercase hex digits.
     """
-    return _digest((state.rows, state.hands, state.piles, state.char_piles, state.display, state.char_deck))
+    text = (
+        f"({_lists_text(state.rows)}, {_lists_text(state.hands)}, {_lists_text(state.piles)}, "
+        f"{state.char_piles!r}, {state.display!r}, {state.char_deck!r})"
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+_INT_TEXT: Final = tuple(repr(i) for i in range(256))  # repr of the small ints (every card of the shipped decks)
+
+
+def _lists_text(lists: list[list[int]]) -> str:
+    """``repr(lists)`` of a list of lists of ints, from the ints' texts kept in :data:`_INT_TEXT`.
+
+    The same characters as ``repr`` (so :func:`state_hash` is the digest of ``repr`` of its parts, as
+    :func:`_digest` makes it); about a third of its cost, compiled (the deal hash is taken once per game).
+    """
+    texts = _INT_TEXT
+    return (
+        "["
+        + ", ".join(["[" + ", ".join([texts[c] if 0 <= c < 256 else repr(c) for c in xs]) + "]" for xs in lists])
+        + "]"
+    )
 
 
 def rows_deal_hash(game: CompiledGame, players: int, seed: int) -> str:
@@ -390,6 +413,26 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
     )
 
 
+_COUNTERS: dict[int, tuple[CompiledGame, tuple[str, ...], tuple[str, ...]]] = {}  # id(game) -> (game, counters)
+
+
+def _counters(game: CompiledGame) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The rule-usage counters ``game`` enables and those whose chances are counted (a function of the rules).
+
+    :func:`kbsim.engine.rows.usage.enabled` and :func:`~kbsim.engine.rows.usage.watched`, kept per compiled game
+    (at most 64, the game object held so its id stays its own) instead of being worked out again for every hand.
+    """
+    hit = _COUNTERS.get(id(game))
+    if hit is not None and hit[0] is game:
+        return hit[1], hit[2]
+    if len(_COUNTERS) >= 64:
+        _COUNTERS.clear()
+    enabled = usage_enabled(game)
+    watch = watched_rules(dict.fromkeys(enabled, 0))
+    _COUNTERS[id(game)] = (game, enabled, watch)
+    return enabled, watch
+
+
 def _invariant_checker(game: CompiledGame, state: GameState) -> Callable[[Turn], None]:
     """A ``Turn.on_move`` hook that runs :func:`check_invariants` against the counts of ``state`` as dealt now."""
     expected, chars0 = state.story_cards(), state.characters()
@@ -595,15 +638,15 @@ def play_hand(
     n = len(bots)
     if first_seat != game.first_seat % n:
         game = replace(game, first_seat=first_seat)
-    state = deal(game, n, random.Random(seed))
+    state = deal(game, n, seeded(seed))  # (random.Random(seed), built without interpreted frames)
     dealt = state_hash(state)
     for s, bot in enumerate(bots):
         bot.new_game(game, s, n, seed)
     on_move = _invariant_checker(game, state) if check else None
     tally = _HandTally(game, state)
     moves_log: list[tuple[int, list[Move]]] | None = [] if log else None
-    usage = dict.fromkeys(usage_enabled(game), 0)  # every counter the rules enable, used or not
-    watch = watched_rules(usage)
+    enabled, watch = _counters(game)
+    usage = dict.fromkeys(enabled, 0)  # every counter the rules enable, used or not
     legal = dict.fromkeys(watch, 0)  # turns at whose start such a rule made a rebuild legal
     seat = (first_seat + game.first_player) % n  # rule file: setup.deal.first_player, counted from the dealer
     turns = 0

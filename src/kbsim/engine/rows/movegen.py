@@ -8,7 +8,7 @@ The legality checks themselves stay in the turn (:meth:`Turn.can_lay`, :meth:`Tu
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Final
 
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.moves import (
@@ -28,10 +28,10 @@ from kbsim.engine.rows.moves import (
     Swap,
 )
 
-Turn = Any
-"""A :class:`kbsim.engine.rows.turn.Turn` (not imported here: the turn imports this module)."""
+if TYPE_CHECKING:  # (the turn imports this module; typed, the compiled listing reads the turn's fields directly)
+    from kbsim.engine.rows.turn import Turn
 
-_new = tuple.__new__  # builds a move without the named tuple's Python-level constructor (hot loops)
+_new: Final = tuple.__new__  # builds a move without the named tuple's Python-level constructor (hot loops)
 
 
 def lay_moves(turn: Turn) -> list[Move]:
@@ -56,7 +56,6 @@ def lay_moves(turn: Turn) -> list[Move]:
         # a card fits a row end when it differs from the end (or the joker's value) by a step
         out = []
         steps = g.steps
-        may_open = g.may_open
         n_rows = len(rows)
         for card in cards:
             for r in range(n_rows):
@@ -65,7 +64,7 @@ def lay_moves(turn: Turn) -> list[Move]:
                     e = row[-1]
                     if card - e in steps or (e < 0 and card + e in steps):
                         out.append(_new(Lay, (card, r)))
-                elif may_open(card, r):
+                elif g.may_open(card, r):
                     out.append(_new(Lay, (card, r)))
     if turn.m_start:
         out.extend(_start_lays(turn, cards))
@@ -148,7 +147,8 @@ def rebuild_moves(turn: Turn) -> list[Rebuild]:
                     if dst == src:
                         continue
                     # cheap filter: on plain rows a segment can only go where its first card fits
-                    if plain and ends[dst] is not None and first - ends[dst] not in steps:
+                    end = ends[dst]
+                    if plain and end is not None and first - end not in steps:
                         continue
                     fit = fits[dst]
                     for ts in targets:
@@ -205,26 +205,18 @@ def _plain_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
         if whole_only or empties or (from_start and s[0] in want):
             _listed_segments(turn, src, (length,) if whole_only else range(1, length + 1), starts, want, empties, out)
             continue
-        # only segments whose first card some row end accepts (k ascending, as above): the positions of
-        # those values, found by the list's own search (a row holds each value once or a few times);
-        # inline, as this runs for every row at every listing (the random bot's hot path)
-        common = want.keys() & s
-        if not common:
-            continue
-        idx = []
-        for v in common:
-            i = -1
-            for _ in range(s.count(v)):
-                i = s.index(v, i + 1)
-                idx.append(i)
-        if len(idx) > 1:
-            idx.sort(reverse=True)
-        # (a start segment's first card s[0] fits no row end here, so only end segments are listed)
-        for i in idx:
-            k = length - i
-            for dst in want[s[i]]:
-                if dst != src:
-                    out.append(_new(Rebuild, (src, k, dst, False, False)))
+        # only segments whose first card some row end accepts, k ascending (as above): one dict lookup per
+        # position, from the row's end; inline, as this runs for every row at every listing (the random bot's hot
+        # path). (A start segment's first card s[0] fits no row end here, so only end segments are listed.)
+        i = length - 1
+        while i >= 0:
+            dsts = want.get(s[i])
+            if dsts is not None:
+                k = length - i
+                for dst in dsts:
+                    if dst != src:
+                        out.append(_new(Rebuild, (src, k, dst, False, False)))
+            i -= 1
     return out
 
 
@@ -270,7 +262,11 @@ def _rows_accepting(rows: list[list[int]], steps: frozenset[int]) -> dict[int, l
         if row:
             e = row[-1]
             for d in steps:
-                want.setdefault(e + d, []).append(dst)
+                rows_for = want.get(e + d)
+                if rows_for is None:
+                    want[e + d] = [dst]  # (no empty list built for every lookup, as setdefault would)
+                else:
+                    rows_for.append(dst)
     return want
 
 

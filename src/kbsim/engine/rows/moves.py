@@ -7,10 +7,13 @@ numbers rows from 1 as players do.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
-START, LAYING, DONE = 0, 1, 2
-"""Phases of a turn: nothing done yet, laying out (lays, rebuilds, plays), over."""
+START: Final = 0
+LAYING: Final = 1
+DONE: Final = 2
+"""Phases of a turn: nothing done yet, laying out (lays, rebuilds, plays), over (``Final``: compiled modules use the
+values as constants instead of looking the names up)."""
 
 
 class Lay(NamedTuple):

@@ -12,10 +12,11 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
+from kbsim.engine.rng import shuffle
 from kbsim.engine.rows.compiled import CompiledGame
 
 
-@dataclass
+@dataclass(init=False)
 class GameState:
     """All zones of a game in progress.
 
@@ -52,16 +53,62 @@ class GameState:
     n_fixed: int = 0
     char_plays: Counter = field(default_factory=Counter)
 
-    def __post_init__(self) -> None:
-        n = len(self.hands)
-        if not self.parked:
-            self.parked = [[] for _ in range(n)]
-        if not self.minus:
-            self.minus = [[] for _ in range(n)]
-        if not self.char_piles:
-            self.char_piles = [[] for _ in range(n)]
-        if not self.n_fixed:
-            self.n_fixed = len(self.rows)
+    # (an __init__ of its own instead of the generated one: compiled, building a state runs no interpreted frame;
+    # the same parameters, defaults and per-seat zones as the dataclass fields above)
+    def __init__(
+        self,
+        rows: list[list[int]],
+        hands: list[list[int]],
+        piles: list[list[int]],
+        discard: list[int] | None = None,
+        parked: list[list[tuple[int, int]]] | None = None,
+        minus: list[list[int]] | None = None,
+        char_piles: list[list[str]] | None = None,
+        display: list[str] | None = None,
+        char_deck: list[str] | None = None,
+        box: list[str] | None = None,
+        joker: str | None = None,
+        turn_no: int = 0,
+        n_fixed: int = 0,
+        char_plays: Counter | None = None,
+    ) -> None:
+        n = len(hands)
+        self.rows = rows
+        self.hands = hands
+        self.piles = piles
+        self.discard = [] if discard is None else discard
+        self.parked = parked if parked else [[] for _ in range(n)]
+        self.minus = minus if minus else [[] for _ in range(n)]
+        self.char_piles = char_piles if char_piles else [[] for _ in range(n)]
+        self.display = [] if display is None else display
+        self.char_deck = [] if char_deck is None else char_deck
+        self.box = [] if box is None else box
+        self.joker = joker
+        self.turn_no = turn_no
+        self.n_fixed = n_fixed if n_fixed else len(rows)
+        self.char_plays = Counter() if char_plays is None else char_plays
+
+    def __reduce__(self) -> tuple:
+        """Pickle as the constructor and the zones (compiled, the default would call ``__init__`` without them)."""
+        return (
+            GameState,
+            (
+                self.rows,
+                self.hands,
+                self.piles,
+                self.discard,
+                self.parked,
+                self.minus,
+                self.char_piles,
+                self.display,
+                self.char_deck,
+                self.box,
+                self.joker,
+                self.turn_no,
+                self.n_fixed,
+                self.char_plays,
+            ),
+        )
 
     @property
     def players(self) -> int:
@@ -150,7 +197,8 @@ def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:
     Args:
         game: compiled rules.
         players: number of seats (validated by the caller).
-        rng: the game's random stream; only ``shuffle`` is used.
+        rng: the game's random stream; only ``shuffle`` is used (as :func:`kbsim.engine.rng.shuffle`, the same
+            permutation as ``rng.shuffle``, compiled).
 
     Returns:
         The state before the first turn: one face-up card on each row (per
@@ -158,7 +206,7 @@ def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:
         characters dealt into piles or laid out as a display.
     """
     deck = list(game.deck)
-    rng.shuffle(deck)
+    shuffle(rng, deck)
     starts_on = game.row_starts_on or (True,) * game.n_rows
     rows: list[list[int]] = [[deck.pop()] if game.row_starts and starts_on[r] else [] for r in range(game.n_rows)]
     if game.relocate is not None:
@@ -199,7 +247,7 @@ def deal(game: CompiledGame, players: int, rng: random.Random) -> GameState:
         state = GameState(rows=rows, hands=hands, piles=piles, discard=list(deck), n_fixed=game.n_rows)
     if game.chars_enabled:
         keys = [c.key for c in game.roster]
-        rng.shuffle(keys)
+        shuffle(rng, keys)
         if game.chars_display_mode:
             state.char_deck = keys
             for _ in range(min(game.chars_display, len(keys))):

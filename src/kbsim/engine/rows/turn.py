@@ -19,6 +19,7 @@ modifiers, gap filling, the joker swap, parked cards, extra rows.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows import movegen
@@ -46,8 +47,8 @@ from kbsim.engine.rows.state import GameState
 from kbsim.engine.rows.usage import classify, count
 
 _LAY_MEMO: dict[int, tuple] = {}  # id(game) -> (game, {position: lay_path result}); per process
-HIDDEN = 0  # stands for a card a player may not see
-HIDDEN_CHARACTER = "?"  # stands for a face-down character card
+HIDDEN: Final = 0  # stands for a card a player may not see
+HIDDEN_CHARACTER: Final = "?"  # stands for a face-down character card
 
 
 class Turn:
@@ -509,6 +510,11 @@ class Turn:
         Raises:
             IllegalMove: the move is not allowed now (or is not a move); nothing has changed.
         """
+        if type(move) is Lay and self.usage is None:
+            # the commonest move (most of a greedy game's): its verb called directly, without the dict and the
+            # call with unpacked fields (the same verb the dict gives, so the same effect)
+            self._lay(move[0], move[1])
+            return
         verb = _VERBS.get(type(move))
         if verb is None:
             raise IllegalMove(f"not a move: {move!r}")
@@ -834,7 +840,8 @@ class Turn:
         self.exchanged = len(cards)
         self._refill()
         self.phase = DONE
-        self._after(Exchange(tuple(cards)))
+        if self.log is not None or self.on_move is not None:
+            self._after(Exchange(tuple(cards)))
 
     def _pass_turn(self) -> None:
         """Pass (only where allowed: by default with an empty draw pile)."""
@@ -1345,8 +1352,8 @@ def _successors(game: CompiledGame, board: tuple, turn: Turn) -> list[tuple[tupl
     turn.rows = [list(r) for r in board]
     out = []
     for mv in turn.rebuild_moves():
-        src, dst = mv.src, mv.dst
-        rest, joined = _segment_move(board[src], board[dst], mv.count, mv.from_start, mv.to_start)
+        src, dst = mv[0], mv[2]  # (fields by position: a compiled tuple read, not a named-field lookup)
+        rest, joined = _segment_move(board[src], board[dst], mv[1], mv[3], mv[4])
         if len(joined) >= full and is_complete(joined):
             joined = ()
         new = list(board)

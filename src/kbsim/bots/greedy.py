@@ -50,6 +50,142 @@ from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, FillGap, Lay, LayP
 from kbsim.engine.rows.turn import DONE, Turn
 
 
+def layable_held(turn: Turn) -> int:  # noqa: C901 (one pass over the rows, kept whole: it runs per trial)
+    """At most how many of the seat's held cards (hand and usable parked) the lay phase can still lay.
+
+    A sound over-approximation, for bounding a trial's score: a held card can be laid only on a row end (or
+    before a row start, into a gap, in the joker's place) whose value lets it follow. Without an empty row
+    card a row end only ever holds a value that is a row end now, a held card laid before, or a card inside a
+    row uncovered by rebuilding the cards after it away. So the values that may become row ends are closed
+    over those three, and a held card counts only if its value may follow one of them (by a step of the
+    sequence, or the joints a modifier in force allows). Where an empty row card exists or may appear (a
+    whole row rebuilt away, a row that may complete, with every value it lacks on the table or in hand), any
+    held card may open it, and every held card counts. Rules this reasoning does not cover (suits, rebuilds
+    from a row's start or into empty rows, modifiers for rebuilds before a row's start) also count every
+    held card.
+
+    Args:
+        turn: the turn (read only).
+
+    Returns:
+        A number of held cards, at most ``len(turn.hand) + len(turn.parked)``.
+    """
+    held = turn.hand + turn.parked
+    n_held = len(held)
+    g = turn.g
+    if (
+        n_held == 0
+        or g.value_shift
+        or g.rebuild_from_start
+        or g.rebuild_into_empty
+        or g.step not in g.steps
+        or (turn.m_start and turn.m_start_rb)
+    ):
+        return n_held
+    rows = turn.rows
+    n_fixed = min(turn.state.n_fixed, len(rows))
+    vmin = g.value_min
+    m_start = turn.m_start
+    could_complete = False  # some row card may hold a complete row (it starts with the lowest value)
+    for r in range(n_fixed):
+        row = rows[r]
+        if not row:
+            return n_held  # an empty row card: any held card may open it
+        if m_start or abs(row[0]) == vmin or not g.complete_by_set:
+            could_complete = True
+    step = g.step
+    two = 2 * step
+    lay_d = list(g.steps)
+    rebuilds = g.rebuild_allowed
+    rb_d = list(g.steps) if rebuilds else []  # joints a rebuild may make
+    if turn.m_equal:
+        lay_d.append(0)
+        if turn.m_equal_rb and rebuilds:
+            rb_d.append(0)
+    if turn.skips:
+        lay_d.append(two)
+        if turn.m_skip_rb and rebuilds:
+            rb_d.append(two)
+    plain = len(rb_d) == 1 and rb_d[0] == step
+    ends: set[int] = set()
+    starts: set[int] = set()
+    special: set[int] = set()  # values a held card may take inside a row: a gap, the joker's place
+    joints: list[tuple[int, int]] = []  # (card, next card) inside rows whose rebuild may uncover a new end
+    for row in rows:
+        if not row:
+            continue
+        ends.add(abs(row[-1]))
+        first = row[0]
+        if m_start:
+            starts.add(abs(first))
+        if (
+            plain
+            and first > 0
+            and row[-1] - first == (len(row) - 1) * step
+            and row == list(range(first, first + len(row) * step, step))
+        ):
+            continue  # (a run: each card one step on, no joker) uncovering a card needs its value as an end
+        prev = abs(first)
+        if first < 0:
+            special.add(prev)
+        for c in row[1:]:
+            v = abs(c)
+            if c < 0:
+                special.add(v)
+            if v - prev == two:
+                special.add(prev + step)
+            if not plain or v - prev != step:
+                joints.append((prev, v))
+            prev = v
+    reach: set[int] = set()
+    values = set(held)
+    changed = True
+    while changed:
+        changed = False
+        for v in values:
+            if v in reach:
+                continue
+            ok = v in special
+            if not ok:
+                for d in lay_d:
+                    if v - d in ends or (m_start and v + d in starts):
+                        ok = True
+                        break
+            if ok:
+                reach.add(v)
+                ends.add(v)
+                starts.add(v)
+                changed = True
+        for a, b in joints:  # a card inside a row becomes its end once the cards after it go onto a row end
+            if a not in ends:
+                for d in rb_d:
+                    if b - d in ends:
+                        ends.add(a)
+                        changed = True
+                        break
+    if rebuilds:  # a whole row rebuilt onto a row end empties its row card
+        for r in range(n_fixed):
+            f = abs(rows[r][0])
+            for d in rb_d:
+                if f - d in ends:
+                    return n_held
+    if could_complete and g.complete_when_all:  # a completed row empties its row card
+        table = set(values)
+        for row in rows:
+            for c in row:
+                table.add(abs(c))
+        for v in range(vmin, g.value_max + 1, step):
+            if v not in table:
+                break
+        else:
+            return n_held
+    n = 0
+    for c in held:
+        if c in reach:
+            n += 1
+    return n
+
+
 class GreedyBot(BaseBot):
     """Lay what fits, rebuild to empty or complete rows, open rows with long runs, exchange the rest."""
 
@@ -468,6 +604,8 @@ class GreedyBot(BaseBot):
             given = sum(map(len, piles)) - len(piles[sb.seat]) - before
             if sb.laid + len(sb.hand) + len(sb.parked) + bonus * given <= best_value:
                 continue  # cannot beat the best even by laying every card it holds
+            if sb.laid + layable_held(sb) + bonus * given <= best_value:
+                continue  # cannot beat the best by laying every held card that may find a place
             trial = self._trial_key(sb, given)
             known = scores.get(trial)
             if known is None:

@@ -34,7 +34,7 @@ class GameState:
         joker: key of the joker character while it lies in a row, else None.
         turn_no: number of the turn being played (1-based).
         n_fixed: number of row cards.
-        char_plays: (seat, character key) -> plays.
+        char_plays: (seat, character key) -> plays (a plain dict in the order of first plays).
     """
 
     rows: list[list[int]]
@@ -50,7 +50,7 @@ class GameState:
     joker: str | None = None
     turn_no: int = 0
     n_fixed: int = 0
-    char_plays: Counter = field(default_factory=Counter)
+    char_plays: dict[tuple[int, str], int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         n = len(self.hands)
@@ -120,8 +120,6 @@ class GameState:
         module compiles with mypyc); ``__post_init__`` finds every field set and changes nothing.
         """
         piles = [list(self.piles[0])] * len(self.piles) if self.shared else list(map(list, self.piles))
-        plays: Counter = Counter()
-        dict.update(plays, self.char_plays)  # (the counts as they are; Counter.update would add them in Python)
         return GameState(
             rows=list(map(list, self.rows)),
             hands=list(map(list, self.hands)),
@@ -136,7 +134,7 @@ class GameState:
             joker=self.joker,
             turn_no=self.turn_no,
             n_fixed=self.n_fixed,
-            char_plays=plays,
+            char_plays=dict(self.char_plays),
         )
 
 

@@ -1144,7 +1144,7 @@ class Turn:
                 st.box.append(key)
             else:
                 st.char_piles[(self.seat + 1) % st.players].append(key)
-        st.char_plays[(self.seat, key)] += 1
+        st.char_plays[(self.seat, key)] = st.char_plays.get((self.seat, key), 0) + 1
 
     def _joker_to(self, seat: int) -> None:
         """The joker leaves the table for ``seat``'s character pile (display mode: the deck's bottom)."""

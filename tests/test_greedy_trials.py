@@ -141,9 +141,9 @@ def _trial_positions(variants: list[str], players: int, games: int, monkeypatch)
     bound = greedy.layable_held
     bots: list[GreedyBot] = []
 
-    def keep(turn: Turn) -> int:
+    def keep(turn: Turn, rules=None) -> int:
         seen.append((bots[turn.seat], turn.clone()))
-        return bound(turn)
+        return bound(turn, rules)
 
     monkeypatch.setattr(greedy, "layable_held", keep)
     for i in range(games):
@@ -179,8 +179,8 @@ def test_reach_bound_is_never_below_what_the_lay_phase_lays(monkeypatch) -> None
 
     bound = greedy.layable_held
 
-    def broken(turn: Turn) -> int:
-        return max(0, bound(turn) - 1)
+    def broken(turn: Turn, rules=None) -> int:
+        return max(0, bound(turn, rules) - 1)
 
     assert any(n > broken(t) for (bot, t), (n, _, _) in zip(seen, laid, strict=True))
     g = compile_rules(load_rules("kingsbridge", ["characters"]))

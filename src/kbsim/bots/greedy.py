@@ -50,54 +50,66 @@ from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, FillGap, Lay, LayP
 from kbsim.engine.rows.turn import DONE, Turn
 
 
-def layable_held(turn: Turn) -> int:  # noqa: C901 (one pass over the rows, kept whole: it runs per trial)
+class ReachRules:
+    """What :func:`layable_held` reads from the rules, taken once per game.
+
+    Args:
+        game: the compiled rules (:class:`~kbsim.engine.rows.compiled.CompiledGame`).
+    """
+
+    def __init__(self, game) -> None:
+        g = game
+        self.steps: list[int] = sorted(g.steps)
+        self.step: int = g.step
+        # rules the reasoning covers: values are the cards (no suits), rebuilds move end segments onto row ends
+        self.covered: bool = (
+            not g.value_shift and not g.rebuild_from_start and not g.rebuild_into_empty and g.step in g.steps
+        )
+        self.rebuilds: bool = g.rebuild_allowed
+        self.vmin: int = g.value_min
+        self.vmax: int = g.value_max
+        self.complete_when_all: bool = g.complete_when_all
+        self.by_set: bool = g.complete_by_set
+
+
+def layable_held(turn: Turn, rules: ReachRules | None = None) -> int:  # noqa: C901 (kept whole: runs per trial)
     """At most how many of the seat's held cards (hand and usable parked) the lay phase can still lay.
 
     A sound over-approximation, for bounding a trial's score: a held card can be laid only on a row end (or
-    before a row start, into a gap, in the joker's place) whose value lets it follow. Without an empty row
-    card a row end only ever holds a value that is a row end now, a held card laid before, or a card inside a
-    row uncovered by rebuilding the cards after it away. So the values that may become row ends are closed
-    over those three, and a held card counts only if its value may follow one of them (by a step of the
-    sequence, or the joints a modifier in force allows). Where an empty row card exists or may appear (a
-    whole row rebuilt away, a row that may complete, with every value it lacks on the table or in hand), any
-    held card may open it, and every held card counts. Rules this reasoning does not cover (suits, rebuilds
-    from a row's start or into empty rows, modifiers for rebuilds before a row's start) also count every
-    held card.
+    before a row start, into a gap, in the joker's place) whose value lets it follow, or on an empty row card.
+    Without an empty row card a row end only ever holds a value that is a row end now, a held card laid
+    before, or a card inside a row uncovered by rebuilding the cards after it onto a row end. So the values
+    that may become row ends are closed over those three, and a held card counts only if its value may follow
+    one of them (by a step of the sequence, or the joints a modifier in force allows). Row cards that are
+    empty or may become empty (a whole row rebuilt onto a row end, a row that may complete: every value it
+    lacks is on the table or held) may each be opened with any held card, from which only a chain of held
+    cards linked by allowed differences goes on: each adds at most the largest such group not yet counted.
+    Rules the reasoning does not cover (suits, rebuilds from a row's start or into empty rows, modifiers for
+    rebuilds before a row's start), and a new row end that may uncover a gap, a duplicate or the joker
+    inside a row once rows may empty, count every held card.
 
     Args:
         turn: the turn (read only).
+        rules: :class:`ReachRules` of ``turn.g`` (taken from it when None).
 
     Returns:
         A number of held cards, at most ``len(turn.hand) + len(turn.parked)``.
     """
     held = turn.hand + turn.parked
     n_held = len(held)
-    g = turn.g
-    if (
-        n_held == 0
-        or g.value_shift
-        or g.rebuild_from_start
-        or g.rebuild_into_empty
-        or g.step not in g.steps
-        or (turn.m_start and turn.m_start_rb)
-    ):
+    if rules is None:
+        rules = ReachRules(turn.g)
+    m_start = turn.m_start
+    if n_held == 0 or not rules.covered or (m_start and turn.m_start_rb):
         return n_held
     rows = turn.rows
     n_fixed = min(turn.state.n_fixed, len(rows))
-    vmin = g.value_min
-    m_start = turn.m_start
-    could_complete = False  # some row card may hold a complete row (it starts with the lowest value)
-    for r in range(n_fixed):
-        row = rows[r]
-        if not row:
-            return n_held  # an empty row card: any held card may open it
-        if m_start or abs(row[0]) == vmin or not g.complete_by_set:
-            could_complete = True
-    step = g.step
+    vmin = rules.vmin
+    step = rules.step
     two = 2 * step
-    lay_d = list(g.steps)
-    rebuilds = g.rebuild_allowed
-    rb_d = list(g.steps) if rebuilds else []  # joints a rebuild may make
+    lay_d = rules.steps[:]
+    rebuilds = rules.rebuilds
+    rb_d = rules.steps[:] if rebuilds else []  # joints a rebuild may make
     if turn.m_equal:
         lay_d.append(0)
         if turn.m_equal_rb and rebuilds:
@@ -107,29 +119,40 @@ def layable_held(turn: Turn) -> int:  # noqa: C901 (one pass over the rows, kept
         if turn.m_skip_rb and rebuilds:
             rb_d.append(two)
     plain = len(rb_d) == 1 and rb_d[0] == step
+    empty = 0  # empty row cards: any held card may open one
+    completable = 0  # row cards that may come to hold a complete row (they start with the lowest value)
     ends: set[int] = set()
     starts: set[int] = set()
     special: set[int] = set()  # values a held card may take inside a row: a gap, the joker's place
     joints: list[tuple[int, int]] = []  # (card, next card) inside rows whose rebuild may uncover a new end
-    for row in rows:
-        if not row:
+    for r in range(len(rows)):
+        row = rows[r]
+        n = len(row)
+        if n == 0:
+            if r < n_fixed:
+                empty += 1
             continue
-        ends.add(abs(row[-1]))
+        last = row[n - 1]
+        ends.add(last if last > 0 else -last)
         first = row[0]
+        prev = first if first > 0 else -first
+        if r < n_fixed and (m_start or prev == vmin or not rules.by_set):
+            completable += 1
         if m_start:
-            starts.add(abs(first))
-        if (
-            plain
-            and first > 0
-            and row[-1] - first == (len(row) - 1) * step
-            and row == list(range(first, first + len(row) * step, step))
-        ):
-            continue  # (a run: each card one step on, no joker) uncovering a card needs its value as an end
-        prev = abs(first)
+            starts.add(prev)
+        if plain and first > 0 and last - first == (n - 1) * step:
+            run = True  # each card one step on, no joker: uncovering a card needs its value as an end already
+            for i in range(1, n):
+                if row[i] - row[i - 1] != step:
+                    run = False
+                    break
+            if run:
+                continue
         if first < 0:
             special.add(prev)
-        for c in row[1:]:
-            v = abs(c)
+        for i in range(1, n):
+            c = row[i]
+            v = c if c > 0 else -c
             if c < 0:
                 special.add(v)
             if v - prev == two:
@@ -137,8 +160,8 @@ def layable_held(turn: Turn) -> int:  # noqa: C901 (one pass over the rows, kept
             if not plain or v - prev != step:
                 joints.append((prev, v))
             prev = v
-    reach: set[int] = set()
     values = set(held)
+    reach: set[int] = set()
     changed = True
     while changed:
         changed = False
@@ -154,7 +177,8 @@ def layable_held(turn: Turn) -> int:  # noqa: C901 (one pass over the rows, kept
             if ok:
                 reach.add(v)
                 ends.add(v)
-                starts.add(v)
+                if m_start:
+                    starts.add(v)
                 changed = True
         for a, b in joints:  # a card inside a row becomes its end once the cards after it go onto a row end
             if a not in ends:
@@ -163,26 +187,64 @@ def layable_held(turn: Turn) -> int:  # noqa: C901 (one pass over the rows, kept
                         ends.add(a)
                         changed = True
                         break
-    if rebuilds:  # a whole row rebuilt onto a row end empties its row card
-        for r in range(n_fixed):
-            f = abs(rows[r][0])
-            for d in rb_d:
-                if f - d in ends:
-                    return n_held
-    if could_complete and g.complete_when_all:  # a completed row empties its row card
-        table = set(values)
-        for row in rows:
-            for c in row:
-                table.add(abs(c))
-        for v in range(vmin, g.value_max + 1, step):
-            if v not in table:
-                break
-        else:
-            return n_held
     n = 0
     for c in held:
         if c in reach:
             n += 1
+    if n == n_held:
+        return n
+    # Row cards that are or may become empty: empty now, their whole row rebuilt onto a row end, or a complete
+    # row (every value on the table or held).
+    coverage = False
+    if rules.complete_when_all and (completable or vmin in values):
+        table = set(values)
+        for row in rows:
+            for c in row:
+                table.add(c if c > 0 else -c)
+        coverage = True
+        for v in range(vmin, rules.vmax + 1, step):
+            if v not in table:
+                coverage = False
+                break
+    k = empty + (completable if coverage else 0)
+    if rebuilds and k == 0:
+        for r in range(n_fixed):
+            f = rows[r][0]
+            f = f if f > 0 else -f
+            for d in rb_d:
+                if f - d in ends:
+                    k += 1
+                    break
+    if k == 0:
+        return n
+    if joints or m_start:
+        return n_held  # (a new row end may uncover cards inside rows, or take cards before it: not followed)
+    # Once a row card may be opened, any held value may become a row end: count again on that footing (a row
+    # opened with the lowest value may complete too). Each opened row goes on only within a group of the held
+    # cards not yet counted whose values are linked by the differences a lay allows.
+    k = empty + ((completable + held.count(vmin)) if coverage else 0)
+    if rebuilds:
+        for r in range(n_fixed):
+            row = rows[r]
+            if row:
+                f = row[0]
+                f = f if f > 0 else -f
+                for d in rb_d:
+                    if f - d in ends or f - d in values:
+                        k += 1
+                        break
+    rest = sorted([c for c in held if c not in reach])
+    sizes: list[int] = []
+    i = 0
+    while i < len(rest):
+        j = i + 1
+        while j < len(rest) and (rest[j] == rest[j - 1] or rest[j] - rest[j - 1] in lay_d):
+            j += 1
+        sizes.append(j - i)
+        i = j
+    sizes.sort(reverse=True)
+    for i in range(min(k, len(sizes))):
+        n += sizes[i]
     return n
 
 
@@ -220,6 +282,7 @@ class GreedyBot(BaseBot):
             g.full_length,
         )
         self._variant_rebuilds = g.rebuild_allowed and g.rebuild_into_empty
+        self._reach_rules = ReachRules(g)
 
     def _longest_run(self, hand: list[int], r: int = -1) -> list[int]:
         """The longest chain of hand cards, each continuing the one before, that may open row ``r``.
@@ -604,7 +667,7 @@ class GreedyBot(BaseBot):
             given = sum(map(len, piles)) - len(piles[sb.seat]) - before
             if sb.laid + len(sb.hand) + len(sb.parked) + bonus * given <= best_value:
                 continue  # cannot beat the best even by laying every card it holds
-            if sb.laid + layable_held(sb) + bonus * given <= best_value:
+            if sb.laid + layable_held(sb, self._reach_rules) + bonus * given <= best_value:
                 continue  # cannot beat the best by laying every held card that may find a place
             trial = self._trial_key(sb, given)
             known = scores.get(trial)

@@ -119,22 +119,23 @@ class GameState:
         Built with the plain constructor and list copies only (no ``__dict__`` or ``__new__`` tricks, so the
         module compiles with mypyc); ``__post_init__`` finds every field set and changes nothing.
         """
-        piles = [list(self.piles[0])] * len(self.piles) if self.shared else list(map(list, self.piles))
+        # (comprehensions of slices: native loops when compiled, where list(map(list, ...)) is a generic call)
+        piles = [self.piles[0][:]] * len(self.piles) if self.shared else [p[:] for p in self.piles]
         return GameState(
-            rows=list(map(list, self.rows)),
-            hands=list(map(list, self.hands)),
-            piles=piles,
-            discard=list(self.discard),
-            parked=list(map(list, self.parked)),
-            minus=list(map(list, self.minus)),
-            char_piles=list(map(list, self.char_piles)),
-            display=list(self.display),
-            char_deck=list(self.char_deck),
-            box=list(self.box),
-            joker=self.joker,
-            turn_no=self.turn_no,
-            n_fixed=self.n_fixed,
-            char_plays=dict(self.char_plays),
+            [r[:] for r in self.rows],
+            [h[:] for h in self.hands],
+            piles,
+            self.discard[:],
+            [p[:] for p in self.parked],
+            [m[:] for m in self.minus],
+            [c[:] for c in self.char_piles],
+            self.display[:],
+            self.char_deck[:],
+            self.box[:],
+            self.joker,
+            self.turn_no,
+            self.n_fixed,
+            dict(self.char_plays),
         )
 
 

@@ -62,8 +62,14 @@ class ReachRules:
         self.steps: list[int] = sorted(g.steps)
         self.step: int = g.step
         # rules the reasoning covers: values are the cards (no suits), rebuilds move end segments onto row ends
+        # and values small enough to be bits of one machine word (sets of values are kept as bit masks)
         self.covered: bool = (
-            not g.value_shift and not g.rebuild_from_start and not g.rebuild_into_empty and g.step in g.steps
+            not g.value_shift
+            and not g.rebuild_from_start
+            and not g.rebuild_into_empty
+            and g.step in g.steps
+            and 0 <= g.value_min
+            and g.value_max <= 61
         )
         self.rebuilds: bool = g.rebuild_allowed
         self.vmin: int = g.value_min
@@ -121,9 +127,11 @@ def layable_held(turn: Turn, rules: ReachRules | None = None) -> int:  # noqa: C
     plain = len(rb_d) == 1 and rb_d[0] == step
     empty = 0  # empty row cards: any held card may open one
     completable = 0  # row cards that may come to hold a complete row (they start with the lowest value)
-    ends: set[int] = set()
-    starts: set[int] = set()
-    special: set[int] = set()  # values a held card may take inside a row: a gap, the joker's place
+    # sets of values as bit masks (bit v: value v; ReachRules.covered keeps values in 0..61)
+    ends = 0
+    starts = 0
+    special = 0  # values a held card may take inside a row: a gap, the joker's place
+    table = 0
     joints: list[tuple[int, int]] = []  # (card, next card) inside rows whose rebuild may uncover a new end
     for r in range(len(rows)):
         row = rows[r]
@@ -133,86 +141,83 @@ def layable_held(turn: Turn, rules: ReachRules | None = None) -> int:  # noqa: C
                 empty += 1
             continue
         last = row[n - 1]
-        ends.add(last if last > 0 else -last)
+        ends |= 1 << (last if last > 0 else -last)
         first = row[0]
         prev = first if first > 0 else -first
         if r < n_fixed and (m_start or prev == vmin or not rules.by_set):
             completable += 1
-        if m_start:
-            starts.add(prev)
+        starts |= 1 << prev
+        table |= 1 << prev
         if plain and first > 0 and last - first == (n - 1) * step:
             run = True  # each card one step on, no joker: uncovering a card needs its value as an end already
             for i in range(1, n):
                 if row[i] - row[i - 1] != step:
                     run = False
                     break
+                table |= 1 << row[i]
             if run:
                 continue
         if first < 0:
-            special.add(prev)
+            special |= 1 << prev
         for i in range(1, n):
             c = row[i]
             v = c if c > 0 else -c
+            table |= 1 << v
             if c < 0:
-                special.add(v)
-            if v - prev == two:
-                special.add(prev + step)
+                special |= 1 << v
+            if v - prev == two and prev + step >= 0:
+                special |= 1 << (prev + step)
             if not plain or v - prev != step:
                 joints.append((prev, v))
             prev = v
-    values = set(held)
-    reach: set[int] = set()
+    values = 0
+    for c in held:
+        values |= 1 << c
+    reach = 0
     changed = True
     while changed:
         changed = False
-        for v in values:
-            if v in reach:
+        for c in held:
+            bit = 1 << c
+            if reach & bit:
                 continue
-            ok = v in special
+            ok = special & bit != 0
             if not ok:
                 for d in lay_d:
-                    if v - d in ends or (m_start and v + d in starts):
+                    if (c >= d and (ends >> (c - d)) & 1) or (m_start and c + d >= 0 and (starts >> (c + d)) & 1):
                         ok = True
                         break
             if ok:
-                reach.add(v)
-                ends.add(v)
-                if m_start:
-                    starts.add(v)
+                reach |= bit
+                ends |= bit
+                starts |= bit
                 changed = True
         for a, b in joints:  # a card inside a row becomes its end once the cards after it go onto a row end
-            if a not in ends:
+            if not (ends >> a) & 1:
                 for d in rb_d:
-                    if b - d in ends:
-                        ends.add(a)
+                    if b >= d and (ends >> (b - d)) & 1:
+                        ends |= 1 << a
                         changed = True
                         break
     n = 0
     for c in held:
-        if c in reach:
+        if (reach >> c) & 1:
             n += 1
     if n == n_held:
         return n
     # Row cards that are or may become empty: empty now, their whole row rebuilt onto a row end, or a complete
     # row (every value on the table or held).
-    coverage = False
-    if rules.complete_when_all and (completable or vmin in values):
-        table = set(values)
-        for row in rows:
-            for c in row:
-                table.add(c if c > 0 else -c)
-        coverage = True
-        for v in range(vmin, rules.vmax + 1, step):
-            if v not in table:
-                coverage = False
-                break
+    full = 0
+    for v in range(vmin, rules.vmax + 1, step):
+        full |= 1 << v
+    coverage = rules.complete_when_all and (table | values) & full == full
     k = empty + (completable if coverage else 0)
     if rebuilds and k == 0:
         for r in range(n_fixed):
             f = rows[r][0]
             f = f if f > 0 else -f
             for d in rb_d:
-                if f - d in ends:
+                if f >= d and (ends >> (f - d)) & 1:
                     k += 1
                     break
     if k == 0:
@@ -224,16 +229,17 @@ def layable_held(turn: Turn, rules: ReachRules | None = None) -> int:  # noqa: C
     # cards not yet counted whose values are linked by the differences a lay allows.
     k = empty + ((completable + held.count(vmin)) if coverage else 0)
     if rebuilds:
+        both = ends | values
         for r in range(n_fixed):
             row = rows[r]
             if row:
                 f = row[0]
                 f = f if f > 0 else -f
                 for d in rb_d:
-                    if f - d in ends or f - d in values:
+                    if f >= d and (both >> (f - d)) & 1:
                         k += 1
                         break
-    rest = sorted([c for c in held if c not in reach])
+    rest = sorted([c for c in held if not (reach >> c) & 1])
     sizes: list[int] = []
     i = 0
     while i < len(rest):

@@ -45,37 +45,60 @@ worth a point) only when it would otherwise have to use the minus pile.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from kbsim.bots.base import BaseBot
 from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, FillGap, Lay, LayParked, LayStart, Rebuild, Swap, lay_move
 from kbsim.engine.rows.turn import DONE, Turn
 
 
+@dataclass(frozen=True)
 class ReachRules:
-    """What :func:`layable_held` reads from the rules, taken once per game.
+    """What :func:`layable_held` reads from the rules, taken once per game (:func:`reach_rules`).
 
-    Args:
-        game: the compiled rules (:class:`~kbsim.engine.rows.compiled.CompiledGame`).
+    Attributes:
+        steps: the differences a card may have from the card before it along a row, ascending.
+        step: the base step of the sequence.
+        covered: the reasoning of :func:`layable_held` covers these rules: values are the cards (no suits)
+            in 0..61 (sets of values are bit masks), rebuilds move end segments onto row ends only.
+        rebuilds: rebuilds are allowed.
+        vmin: the lowest value.
+        vmax: the highest value.
+        complete_when_all: a row holding every value is complete.
+        by_set: completion counts distinct values.
     """
 
-    def __init__(self, game) -> None:
-        g = game
-        self.steps: list[int] = sorted(g.steps)
-        self.step: int = g.step
-        # rules the reasoning covers: values are the cards (no suits), rebuilds move end segments onto row ends
-        # and values small enough to be bits of one machine word (sets of values are kept as bit masks)
-        self.covered: bool = (
-            not g.value_shift
-            and not g.rebuild_from_start
-            and not g.rebuild_into_empty
-            and g.step in g.steps
-            and 0 <= g.value_min
-            and g.value_max <= 61
-        )
-        self.rebuilds: bool = g.rebuild_allowed
-        self.vmin: int = g.value_min
-        self.vmax: int = g.value_max
-        self.complete_when_all: bool = g.complete_when_all
-        self.by_set: bool = g.complete_by_set
+    steps: list[int]
+    step: int
+    covered: bool
+    rebuilds: bool
+    vmin: int
+    vmax: int
+    complete_when_all: bool
+    by_set: bool
+
+
+def reach_rules(game) -> ReachRules:
+    """The :class:`ReachRules` of ``game`` (a :class:`~kbsim.engine.rows.compiled.CompiledGame`)."""
+    g = game
+    covered = (
+        not g.value_shift
+        and not g.rebuild_from_start
+        and not g.rebuild_into_empty
+        and g.step in g.steps
+        and 0 <= g.value_min
+        and g.value_max <= 61
+    )
+    return ReachRules(
+        sorted(g.steps),
+        g.step,
+        covered,
+        g.rebuild_allowed,
+        g.value_min,
+        g.value_max,
+        g.complete_when_all,
+        g.complete_by_set,
+    )
 
 
 def layable_held(turn: Turn, rules: ReachRules | None = None) -> int:  # noqa: C901 (kept whole: runs per trial)
@@ -96,7 +119,7 @@ def layable_held(turn: Turn, rules: ReachRules | None = None) -> int:  # noqa: C
 
     Args:
         turn: the turn (read only).
-        rules: :class:`ReachRules` of ``turn.g`` (taken from it when None).
+        rules: :func:`reach_rules` of ``turn.g`` (taken from it when None).
 
     Returns:
         A number of held cards, at most ``len(turn.hand) + len(turn.parked)``.
@@ -104,7 +127,7 @@ def layable_held(turn: Turn, rules: ReachRules | None = None) -> int:  # noqa: C
     held = turn.hand + turn.parked
     n_held = len(held)
     if rules is None:
-        rules = ReachRules(turn.g)
+        rules = reach_rules(turn.g)
     m_start = turn.m_start
     if n_held == 0 or not rules.covered or (m_start and turn.m_start_rb):
         return n_held
@@ -288,7 +311,7 @@ class GreedyBot(BaseBot):
             g.full_length,
         )
         self._variant_rebuilds = g.rebuild_allowed and g.rebuild_into_empty
-        self._reach_rules = ReachRules(g)
+        self._reach_rules = reach_rules(g)
 
     def _longest_run(self, hand: list[int], r: int = -1) -> list[int]:
         """The longest chain of hand cards, each continuing the one before, that may open row ``r``.

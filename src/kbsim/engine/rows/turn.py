@@ -1106,7 +1106,8 @@ class Turn:
         self._play_steps(key, ch, args)
         if not self.g.chars_any_turn and self.phase == START:
             self.phase = LAYING
-        self._after(Play(key, tuple(args)))
+        if self.log is not None or self.on_move is not None:  # (no move object to build for nobody)
+            self._after(Play(key, tuple(args)))
 
     def _play_refusal(self, key: str, avail: list[str]) -> str:
         """Why character ``key`` is not playable now (the rule broken, and the option that would allow it)."""

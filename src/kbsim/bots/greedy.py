@@ -52,7 +52,7 @@ from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, FillGap, Lay, LayP
 from kbsim.engine.rows.turn import DONE, Turn
 
 
-@dataclass(frozen=True)
+@dataclass  # (not frozen: a compiled frozen dataclass does not unpickle, and bots go to worker processes)
 class ReachRules:
     """What :func:`layable_held` reads from the rules, taken once per game (:func:`reach_rules`).
 
@@ -115,7 +115,9 @@ def layable_held(turn: Turn, rules: ReachRules | None = None) -> int:  # noqa: C
     cards linked by allowed differences goes on: each adds at most the largest such group not yet counted.
     Rules the reasoning does not cover (suits, rebuilds from a row's start or into empty rows, modifiers for
     rebuilds before a row's start), and a new row end that may uncover a gap, a duplicate or the joker
-    inside a row once rows may empty, count every held card.
+    inside a row once rows may empty, count every held card. The bound holds for any sequence of lays and
+    rebuilds (no character play), not only for greedy's own lay phase, so it does not depend on how the lay
+    phase chooses.
 
     Args:
         turn: the turn (read only).

@@ -77,6 +77,21 @@ def test_shortcuts_play_the_same_games_as_trying_every_play(variants, players, g
 
 
 @pure_only("kbsim.bots.greedy")
+@pytest.mark.parametrize(
+    ("variants", "options"),
+    [(["characters"], {"aldred_rebuilds": True, "agatha_rebuilds": True}), (["characters", "rebuild-split"], {})],
+)
+def test_shortcuts_play_the_same_games_with_modifiers_for_rebuilds_and_other_rebuilds(variants, options) -> None:
+    """The same with the modifiers' rebuild options (joints the reach bound follows) and a rebuild variant."""
+    g = compile_rules(load_rules("kingsbridge", variants, options))
+    for p in (3, 4):
+        seed = game_seed(21, p)
+        fast = play_game(g, [GreedyBot() for _ in range(p)], seed, log=True)
+        brute = play_game(g, [_BruteGreedy() for _ in range(p)], seed, log=True)
+        assert repr(fast) == repr(brute), (variants, options, p)
+
+
+@pure_only("kbsim.bots.greedy")
 def test_trial_key_tells_apart_positions_the_lay_phase_tells_apart(monkeypatch) -> None:
     """Positions changed in one thing the lay phase reads either get another key or lay out the same moves."""
     g = compile_rules(load_rules("kingsbridge", ["characters"]))

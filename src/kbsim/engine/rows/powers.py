@@ -368,11 +368,15 @@ class TakeFromDiscardStep(Primitive):
             out.append(prefix)
         if len(prefix) == self.hi or len(out) > 200 or len(out) >= cap:
             return
+        last = len(prefix) + 1 == self.hi  # the placements listed here end their sequences: no copy to place on
         for card in sorted(set(sb.discard)):
             for r in range(len(sb.rows)):
                 if len(out) >= cap:
                     return
                 if sb.can_place(card, r):
+                    if last:
+                        out.append((*prefix, (card, r)))  # (what placing it on a copy and listing would add)
+                        continue
                     nxt = sb.clone()
                     self._place(nxt, card, r)
                     self._extend(out, cap, nxt, (*prefix, (card, r)))

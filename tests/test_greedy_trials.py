@@ -77,6 +77,21 @@ def test_shortcuts_play_the_same_games_as_trying_every_play(variants, players, g
 
 
 @pure_only("kbsim.bots.greedy")
+@pytest.mark.parametrize(
+    ("variants", "options"),
+    [(["characters"], {"aldred_rebuilds": True, "agatha_rebuilds": True}), (["characters", "rebuild-split"], {})],
+)
+def test_shortcuts_play_the_same_games_with_modifiers_for_rebuilds_and_other_rebuilds(variants, options) -> None:
+    """The same with the modifiers' rebuild options (joints the reach bound follows) and a rebuild variant."""
+    g = compile_rules(load_rules("kingsbridge", variants, options))
+    for p in (3, 4):
+        seed = game_seed(21, p)
+        fast = play_game(g, [GreedyBot() for _ in range(p)], seed, log=True)
+        brute = play_game(g, [_BruteGreedy() for _ in range(p)], seed, log=True)
+        assert repr(fast) == repr(brute), (variants, options, p)
+
+
+@pure_only("kbsim.bots.greedy")
 def test_trial_key_tells_apart_positions_the_lay_phase_tells_apart(monkeypatch) -> None:
     """Positions changed in one thing the lay phase reads either get another key or lay out the same moves."""
     g = compile_rules(load_rules("kingsbridge", ["characters"]))
@@ -130,3 +145,65 @@ def test_trial_key_tells_apart_positions_the_lay_phase_tells_apart(monkeypatch) 
             else:
                 differ += outcome(bot, v) != base
     assert differ > 0  # the variants do change what the lay phase does
+
+
+def _trial_positions(variants: list[str], players: int, games: int, monkeypatch) -> list[tuple[GreedyBot, Turn]]:
+    """The trial turns (a character just played) on which greedy took its reach bound, with their bot."""
+    from kbsim.bots import greedy
+
+    g = compile_rules(load_rules("kingsbridge", variants))
+    seen: list[tuple[GreedyBot, Turn]] = []
+    bound = greedy.layable_held
+    bots: list[GreedyBot] = []
+
+    def keep(turn: Turn, rules=None) -> int:
+        seen.append((bots[turn.seat], turn.clone()))
+        return bound(turn, rules)
+
+    monkeypatch.setattr(greedy, "layable_held", keep)
+    for i in range(games):
+        bots[:] = [GreedyBot() for _ in range(players)]
+        play_game(g, bots, game_seed(9, 100 * players + i))
+    monkeypatch.setattr(greedy, "layable_held", bound)
+    return seen
+
+
+def _laid_by_lay_phase(bot: GreedyBot, t: Turn) -> int:
+    t = t.clone()
+    before = t.laid
+    bot._lay_phase(t)
+    return t.laid - before
+
+
+@pure_only("kbsim.bots.greedy")
+def test_reach_bound_is_never_below_what_the_lay_phase_lays(monkeypatch) -> None:
+    """``layable_held`` bounds the cards greedy's lay phase lays on every trial position of whole games.
+
+    A bound one card tighter is broken on some of them (the bound is reached), and greedy using such a broken
+    bound plays other games than the greedy that tries every play.
+    """
+    from kbsim.bots import greedy
+
+    seen = _trial_positions(["characters"], 4, 4, monkeypatch) + _trial_positions(["characters"], 2, 3, monkeypatch)
+    seen += _trial_positions(["solo"], 1, 2, monkeypatch)
+    assert len(seen) > 300
+    laid = [(_laid_by_lay_phase(bot, t), greedy.layable_held(t), len(t.hand) + len(t.parked)) for bot, t in seen]
+    assert all(n <= b <= held for n, b, held in laid)
+    assert sum(b < held for _, b, held in laid) > len(laid) // 10  # tighter than "every held card" often
+    assert any(n == b > 0 for n, b, _ in laid)  # ... and reached: one card less would be wrong
+
+    bound = greedy.layable_held
+
+    def broken(turn: Turn, rules=None) -> int:
+        return max(0, bound(turn, rules) - 1)
+
+    assert any(n > broken(t) for (bot, t), (n, _, _) in zip(seen, laid, strict=True))
+    g = compile_rules(load_rules("kingsbridge", ["characters"]))
+    monkeypatch.setattr(greedy, "layable_held", broken)
+    differ = 0
+    for i in range(6):
+        seed = game_seed(7, 40 + i)
+        fast = play_game(g, [GreedyBot() for _ in range(4)], seed, log=True)
+        brute = play_game(g, [_BruteGreedy() for _ in range(4)], seed, log=True)
+        differ += repr(fast) != repr(brute)
+    assert differ > 0

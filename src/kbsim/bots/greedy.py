@@ -45,6 +45,7 @@ worth a point) only when it would otherwise have to use the minus pile.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
 from kbsim.bots.base import BaseBot
@@ -53,6 +54,233 @@ from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, FillGap, Lay, LayP
 from kbsim.engine.rows.turn import DONE, Turn
 
 _new: Final = tuple.__new__  # builds a move without the named tuple's Python-level constructor (an interpreted frame)
+
+
+@dataclass  # (not frozen: a compiled frozen dataclass does not unpickle, and bots go to worker processes)
+class ReachRules:
+    """What :func:`layable_held` reads from the rules, taken once per game (:func:`reach_rules`).
+
+    Attributes:
+        steps: the differences a card may have from the card before it along a row, ascending.
+        step: the base step of the sequence.
+        covered: the reasoning of :func:`layable_held` covers these rules: values are the cards (no suits)
+            in 0..61 (sets of values are bit masks), rebuilds move end segments onto row ends only.
+        rebuilds: rebuilds are allowed.
+        vmin: the lowest value.
+        vmax: the highest value.
+        complete_when_all: a row holding every value is complete.
+        by_set: completion counts distinct values.
+    """
+
+    steps: list[int]
+    step: int
+    covered: bool
+    rebuilds: bool
+    vmin: int
+    vmax: int
+    complete_when_all: bool
+    by_set: bool
+
+
+def reach_rules(game) -> ReachRules:
+    """The :class:`ReachRules` of ``game`` (a :class:`~kbsim.engine.rows.compiled.CompiledGame`)."""
+    g = game
+    covered = (
+        not g.value_shift
+        and not g.rebuild_from_start
+        and not g.rebuild_into_empty
+        and g.step in g.steps
+        and 0 <= g.value_min
+        and g.value_max <= 61
+    )
+    return ReachRules(
+        sorted(g.steps),
+        g.step,
+        covered,
+        g.rebuild_allowed,
+        g.value_min,
+        g.value_max,
+        g.complete_when_all,
+        g.complete_by_set,
+    )
+
+
+def layable_held(turn: Turn, rules: ReachRules | None = None) -> int:  # noqa: C901 (kept whole: runs per trial)
+    """At most how many of the seat's held cards (hand and usable parked) the lay phase can still lay.
+
+    A sound over-approximation, for bounding a trial's score: a held card can be laid only on a row end (or
+    before a row start, into a gap, in the joker's place) whose value lets it follow, or on an empty row card.
+    Without an empty row card a row end only ever holds a value that is a row end now, a held card laid
+    before, or a card inside a row uncovered by rebuilding the cards after it onto a row end. So the values
+    that may become row ends are closed over those three, and a held card counts only if its value may follow
+    one of them (by a step of the sequence, or the joints a modifier in force allows). Row cards that are
+    empty or may become empty (a whole row rebuilt onto a row end, a row that may complete: every value it
+    lacks is on the table or held) may each be opened with any held card, from which only a chain of held
+    cards linked by allowed differences goes on: each adds at most the largest such group not yet counted.
+    Rules the reasoning does not cover (suits, rebuilds from a row's start or into empty rows, modifiers for
+    rebuilds before a row's start), and a new row end that may uncover a gap, a duplicate or the joker
+    inside a row once rows may empty, count every held card. The bound holds for any sequence of lays and
+    rebuilds (no character play), not only for greedy's own lay phase, so it does not depend on how the lay
+    phase chooses.
+
+    Args:
+        turn: the turn (read only).
+        rules: :func:`reach_rules` of ``turn.g`` (taken from it when None).
+
+    Returns:
+        A number of held cards, at most ``len(turn.hand) + len(turn.parked)``.
+    """
+    held = turn.hand + turn.parked
+    n_held = len(held)
+    if rules is None:
+        rules = reach_rules(turn.g)
+    m_start = turn.m_start
+    if n_held == 0 or not rules.covered or (m_start and turn.m_start_rb):
+        return n_held
+    rows = turn.rows
+    n_fixed = min(turn.state.n_fixed, len(rows))
+    vmin = rules.vmin
+    step = rules.step
+    two = 2 * step
+    lay_d = rules.steps[:]
+    rebuilds = rules.rebuilds
+    rb_d = rules.steps[:] if rebuilds else []  # joints a rebuild may make
+    if turn.m_equal:
+        lay_d.append(0)
+        if turn.m_equal_rb and rebuilds:
+            rb_d.append(0)
+    if turn.skips:
+        lay_d.append(two)
+        if turn.m_skip_rb and rebuilds:
+            rb_d.append(two)
+    plain = len(rb_d) == 1 and rb_d[0] == step
+    empty = 0  # empty row cards: any held card may open one
+    completable = 0  # row cards that may come to hold a complete row (they start with the lowest value)
+    # sets of values as bit masks (bit v: value v; ReachRules.covered keeps values in 0..61)
+    ends = 0
+    starts = 0
+    special = 0  # values a held card may take inside a row: a gap, the joker's place
+    table = 0
+    joints: list[tuple[int, int]] = []  # (card, next card) inside rows whose rebuild may uncover a new end
+    for r in range(len(rows)):
+        row = rows[r]
+        n = len(row)
+        if n == 0:
+            if r < n_fixed:
+                empty += 1
+            continue
+        last = row[n - 1]
+        ends |= 1 << (last if last > 0 else -last)
+        first = row[0]
+        prev = first if first > 0 else -first
+        if r < n_fixed and (m_start or prev == vmin or not rules.by_set):
+            completable += 1
+        starts |= 1 << prev
+        table |= 1 << prev
+        if plain and first > 0 and last - first == (n - 1) * step:
+            run = True  # each card one step on, no joker: uncovering a card needs its value as an end already
+            for i in range(1, n):
+                if row[i] - row[i - 1] != step:
+                    run = False
+                    break
+                table |= 1 << row[i]
+            if run:
+                continue
+        if first < 0:
+            special |= 1 << prev
+        for i in range(1, n):
+            c = row[i]
+            v = c if c > 0 else -c
+            table |= 1 << v
+            if c < 0:
+                special |= 1 << v
+            if v - prev == two and prev + step >= 0:
+                special |= 1 << (prev + step)
+            if not plain or v - prev != step:
+                joints.append((prev, v))
+            prev = v
+    values = 0
+    for c in held:
+        values |= 1 << c
+    reach = 0
+    changed = True
+    while changed:
+        changed = False
+        for c in held:
+            bit = 1 << c
+            if reach & bit:
+                continue
+            ok = special & bit != 0
+            if not ok:
+                for d in lay_d:
+                    if (c >= d and (ends >> (c - d)) & 1) or (m_start and c + d >= 0 and (starts >> (c + d)) & 1):
+                        ok = True
+                        break
+            if ok:
+                reach |= bit
+                ends |= bit
+                starts |= bit
+                changed = True
+        for a, b in joints:  # a card inside a row becomes its end once the cards after it go onto a row end
+            if not (ends >> a) & 1:
+                for d in rb_d:
+                    if b >= d and (ends >> (b - d)) & 1:
+                        ends |= 1 << a
+                        changed = True
+                        break
+    n = 0
+    for c in held:
+        if (reach >> c) & 1:
+            n += 1
+    if n == n_held:
+        return n
+    # Row cards that are or may become empty: empty now, their whole row rebuilt onto a row end, or a complete
+    # row (every value on the table or held).
+    full = 0
+    for v in range(vmin, rules.vmax + 1, step):
+        full |= 1 << v
+    coverage = rules.complete_when_all and (table | values) & full == full
+    k = empty + (completable if coverage else 0)
+    if rebuilds and k == 0:
+        for r in range(n_fixed):
+            f = rows[r][0]
+            f = f if f > 0 else -f
+            for d in rb_d:
+                if f >= d and (ends >> (f - d)) & 1:
+                    k += 1
+                    break
+    if k == 0:
+        return n
+    if joints or m_start:
+        return n_held  # (a new row end may uncover cards inside rows, or take cards before it: not followed)
+    # Once a row card may be opened, any held value may become a row end: count again on that footing (a row
+    # opened with the lowest value may complete too). Each opened row goes on only within a group of the held
+    # cards not yet counted whose values are linked by the differences a lay allows.
+    k = empty + ((completable + held.count(vmin)) if coverage else 0)
+    if rebuilds:
+        both = ends | values
+        for r in range(n_fixed):
+            row = rows[r]
+            if row:
+                f = row[0]
+                f = f if f > 0 else -f
+                for d in rb_d:
+                    if f >= d and (both >> (f - d)) & 1:
+                        k += 1
+                        break
+    rest = sorted([c for c in held if not (reach >> c) & 1])
+    sizes: list[int] = []
+    i = 0
+    while i < len(rest):
+        j = i + 1
+        while j < len(rest) and (rest[j] == rest[j - 1] or rest[j] - rest[j - 1] in lay_d):
+            j += 1
+        sizes.append(j - i)
+        i = j
+    sizes.sort(reverse=True)
+    for i in range(min(k, len(sizes))):
+        n += sizes[i]
+    return n
 
 
 class GreedyBot(BaseBot):
@@ -90,6 +318,7 @@ class GreedyBot(BaseBot):
         self._row_any = tuple(o is None for o in g.row_open)
         self._min_lay = g.min_lay
         self._variant_rebuilds = g.rebuild_allowed and g.rebuild_into_empty
+        self._reach_rules = reach_rules(g)
 
     def _longest_run(self, hand: list[int], r: int = -1) -> list[int]:
         """The longest chain of hand cards, each continuing the one before, that may open row ``r``.
@@ -483,6 +712,8 @@ class GreedyBot(BaseBot):
             given = sum(map(len, piles)) - len(piles[sb.seat]) - before
             if sb.laid + len(sb.hand) + len(sb.parked) + bonus * given <= best_value:
                 continue  # cannot beat the best even by laying every card it holds
+            if sb.laid + layable_held(sb, self._reach_rules) + bonus * given <= best_value:
+                continue  # cannot beat the best by laying every held card that may find a place
             trial = self._trial_key(sb, given)
             known = scores.get(trial)
             if known is None:

@@ -296,40 +296,58 @@ def exchange_moves(turn: Turn) -> list[Exchange]:
 
 
 def play_moves(turn: Turn, limit: int = 300) -> list[Play]:
-    """Legal character plays (at most ``limit`` per character), arguments chosen step by step."""
+    """Legal character plays (at most ``limit`` per character), arguments chosen step by step.
+
+    A power of one step whose listed choices always apply (``choices_apply``) is listed on the turn itself:
+    a step's ``choices`` reads the table, the hands, parked cards and the discard pile, never the character
+    zones, so the copy with the played card detached that a power of several steps is tried on would list
+    the same choices.
+    """
     out: list[Play] = []
     for key in turn.available_characters():
         ch = turn.g.character(key)
-
-        def extend(sb, prefix: tuple, i: int, ch=ch, key=key) -> None:
-            if len(out) >= limit:
-                return
-            if i == len(ch.steps):
-                out.append(Play(key, prefix))
-                return
-            if i + 1 == len(ch.steps) and ch.steps[i].choices_apply:
-                # the last step, whose listed choices always apply: no copy to try each on (same plays)
-                for a in ch.steps[i].choices(sb, limit - len(out)):
-                    out.append(Play(key, (*prefix, a)))
-                return
-            for a in ch.steps[i].choices(sb):
-                if len(out) >= limit:
-                    return  # (no copy for a choice that could not be listed)
-                nxt = sb.clone()
-                try:
-                    ch.steps[i].apply(nxt, a)
-                except IllegalMove:
-                    continue
-                extend(nxt, (*prefix, a), i + 1)
-
+        steps = ch.steps
+        if len(steps) == 1 and steps[0].choices_apply:
+            if limit > len(out):
+                for a in steps[0].choices(turn, limit - len(out)):
+                    out.append(Play(key, (a,)))
+            continue
         probe = turn.clone()
         # detach the card as a real play would, so the steps see the same table
         if turn.g.chars_display_mode:
             probe.state.display.remove(key)
         else:
             probe.state.char_piles[turn.seat].pop(0)
-        extend(probe, (), 0)
+        _extend_plays(out, key, steps, probe, (), 0, limit)
     return out
+
+
+def _extend_plays(out: list[Play], key: str, steps: tuple, sb: Turn, prefix: tuple, i: int, limit: int) -> None:
+    """List into ``out`` the plays of ``key`` whose first ``i`` step arguments are ``prefix`` (applied on ``sb``).
+
+    Depth-first, at most ``limit`` plays in ``out`` (a module function, not a closure: a closure calling itself
+    is a reference cycle that only the cycle collector frees, with the copies it holds).
+    """
+    if len(out) >= limit:
+        return
+    if i == len(steps):
+        out.append(Play(key, prefix))
+        return
+    step = steps[i]
+    if i + 1 == len(steps) and step.choices_apply:
+        # the last step, whose listed choices always apply: no copy to try each on (same plays)
+        for a in step.choices(sb, limit - len(out)):
+            out.append(Play(key, (*prefix, a)))
+        return
+    for a in step.choices(sb):
+        if len(out) >= limit:
+            return  # (no copy for a choice that could not be listed)
+        nxt = sb.clone()
+        try:
+            step.apply(nxt, a)
+        except IllegalMove:
+            continue
+        _extend_plays(out, key, steps, nxt, (*prefix, a), i + 1, limit)
 
 
 def minus_moves(turn: Turn) -> list[Minus]:

@@ -353,25 +353,33 @@ class TakeFromDiscardStep(Primitive):
         if not self._possible(turn):  # empty discard pile, or nothing in it fits anywhere
             return [()] if self.without_effect and (limit is None or limit > 0) else []
         cap = 10**9 if limit is None else limit
-
-        def extend(sb, prefix: tuple) -> None:
-            if len(prefix) >= self.lo:
-                out.append(prefix)
-            if len(prefix) == self.hi or len(out) > 200 or len(out) >= cap:
-                return
-            for card in sorted(set(sb.discard)):
-                for r in range(len(sb.rows)):
-                    if len(out) >= cap:
-                        return
-                    if sb.can_place(card, r):
-                        nxt = sb.clone()
-                        self._place(nxt, card, r)
-                        extend(nxt, (*prefix, (card, r)))
-
         # (placing reads and changes only the rows, the discard pile, the joker and the turn's modifiers: the
         # sequences are tried on light copies holding those)
-        extend(turn._light_copy(discard=True), ())
+        self._extend(out, cap, turn._light_copy(discard=True), ())
         return out[:cap]
+
+    def _extend(self, out: list[tuple], cap: int, sb, prefix: tuple) -> None:
+        """List into ``out`` the placement sequences starting with ``prefix`` (placed on ``sb``), depth-first.
+
+        (A method, not a closure: a closure calling itself is a reference cycle, freed only by the cycle
+        collector with the copies it holds.)
+        """
+        if len(prefix) >= self.lo:
+            out.append(prefix)
+        if len(prefix) == self.hi or len(out) > 200 or len(out) >= cap:
+            return
+        last = len(prefix) + 1 == self.hi  # the placements listed here end their sequences: no copy to place on
+        for card in sorted(set(sb.discard)):
+            for r in range(len(sb.rows)):
+                if len(out) >= cap:
+                    return
+                if sb.can_place(card, r):
+                    if last:
+                        out.append((*prefix, (card, r)))  # (what placing it on a copy and listing would add)
+                        continue
+                    nxt = sb.clone()
+                    self._place(nxt, card, r)
+                    self._extend(out, cap, nxt, (*prefix, (card, r)))
 
     def apply(self, turn, args: tuple) -> None:
         """Lay each ``(card, row)`` of ``args`` from the discard pile, in order; ``()`` plays the power to no effect.
@@ -524,20 +532,7 @@ class GiveRowStartsStep(Primitive):
         n = self._recipients(turn)
         out: list[tuple] = []
         cap = 300 if limit is None else min(300, limit)
-        n_fixed = turn.state.n_fixed
-
-        def extend(rows: tuple, prefix: tuple) -> None:
-            if len(prefix) == n:
-                out.append(prefix)
-                return
-            for r, row in enumerate(rows):
-                if row and row[0] > 0 and len(out) < cap:
-                    nxt = (*rows[:r], row[1:], *rows[r + 1 :])
-                    if len(nxt) > n_fixed:  # (Turn._prune)
-                        nxt = (*nxt[:n_fixed], *(x for x in nxt[n_fixed:] if x))
-                    extend(nxt, (*prefix, r))
-
-        extend(tuple(map(tuple, turn.rows)), ())
+        _give_tuples(out, cap, n, turn.state.n_fixed, tuple(map(tuple, turn.rows)), ())
         return out
 
     def apply(self, turn, args: tuple) -> None:
@@ -559,6 +554,23 @@ class GiveRowStartsStep(Primitive):
     def format(self, args: tuple) -> str:
         """``(row, ...)`` -> ``"R R ..."`` (rows 1-based)."""
         return " ".join(str(r + 1) for r in args)
+
+
+def _give_tuples(out: list[tuple], cap: int, n: int, n_fixed: int, rows: tuple, prefix: tuple) -> None:
+    """List into ``out`` the tuples of ``n`` rows starting with ``prefix`` whose row starts can be handed out.
+
+    ``rows`` are the rows (tuples) with the starts of ``prefix`` taken; depth-first, at most ``cap`` tuples.
+    (A module function, not a closure: a closure calling itself is a reference cycle.)
+    """
+    if len(prefix) == n:
+        out.append(prefix)
+        return
+    for r, row in enumerate(rows):
+        if row and row[0] > 0 and len(out) < cap:
+            nxt = (*rows[:r], row[1:], *rows[r + 1 :])
+            if len(nxt) > n_fixed:  # (Turn._prune)
+                nxt = (*nxt[:n_fixed], *(x for x in nxt[n_fixed:] if x))
+            _give_tuples(out, cap, n, n_fixed, nxt, (*prefix, r))
 
 
 @primitive("park")
@@ -703,7 +715,10 @@ class CompiledCharacter:
     @property
     def is_joker(self) -> bool:
         """True if playing it puts the card itself on the table."""
-        return any(s.places_itself for s in self.steps)
+        for s in self.steps:  # (a loop, not any() over a generator: read on every play)
+            if s.places_itself:
+                return True
+        return False
 
     def parse_args(self, text: str) -> tuple:
         """Arguments of every step from the notation (steps joined by the word ``then``).

@@ -35,7 +35,7 @@ class GameState:
         joker: key of the joker character while it lies in a row, else None.
         turn_no: number of the turn being played (1-based).
         n_fixed: number of row cards.
-        char_plays: (seat, character key) -> plays.
+        char_plays: (seat, character key) -> plays (a plain dict in the order of first plays).
     """
 
     rows: list[list[int]]
@@ -51,7 +51,7 @@ class GameState:
     joker: str | None = None
     turn_no: int = 0
     n_fixed: int = 0
-    char_plays: Counter = field(default_factory=Counter)
+    char_plays: dict[tuple[int, str], int] = field(default_factory=dict)
 
     # (an __init__ of its own instead of the generated one: compiled, building a state runs no interpreted frame;
     # the same parameters, defaults and per-seat zones as the dataclass fields above)
@@ -70,7 +70,7 @@ class GameState:
         joker: str | None = None,
         turn_no: int = 0,
         n_fixed: int = 0,
-        char_plays: Counter | None = None,
+        char_plays: dict[tuple[int, str], int] | None = None,
     ) -> None:
         n = len(hands)
         self.rows = rows
@@ -86,7 +86,7 @@ class GameState:
         self.joker = joker
         self.turn_no = turn_no
         self.n_fixed = n_fixed if n_fixed else len(rows)
-        self.char_plays = Counter() if char_plays is None else char_plays
+        self.char_plays = {} if char_plays is None else char_plays
 
     def __reduce__(self) -> tuple:
         """Pickle as the constructor and the zones (compiled, the default would call ``__init__`` without them)."""
@@ -166,24 +166,23 @@ class GameState:
         Built with the plain constructor and list copies only (no ``__dict__`` or ``__new__`` tricks, so the
         module compiles with mypyc); ``__post_init__`` finds every field set and changes nothing.
         """
-        piles = [list(self.piles[0])] * len(self.piles) if self.shared else list(map(list, self.piles))
-        plays: Counter = Counter()
-        dict.update(plays, self.char_plays)  # (the counts as they are; Counter.update would add them in Python)
+        # (comprehensions of slices: native loops when compiled, where list(map(list, ...)) is a generic call)
+        piles = [self.piles[0][:]] * len(self.piles) if self.shared else [p[:] for p in self.piles]
         return GameState(
-            rows=list(map(list, self.rows)),
-            hands=list(map(list, self.hands)),
-            piles=piles,
-            discard=list(self.discard),
-            parked=list(map(list, self.parked)),
-            minus=list(map(list, self.minus)),
-            char_piles=list(map(list, self.char_piles)),
-            display=list(self.display),
-            char_deck=list(self.char_deck),
-            box=list(self.box),
-            joker=self.joker,
-            turn_no=self.turn_no,
-            n_fixed=self.n_fixed,
-            char_plays=plays,
+            [r[:] for r in self.rows],
+            [h[:] for h in self.hands],
+            piles,
+            self.discard[:],
+            [p[:] for p in self.parked],
+            [m[:] for m in self.minus],
+            [c[:] for c in self.char_piles],
+            self.display[:],
+            self.char_deck[:],
+            self.box[:],
+            self.joker,
+            self.turn_no,
+            self.n_fixed,
+            dict(self.char_plays),
         )
 
 

@@ -1113,7 +1113,8 @@ class Turn:
         self._play_steps(key, ch, args)
         if not self.g.chars_any_turn and self.phase == START:
             self.phase = LAYING
-        self._after(Play(key, tuple(args)))
+        if self.log is not None or self.on_move is not None:  # (no move object to build for nobody)
+            self._after(Play(key, tuple(args)))
 
     def _play_refusal(self, key: str, avail: list[str]) -> str:
         """Why character ``key`` is not playable now (the rule broken, and the option that would allow it)."""
@@ -1151,7 +1152,7 @@ class Turn:
                 st.box.append(key)
             else:
                 st.char_piles[(self.seat + 1) % st.players].append(key)
-        st.char_plays[(self.seat, key)] += 1
+        st.char_plays[(self.seat, key)] = st.char_plays.get((self.seat, key), 0) + 1
 
     def _joker_to(self, seat: int) -> None:
         """The joker leaves the table for ``seat``'s character pile (display mode: the deck's bottom)."""

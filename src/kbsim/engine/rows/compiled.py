@@ -7,7 +7,7 @@ names: they read the attributes of a :class:`CompiledGame`, built once per run.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from itertools import pairwise
 from typing import Any
 
@@ -93,6 +93,8 @@ class CompiledGame:
     chars_per_turn: int = 1
     chars_any_turn: bool = True
     roster: tuple = ()  # CompiledCharacter per character, in rule-file order
+    # the roster by key (read on every character play; derived from ``roster``, so not compared)
+    roster_by_key: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     row_diffs: frozenset[int] = frozenset()  # differences an existing row may hold (steps + marks of powers)
     complete_by_set: bool = False  # completion counts distinct values (rows may hold duplicates/gaps)
     # card encoding, slot groups, shared stock, matches (piles-and-stock games)
@@ -219,10 +221,7 @@ class CompiledGame:
         Raises:
             KeyError: no such character in these rules.
         """
-        for c in self.roster:
-            if c.key == key:
-                return c
-        raise KeyError(key)
+        return self.roster_by_key[key]
 
     def row_is_legal(self, row: list[int]) -> bool:
         """True if ``row`` satisfies the sequence constraint (an empty row is legal).
@@ -413,6 +412,7 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
         chars_per_turn=ch.per_turn if ch else 0,
         chars_any_turn=ch.on_any_turn if ch else True,
         roster=roster,
+        roster_by_key={c.key: c for c in roster},
         row_diffs=frozenset(row_diffs),
         complete_by_set=bool(roster) or seq.repeats,
         value_shift=shift,

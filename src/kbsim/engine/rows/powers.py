@@ -12,7 +12,7 @@ lists the legal arguments for bots.
 
 Nothing here knows a character's name: a new character made of these
 primitives needs a rule-file edit only. The primitives form a registry,
-:data:`PRIMITIVES` (name -> class, filled by the :func:`primitive` decorator);
+:data:`PRIMITIVES` (name -> class, a plain dict after the classes, keyed by each class's ``kind``);
 each class builds itself from its validated rule-file parameters
 (:meth:`Primitive.from_params`) and owns everything the primitive does on the
 table (the turn's generic helpers aside), so :func:`compile_character` only
@@ -39,8 +39,9 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from itertools import combinations
+from typing import ClassVar
 
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.moves import DONE, LAYING
@@ -49,11 +50,13 @@ from kbsim.engine.rows.moves import DONE, LAYING
 class Primitive(ABC):
     """A generic power step.
 
-    Subclasses define ``from_params``, ``choices``, ``apply``, ``parse`` and ``format`` and are registered under
-    their rule-file name with :func:`primitive`.
+    Subclasses define ``from_params``, ``choices``, ``apply``, ``parse`` and ``format``, name themselves in
+    ``kind`` and are listed in :data:`PRIMITIVES`. The module is compiled with mypyc where a compiler is present:
+    the flags are class variables, and every constructor argument has a default (a compiled class whose
+    ``__init__`` needs an argument does not unpickle, and compiled games go to worker processes pickled).
 
     Attributes:
-        kind: the primitive's name in rule files (a ``PowerStep`` field), set by :func:`primitive`.
+        kind: the primitive's name in rule files (a ``PowerStep`` field), the key of :data:`PRIMITIVES`.
         row_diffs: differences (between neighbouring card values) this step can leave inside a row.
         places_itself: playing the step puts the character card itself on the table (a joker); the card
             then leaves play with its row instead of passing on.
@@ -67,11 +70,11 @@ class Primitive(ABC):
             cards + usable parked cards" cannot grow by playing it: bots bound a play's worth by that sum.
     """
 
-    kind = "primitive"
+    kind: ClassVar[str] = "primitive"
     row_diffs: frozenset[int] = frozenset()
-    places_itself = False
-    choices_apply = False
-    adds_held = False
+    places_itself: ClassVar[bool] = False
+    choices_apply: ClassVar[bool] = False
+    adds_held: ClassVar[bool] = False
 
     def most_given(self, turn) -> int:
         """At most how many cards carrying out the step hands to the other seats (0: none; for bounds).
@@ -127,33 +130,6 @@ class Primitive(ABC):
         return ""
 
 
-PRIMITIVES: dict[str, type[Primitive]] = {}
-"""The rows family's power primitives: rule-file name -> class (filled by :func:`primitive`)."""
-
-
-def primitive(name: str):
-    """Class decorator: register a :class:`Primitive` subclass under its rule-file name ``name``.
-
-    Args:
-        name: the ``PowerStep`` field naming the primitive in rule files.
-
-    Returns:
-        The decorator (it returns the class unchanged but for its ``kind``).
-
-    Raises:
-        ValueError: ``name`` is already registered.
-    """
-
-    def register(cls: type[Primitive]) -> type[Primitive]:
-        if name in PRIMITIVES:
-            raise ValueError(f"power primitive {name!r} is registered twice")
-        cls.kind = name
-        PRIMITIVES[name] = cls
-        return cls
-
-    return register
-
-
 def _ints(text: str) -> list[int]:
     try:
         return [int(t) for t in text.replace(",", " ").split()]
@@ -172,11 +148,20 @@ def _remove_to_discard(turn, r: int, i: int) -> None:
     turn._prune()
 
 
-@primitive("modifier")
 class ModifierStep(Primitive):
     """A rule modifier for the rest of the turn: lay at row starts, equal values, or skip one value."""
 
-    def __init__(self, kind: str, rebuilds: bool, count: int, lo: int, hi: int, step: int):
+    kind: ClassVar[str] = "modifier"
+
+    def __init__(
+        self,
+        kind: str = "lay_at_start",
+        rebuilds: bool = False,
+        count: int = 0,
+        lo: int = 0,
+        hi: int = 0,
+        step: int = 1,
+    ):
         self.mod = kind
         self.rebuilds = rebuilds
         self.count = count
@@ -204,7 +189,7 @@ class ModifierStep(Primitive):
             model.table.rows.sequence.step,
         )
 
-    choices_apply = True  # the one choice () is what apply accepts
+    choices_apply: ClassVar[bool] = True  # the one choice () is what apply accepts
 
     def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """A modifier takes no arguments: the one choice ``()``."""
@@ -228,11 +213,12 @@ class ModifierStep(Primitive):
             turn.skip_lo, turn.skip_hi = self.lo, self.hi
 
 
-@primitive("remove_from_row_end")
 class RemoveFromRowEndStep(Primitive):
     """Remove ``min``..``max`` cards from the end of any row to the discard pile."""
 
-    def __init__(self, lo: int, hi: int):
+    kind: ClassVar[str] = "remove_from_row_end"
+
+    def __init__(self, lo: int = 0, hi: int = 0):
         self.lo, self.hi = lo, hi
 
     @classmethod
@@ -240,7 +226,7 @@ class RemoveFromRowEndStep(Primitive):
         """The card range ``min``..``max`` of the rule file."""
         return cls(params.min, params.max)
 
-    choices_apply = True  # apply checks the same bounds
+    choices_apply: ClassVar[bool] = True  # apply checks the same bounds
 
     def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """Every ``(row, count)`` with ``min <= count <= max`` and ``count`` at most the row's length."""
@@ -270,16 +256,17 @@ class RemoveFromRowEndStep(Primitive):
         return f"{args[0] + 1} {args[1]}"
 
 
-@primitive("clear_row")
 class ClearRowStep(Primitive):
     """Remove every card of one row to the discard pile (the row card may be opened again at once)."""
+
+    kind: ClassVar[str] = "clear_row"
 
     @classmethod
     def from_params(cls, params, model) -> ClearRowStep:
         """The primitive has no parameters."""
         return cls()
 
-    choices_apply = True  # apply accepts any non-empty row
+    choices_apply: ClassVar[bool] = True  # apply accepts any non-empty row
 
     def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """Every non-empty row, as ``(row,)``."""
@@ -306,11 +293,12 @@ class ClearRowStep(Primitive):
         return str(args[0] + 1)
 
 
-@primitive("take_from_discard")
 class TakeFromDiscardStep(Primitive):
     """Take ``min``..``max`` cards from the discard pile and lay each at once, legally."""
 
-    def __init__(self, lo: int, hi: int, without_effect: bool):
+    kind: ClassVar[str] = "take_from_discard"
+
+    def __init__(self, lo: int = 0, hi: int = 0, without_effect: bool = False):
         self.lo, self.hi = lo, hi
         self.without_effect = without_effect
 
@@ -341,7 +329,7 @@ class TakeFromDiscardStep(Primitive):
         """True if some discard card can be laid now (the power can have an effect)."""
         return any(turn.can_place(c, r) for c in set(turn.discard) for r in range(len(turn.rows)))
 
-    choices_apply = True  # each sequence is listed by placing its cards with apply's own _place
+    choices_apply: ClassVar[bool] = True  # each sequence is listed by placing its cards with apply's own _place
 
     def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """Every sequence of ``min``..``max`` ``(card, row)`` placements, each legal after the ones before it.
@@ -422,11 +410,12 @@ class TakeFromDiscardStep(Primitive):
         return ", ".join(f"{c} on {r + 1}" for c, r in args)
 
 
-@primitive("extra_row")
 class ExtraRowStep(Primitive):
     """Open an extra row with hand cards; it vanishes once empty (completed, rebuilt away or removed)."""
 
-    def __init__(self, min_cards: int):
+    kind: ClassVar[str] = "extra_row"
+
+    def __init__(self, min_cards: int = 0):
         self.min_cards = min_cards
 
     @classmethod
@@ -434,7 +423,9 @@ class ExtraRowStep(Primitive):
         """The minimum number of hand cards (``min_cards``) that open the extra row."""
         return cls(params.min_cards)
 
-    choices_apply = True  # runs that apply would refuse (a step the sequence does not allow) are not listed
+    choices_apply: ClassVar[bool] = (
+        True  # runs that apply would refuse (a step the sequence does not allow) are not listed
+    )
 
     def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """For each hand card that may open a row, the shortest run of ``min_cards`` hand cards it starts.
@@ -485,11 +476,12 @@ class ExtraRowStep(Primitive):
         return " ".join(str(c) for c in args)
 
 
-@primitive("give_row_starts")
 class GiveRowStartsStep(Primitive):
     """For each other player in turn order, move the first card of a chosen row onto their draw pile."""
 
-    def __init__(self, solo_to_self: bool):
+    kind: ClassVar[str] = "give_row_starts"
+
+    def __init__(self, solo_to_self: bool = False):
         self.solo_to_self = solo_to_self
 
     @classmethod
@@ -520,7 +512,7 @@ class GiveRowStartsStep(Primitive):
         st.piles[seat].append(row.pop(0))
         turn._prune()
 
-    choices_apply = True  # each tuple is listed by taking the row starts as apply does
+    choices_apply: ClassVar[bool] = True  # each tuple is listed by taking the row starts as apply does
 
     def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """Every tuple of rows, one per recipient in turn order, each with a story card first at that point.
@@ -573,13 +565,14 @@ def _give_tuples(out: list[tuple], cap: int, n: int, n_fixed: int, rows: tuple, 
             _give_tuples(out, cap, n, n_fixed, nxt, (*prefix, r))
 
 
-@primitive("park")
 class ParkStep(Primitive):
     """Put ``min``..``max`` hand cards face up in front of you; from your next turn they may be laid at row ends."""
 
-    choices_apply = True  # every listed set is held and of a count in range: apply cannot refuse it
+    kind: ClassVar[str] = "park"
 
-    def __init__(self, lo: int, hi: int):
+    choices_apply: ClassVar[bool] = True  # every listed set is held and of a count in range: apply cannot refuse it
+
+    def __init__(self, lo: int = 0, hi: int = 0):
         self.lo, self.hi = lo, hi
 
     @classmethod
@@ -617,13 +610,14 @@ class ParkStep(Primitive):
         return " ".join(str(c) for c in args)
 
 
-@primitive("joker")
 class JokerStep(Primitive):
     """Lay the character card itself into a row as any value; it keeps that value (a joker)."""
 
-    places_itself = True
+    kind: ClassVar[str] = "joker"
 
-    def __init__(self, reclaim: bool, completer_takes: bool):
+    places_itself: ClassVar[bool] = True
+
+    def __init__(self, reclaim: bool = False, completer_takes: bool = False):
         self.reclaim = reclaim
         self.completer_takes = completer_takes
 
@@ -636,7 +630,7 @@ class JokerStep(Primitive):
         """
         return cls(params.reclaim_with_exact_card, params.completer_takes)
 
-    choices_apply = True  # the values listed pass apply's tests (range, continuing the row, opening it)
+    choices_apply: ClassVar[bool] = True  # the values listed pass apply's tests (range, continuing the row, opening it)
 
     def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """Every ``(value, row)`` the joker may take.
@@ -696,6 +690,19 @@ class JokerStep(Primitive):
         return f"{args[0]} on {args[1] + 1}"
 
 
+PRIMITIVES: dict[str, type[Primitive]] = {
+    ModifierStep.kind: ModifierStep,
+    RemoveFromRowEndStep.kind: RemoveFromRowEndStep,
+    ClearRowStep.kind: ClearRowStep,
+    TakeFromDiscardStep.kind: TakeFromDiscardStep,
+    ExtraRowStep.kind: ExtraRowStep,
+    GiveRowStartsStep.kind: GiveRowStartsStep,
+    ParkStep.kind: ParkStep,
+    JokerStep.kind: JokerStep,
+}
+"""The rows family's power primitives: rule-file name (each class's ``kind``) -> class."""
+
+
 @dataclass(frozen=True)
 class CompiledCharacter:
     """A character ready to play: its rule-file key, display name and primitive steps."""
@@ -703,6 +710,10 @@ class CompiledCharacter:
     key: str
     name: str
     steps: tuple[Primitive, ...]
+
+    def __reduce__(self) -> tuple:
+        """Pickle as the constructor and the fields in order (a frozen native class has no settable state)."""
+        return (CompiledCharacter, tuple(getattr(self, f.name) for f in fields(self)))
 
     @property
     def row_diffs(self) -> frozenset[int]:

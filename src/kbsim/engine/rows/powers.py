@@ -690,16 +690,19 @@ class JokerStep(Primitive):
         return f"{args[0]} on {args[1] + 1}"
 
 
-PRIMITIVES: dict[str, type[Primitive]] = {
-    ModifierStep.kind: ModifierStep,
-    RemoveFromRowEndStep.kind: RemoveFromRowEndStep,
-    ClearRowStep.kind: ClearRowStep,
-    TakeFromDiscardStep.kind: TakeFromDiscardStep,
-    ExtraRowStep.kind: ExtraRowStep,
-    GiveRowStartsStep.kind: GiveRowStartsStep,
-    ParkStep.kind: ParkStep,
-    JokerStep.kind: JokerStep,
-}
+_PRIMITIVE_CLASSES: tuple[type[Primitive], ...] = (
+    ModifierStep,
+    RemoveFromRowEndStep,
+    ClearRowStep,
+    TakeFromDiscardStep,
+    ExtraRowStep,
+    GiveRowStartsStep,
+    ParkStep,
+    JokerStep,
+)
+PRIMITIVES: dict[str, type[Primitive]] = {c.kind: c for c in _PRIMITIVE_CLASSES}
+if len(PRIMITIVES) != len(_PRIMITIVE_CLASSES):  # two classes claiming one rule-file name: a programming error
+    raise ImportError(f"power primitives share a kind: {sorted(c.kind for c in _PRIMITIVE_CLASSES)}")
 """The rows family's power primitives: rule-file name (each class's ``kind``) -> class."""
 
 

@@ -8,7 +8,9 @@ is the hand-coded Kingsbridge base game ``../shared/bench/baseline.py`` (path re
 when it is present it is imported and timed in this same process, in rounds interleaved with kbsim's (kbsim
 batch, reference batch, kbsim batch, ...), so both see the same machine load. The ratio printed is kbsim's
 games per second divided by the reference's (greedy reference for every workload except ``random``, which is
-compared with the reference's random policy), the median over the rounds. Absolute figures move with the load
+compared with the reference's random policy), the median over the rounds; "pooled" is all rounds' games over all
+rounds' time on each side (steadier where a round holds a few long games of variable length, as in the complete
+game). Absolute figures move with the load
 of the machine; the ratios are what to compare. When the reference is absent only kbsim's figures are printed.
 For the planner the worst and 99th-percentile time of a turn are printed as wall time and as CPU time of the
 process's thread (the latter moves less with the load of a shared machine).
@@ -156,6 +158,9 @@ def run(rounds: int, scale: float, players: int, only: list[str] | None, seed: i
                 ref_turns_per_s=r_stats[2] / r_stats[0],
                 ratio=statistics.median(ratios),
                 turn_ratio=statistics.median(turn_ratios),
+                # all rounds' games over all rounds' time, each side: rounds of a few long, variable games (the
+                # complete game) make the median of per-round ratios jump; the pooled ratio weighs every game
+                pooled_ratio=(k_stats[1] / k_stats[0]) / (r_stats[1] / r_stats[0]),
             )
         if times:
             times.sort()
@@ -180,7 +185,7 @@ def print_row(r: dict) -> None:
     if "ratio" in r:
         line += (
             f"  | ref {r['reference_policy']:>6} {r['ref_games_per_s']:8.0f} games/s {r['ref_turns_per_s']:8.0f}"
-            f" turns/s  | ratio {r['ratio']:.4f} (turns {r['turn_ratio']:.4f})"
+            f" turns/s  | ratio {r['ratio']:.4f} (turns {r['turn_ratio']:.4f}, pooled {r['pooled_ratio']:.4f})"
         )
     if "worst_turn_ms" in r:
         line += f"  | worst turn {r['worst_turn_ms']:.1f} ms, p99 {r['p99_turn_ms']:.1f} ms"

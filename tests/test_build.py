@@ -112,3 +112,41 @@ def test_hook_falls_back_to_pure_python_without_a_compiler(tmp_path, monkeypatch
 if __name__ == "__main__":
     for a in sorted(ARMS):
         print(f'    "{a}": "{records_digest(a)}",')
+
+
+def test_compiled_modules_import_only_what_the_isolated_build_can_type():
+    """`pip install .` runs mypyc in an isolated environment holding only the build requirements: a third-party
+    module a compiled module imports must be a build requirement or read as untyped (mypy's
+    ``ignore_missing_imports``), or the compile fails and a new user silently gets pure Python (it did, with
+    NumPy in engine/seeds.py)."""
+    import ast
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    cfg = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    modules = cfg["tool"]["hatch"]["build"]["targets"]["wheel"]["hooks"]["custom"]["mypyc-modules"]
+    requires = {r.split(">")[0].split("=")[0].split("<")[0].strip().lower() for r in cfg["build-system"]["requires"]}
+    untyped = {
+        m.split(".")[0]
+        for o in cfg["tool"]["mypy"].get("overrides", [])
+        if o.get("ignore_missing_imports")
+        for m in o["module"]
+    }
+    missing = []
+    for rel in modules:
+        tree = ast.parse((root / "src" / rel).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                else []
+            )
+            for name in names:
+                top = name.split(".")[0]
+                if top in sys.stdlib_module_names or top in ("kbsim", "mypy_extensions", "__future__"):
+                    continue
+                if top.lower() not in requires and top not in untyped:
+                    missing.append(f"{rel}: {name}")
+    assert not missing, missing

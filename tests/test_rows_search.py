@@ -17,26 +17,32 @@ from conftest import compiled, make_turn
 from kbsim.bots.planner import PlannerBot
 from kbsim.engine.rows.game import play_game
 from kbsim.engine.rows.search import engine_for, plan_turn, searches
-from kbsim.engine.rows.turn import DONE, Turn
+from kbsim.engine.rows.turn import Turn
 from kbsim.engine.seeds import game_seed
 
 
 def _most_laid(turn: Turn) -> int:
-    """Most cards a lay-out turn can lay: every legal lay and rebuild of the engine, exact positions."""
-    best, seen, stack, base = 0, set(), [turn.sandbox()], turn.laid
-    while stack:
-        t = stack.pop()
-        key = (tuple(map(tuple, t.rows)), tuple(sorted(t.hand)))
-        if key in seen:
-            continue
-        seen.add(key)
-        best = max(best, t.laid - base)
-        if t.phase != DONE:
-            for mv in [*t.lay_moves(), *t.rebuild_moves()]:
-                c = t.clone()
-                c.apply(mv)
-                stack.append(c)
-    return best
+    """Most cards a lay-out turn can lay: the brute force over the engine's own moves of tests/test_planner.py."""
+    from test_planner import brute_force
+
+    return brute_force(turn)
+
+
+def _record_sandboxes(engine: str, limit: int, seed: int, games: int) -> list[tuple[Turn, int]]:
+    """Sandboxes (with the budget) of the first ``limit`` turns planned with ``engine`` in 3-player complete
+    games of seeds ``game_seed(seed, 0..games-1)``."""
+    out: list[tuple[Turn, int]] = []
+
+    class Recorder(PlannerBot):
+        def _plan(self, turn, budget, lay_at=0):
+            if engine_for(turn) == engine and len(out) < limit:
+                out.append((turn.sandbox(), budget))
+            return super()._plan(turn, budget, lay_at)
+
+    g = compiled("characters")
+    for i in range(games):
+        play_game(g, [Recorder() for _ in range(3)], game_seed(seed, i))
+    return out
 
 
 @pytest.mark.parametrize("variant", ["base", "rebuild-either-end", "rebuild-split"])
@@ -68,16 +74,7 @@ def test_rows_search_lays_what_the_engine_can(variant):
 def test_kept_tables_change_no_plan():
     """Rows searches of complete games: the searcher kept warm across searches and a fresh one per search agree."""
     g = compiled("characters")
-    boards: list[tuple[Turn, int]] = []
-
-    class Recorder(PlannerBot):
-        def _plan(self, turn, budget, lay_at=0):
-            if engine_for(turn) == "rows" and len(boards) < 120:
-                boards.append((turn.sandbox(), budget))
-            return super()._plan(turn, budget, lay_at)
-
-    for i in range(2):
-        play_game(g, [Recorder() for _ in range(3)], game_seed(4117, i))
+    boards = _record_sandboxes("rows", 120, 4117, 2)
     assert len(boards) >= 40
 
     def plans(fresh: bool) -> list:
@@ -99,41 +96,26 @@ def test_kept_tables_change_no_plan():
 
 def test_clones_search_leaves_shared_zones_alone():
     """The clones search's copies share the zones no lay or rebuild changes: no move it tries changes them."""
-    g = compiled("characters")
-    roots: list[tuple[Turn, int]] = []
+    roots = _record_sandboxes("clones", 30, 4119, 4)
 
-    class Recorder(PlannerBot):
-        def _plan(self, turn, budget, lay_at=0):
-            if engine_for(turn) == "clones" and len(roots) < 30:
-                roots.append((turn.sandbox(), budget))
-            return super()._plan(turn, budget, lay_at)
+    def shared(st, others):
+        return (
+            [list(p) for p in st.piles],
+            [list(m) for m in st.minus],
+            list(st.box),
+            dict(st.char_plays),
+            [list(st.hands[s]) for s in others],
+            [list(st.parked[s]) for s in others],
+        )
 
-    for i in range(4):
-        play_game(g, [Recorder() for _ in range(3)], game_seed(4119, i))
     assert len(roots) >= 5
     for sb, budget in roots:
         st = sb.state
         others = [s for s in range(st.players) if s != sb.seat]
-        before = (
-            [list(p) for p in st.piles],
-            [list(m) for m in st.minus],
-            list(st.box),
-            dict(st.char_plays),
-            [list(st.hands[s]) for s in others],
-            [list(st.parked[s]) for s in others],
-        )
+        before = shared(sb.state, others)
         plan = searches._search_clones(sb, max(40, budget // 20), True)
         assert plan.nodes > 1
-        st = sb.state
-        after = (
-            [list(p) for p in st.piles],
-            [list(m) for m in st.minus],
-            list(st.box),
-            dict(st.char_plays),
-            [list(st.hands[s]) for s in others],
-            [list(st.parked[s]) for s in others],
-        )
-        assert after == before
+        assert shared(sb.state, others) == before
 
 
 def test_search_state_copy_keeps_every_field():

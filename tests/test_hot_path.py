@@ -57,3 +57,28 @@ def test_game_state_pickles_with_its_zones(name: str) -> None:
     copy = pickle.loads(pickle.dumps(st))
     assert copy == st and copy.shared == st.shared and copy.turn_no == 7
     assert copy.char_plays == st.char_plays and type(copy.char_plays) is type(st.char_plays)
+
+
+def test_gaps_is_every_pair_of_neighbours_two_steps_apart() -> None:
+    # Turn.gaps is one typed pass (the greedy bot asks it of every row on every pass); the plain definition: each
+    # pair of neighbours two steps apart, the joker (-v) read as v, leaves the value between them missing
+    from kbsim.engine.rows.turn import Turn
+
+    game = kbsim.load_game("kingsbridge", ("characters",))
+    st = deal(game, 3, random.Random(5))
+    turn = Turn.for_seat(game, st, 0, lambda: (0, 0))
+    rng = random.Random(8)
+    rows = [[], [4], [3, 5, 6], [-3, 5], [2, 2, 4, 6, 6, 7], [1, -3, 4, 6], [9, 11, 13]]
+    for _ in range(400):
+        row = sorted(rng.sample(range(1, 14), rng.randint(0, 8)) + rng.sample(range(1, 14), rng.randint(0, 2)))
+        if row and rng.random() < 0.3:
+            k = rng.randrange(len(row))
+            row[k] = -row[k]
+        rows.append(row)
+    for row in rows:
+        st.rows[0] = row
+        values = [abs(c) for c in row]
+        want = [a + 1 for a, b in zip(values, values[1:]) if b - a == 2]
+        assert turn.gaps(0) == want, row
+    st.rows[0] = [1, -3, 4, 6, 8]
+    assert turn.gaps(0) == [2, 5, 7]

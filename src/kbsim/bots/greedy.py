@@ -385,26 +385,18 @@ class GreedyBot(BaseBot):
 
     @staticmethod
     def _fill_gaps(turn: Turn) -> bool:
-        """Fill one gap per row from hand; True if a gap was filled.
-
-        A gap ``v`` lies after a card of value ``v - step``, so rows holding no such card for any hand card are
-        skipped (the joker stands in a row as minus its value).
-        """
+        """Fill one gap per row from hand (the first gap of the row whose value is held); True if a gap was filled."""
         hand = turn.hand
         rows = turn.rows
         done = False
-        step = turn.g.step
-        before = {c - step for c in hand}
-        before.update([-v for v in before])
-        for r in range(len(rows) if hand else 0):  # (a gap is filled from hand only)
-            if r < len(rows) and not before.isdisjoint(rows[r]):
-                for v in turn.gaps(r):
-                    if v in hand and turn.phase != DONE:
-                        turn.apply(FillGap(v, r))
-                        done = True
-                        before = {c - step for c in hand}
-                        before.update([-v for v in before])
-                        break
+        r = 0
+        while r < len(rows) and hand and turn.phase != DONE:  # (a gap is filled from hand only)
+            for v in turn.gaps(r):
+                if v in hand:
+                    turn.apply(_new(FillGap, (v, r)))
+                    done = True
+                    break
+            r += 1
         return done
 
     @staticmethod

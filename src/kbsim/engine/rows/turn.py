@@ -397,18 +397,29 @@ class Turn:
         return text
 
     def gaps(self, r: int) -> list[int]:
-        """Values missing inside row ``r`` (one per gap left by a skip)."""
+        """Values missing inside row ``r`` (one per gap left by a skip), first to last.
+
+        A gap is two neighbours two steps apart (the joker counts as the value it stands for). One pass over the
+        row, compiled a native loop: the greedy bot asks this of every row on every pass of its lay phase.
+        """
         row = self.rows[r]
-        if len(row) < 2:
-            return []
+        n = len(row)
+        out: list[int] = []
+        if n < 2:
+            return out
         step = self.g.step
         two = 2 * step
-        if min(row) >= 0:  # no joker in the row: the cards are their values (same result, no abs per card)
-            first, n = row[0], len(row)
-            if step and row[-1] == first + (n - 1) * step and row == list(range(first, first + n * step, step)):
-                return []  # every neighbour one step on: no gap (compared in C, as most rows are like this)
-            return [a + step for a, b in zip(row, row[1:], strict=False) if b - a == two]
-        return [abs(a) + step for a, b in zip(row, row[1:], strict=False) if abs(b) - abs(a) == two]
+        prev = row[0]
+        if prev < 0:
+            prev = -prev
+        for i in range(1, n):
+            v = row[i]
+            if v < 0:
+                v = -v
+            if v - prev == two:
+                out.append(prev + step)
+            prev = v
+        return out
 
     # ----------------------------------------------------------------- provisional moves
     _COUNTERS = (

@@ -51,6 +51,7 @@ from typing import Final
 from kbsim.bots.base import BaseBot
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, FillGap, Lay, LayParked, LayStart, Rebuild, Swap, lay_move
+from kbsim.engine.rows.powers import Primitive
 from kbsim.engine.rows.turn import DONE, Turn
 
 _new: Final = tuple.__new__  # builds a move without the named tuple's Python-level constructor (an interpreted frame)
@@ -280,6 +281,18 @@ def layable_held(turn: Turn, rules: ReachRules | None = None) -> int:  # noqa: C
     sizes.sort(reverse=True)
     for i in range(min(k, len(sizes))):
         n += sizes[i]
+    return n
+
+
+_INF: Final = float("inf")
+
+
+def _others_piled(piles: list[list[int]], seat: int) -> int:
+    """Cards in the draw piles of the seats other than ``seat`` (a shared stock counted once per seat)."""
+    n = 0
+    for s in range(len(piles)):
+        if s != seat:
+            n += len(piles[s])
     return n
 
 
@@ -611,7 +624,7 @@ class GreedyBot(BaseBot):
         return path if found else []
 
     def _value(self, sb: Turn, opponents_given: int) -> float:
-        return sb.laid + (0.5 * opponents_given if not self.game.all_out else 0.0)
+        return sb.laid + (0.5 * opponents_given if not self._rules.all_out else 0.0)
 
     @staticmethod
     def _trial_key(sb: Turn, given: int) -> tuple:
@@ -672,36 +685,47 @@ class GreedyBot(BaseBot):
         self._lay_phase(base)
         base_value = self._value(base, 0)
         self._plan = (base.log, base.needed == 0 or base.phase == DONE)
-        if self.game.all_out and (base.laid > 0 or base.won):
+        if self._rules.all_out and (base.laid > 0 or base.won):
             return None  # an unplayed character is worth a point: keep it unless the minus pile looms
         best, best_value, best_plan = None, base_value, self._plan
         per_key: dict[str, int] = {}
         # one playable character: its first max_candidates plays are the only ones tried, so list no more
         # (the engine lists plays depth-first, so they are the same plays in the same order)
         limit = self.max_candidates * (8 if len(turn.available_characters()) > 1 else 1)
-        bonus = 0.0 if self.game.all_out else 0.5  # per card handed to an opponent (see _value)
+        bonus = 0.0 if self._rules.all_out else 0.5  # per card handed to an opponent (see _value)
         held = turn.laid + len(turn.hand) + len(turn.parked)
-        caps = {}  # character -> the most any of its plays can score (laying every card held)
-        steps_of = {}
+        caps: dict[str, float] = {}  # character -> the most any of its plays can score (laying every card held)
+        steps_of: dict[str, tuple[Primitive, ...]] = {}
         for key in turn.available_characters():
-            steps = steps_of[key] = self.game.character(key).steps
-            adds = any(st.adds_held for st in steps)
-            caps[key] = float("inf") if adds else held + bonus * sum(st.most_given(turn) for st in steps)
+            steps = steps_of[key] = self._rules.character(key).steps
+            cap = float(held)
+            for st in steps:
+                if st.adds_held:
+                    cap = _INF
+                    break
+                cap += bonus * st.most_given(turn)
+            caps[key] = cap
         if max(caps.values()) <= best_value:
             return None  # no play can score more than not playing: nothing to list
         scores: dict[tuple, tuple] = {}  # trial key -> (score, plan)
+        max_candidates = self.max_candidates
         for mv in turn.play_moves(limit=limit):
-            per_key[mv.key] = per_key.get(mv.key, 0) + 1
-            if per_key[mv.key] > self.max_candidates:
+            key = mv.key
+            tried = per_key[key] = per_key.get(key, 0) + 1
+            if tried > max_candidates:
                 continue
-            cap = caps[mv.key]
-            if cap - sum(st.set_aside(a) for st, a in zip(steps_of[mv.key], mv.args, strict=True)) <= best_value:
+            steps = steps_of[key]
+            args = mv.args
+            aside = 0
+            for i in range(len(steps)):  # (an index loop: compiled, zip(..., strict=True) is a generic call)
+                aside += steps[i].set_aside(args[i])
+            if caps[key] - aside <= best_value:
                 continue
             sb = hidden.clone()
             piles = sb.state.piles
-            before = sum(map(len, piles)) - len(piles[sb.seat])
+            before = _others_piled(piles, sb.seat)
             sb.apply(mv, listed=True)
-            given = sum(map(len, piles)) - len(piles[sb.seat]) - before
+            given = _others_piled(piles, sb.seat) - before
             if sb.laid + len(sb.hand) + len(sb.parked) + bonus * given <= best_value:
                 continue  # cannot beat the best even by laying every card it holds
             if sb.laid + layable_held(sb, self._reach_rules) + bonus * given <= best_value:

@@ -12,7 +12,7 @@ from itertools import pairwise
 from typing import Any
 
 from kbsim.engine.families import family
-from kbsim.engine.rows.powers import compile_character
+from kbsim.engine.rows.powers import CompiledCharacter, compile_character
 from kbsim.rules.loader import LoadedRules, RulesError
 from kbsim.rules.schema import RuleFile
 
@@ -92,9 +92,9 @@ class CompiledGame:
     chars_display: int = 3
     chars_per_turn: int = 1
     chars_any_turn: bool = True
-    roster: tuple = ()  # CompiledCharacter per character, in rule-file order
+    roster: tuple[CompiledCharacter, ...] = ()  # per character, in rule-file order
     # the roster by key (read on every character play; derived from ``roster``, so not compared)
-    roster_by_key: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    roster_by_key: dict[str, CompiledCharacter] = field(default_factory=dict, compare=False, repr=False)
     row_diffs: frozenset[int] = frozenset()  # differences an existing row may hold (steps + marks of powers)
     complete_by_set: bool = False  # completion counts distinct values (rows may hold duplicates/gaps)
     # card encoding, slot groups, shared stock, matches (piles-and-stock games)
@@ -215,7 +215,7 @@ class CompiledGame:
             return len(row) == self.full_length
         return len({abs(c) >> self.value_shift for c in row}) == self.full_length
 
-    def character(self, key: str):
+    def character(self, key: str) -> CompiledCharacter:
         """The compiled character ``key`` (rule-file key, e.g. ``ragna``).
 
         Raises:

@@ -43,6 +43,7 @@ from kbsim.engine.rows.moves import (
     Rebuild,
     Swap,
 )
+from kbsim.engine.rows.powers import CompiledCharacter
 from kbsim.engine.rows.state import GameState
 from kbsim.engine.rows.usage import classify, count
 
@@ -1143,7 +1144,7 @@ class Turn:
             return "only the characters on display are playable, and it is not on display" + now
         return "only the top card of this seat's character pile is playable, and it is not on top" + now
 
-    def _play_steps(self, key: str, ch, args: tuple) -> None:
+    def _play_steps(self, key: str, ch: CompiledCharacter, args: tuple) -> None:
         st = self.state
         if self.g.chars_display_mode:
             st.display.remove(key)
@@ -1153,9 +1154,12 @@ class Turn:
             st.char_piles[self.seat].pop(0)
         self.chars_played += 1
         self._playing = key
+        steps = ch.steps
         try:
-            for step, a in zip(ch.steps, args, strict=True):
-                step.apply(self, tuple(a))
+            # (an index loop: compiled, zip(..., strict=True) and tuple() of an untyped value are generic calls)
+            for i in range(len(steps)):
+                a = args[i]
+                steps[i].apply(self, a if isinstance(a, tuple) else tuple(a))
         finally:
             self._playing = None
         if not ch.is_joker:

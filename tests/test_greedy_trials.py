@@ -34,13 +34,13 @@ class _BruteGreedy(_Counting):
 
     lay_phases = 0
 
-    def _choose_character(self, turn: Turn):
+    def _choose_character(self, turn: Turn, stalled: bool = False):
         base = turn.sandbox()
         self._lay_phase(base)
         base_value = self._value(base, 0)
         if self.game.all_out and (base.laid > 0 or base.won):
             return None
-        best, best_value = None, base_value
+        best, best_value = None, (float("-inf") if stalled else base_value)
         per_key: dict[str, int] = {}
         limit = self.max_candidates * (8 if len(turn.available_characters()) > 1 else 1)
         for mv in turn.play_moves(limit=limit):

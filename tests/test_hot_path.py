@@ -78,7 +78,7 @@ def test_gaps_is_every_pair_of_neighbours_two_steps_apart() -> None:
     for row in rows:
         st.rows[0] = row
         values = [abs(c) for c in row]
-        want = [a + 1 for a, b in zip(values, values[1:]) if b - a == 2]
+        want = [a + 1 for a, b in zip(values, values[1:], strict=False) if b - a == 2]
         assert turn.gaps(0) == want, row
     st.rows[0] = [1, -3, 4, 6, 8]
     assert turn.gaps(0) == [2, 5, 7]

@@ -336,10 +336,10 @@ def test_character_trials_use_their_budget(monkeypatch):
         return real(turn, budget=budget, prune=prune, **kw)
 
     class Marking(PlannerBot):
-        def choose_character(self, turn):
+        def choose_character(self, turn, stalled=False):
             trial[0] = True
             try:
-                return super().choose_character(turn)
+                return super().choose_character(turn, stalled)
             finally:
                 trial[0] = False
 

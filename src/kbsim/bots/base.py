@@ -60,6 +60,42 @@ class BaseBot:
         self.players = players
         self._seed = seed
         self._rng: random.Random | None = None
+        self._still: tuple | None = None
+
+    def stalled(self, turn: Turn) -> bool:
+        """True when the table and this seat's hand are as they were when it last asked (an earlier turn of its own).
+
+        The bots ask at the start of each turn in which they may play a character. An unchanged table means a
+        whole round went by in which no seat laid, rebuilt, played a character, drew or parked a card: the game
+        is stuck, and without a character play it stays stuck until the turn limit. Only what the seat may see
+        is compared: the rows, the parked cards, the character piles, display, box and joker, how many cards
+        each seat holds in hand, draw pile and minus pile, the size of the discard pile, and its own hand. Each
+        call remembers the table for the next one.
+
+        Args:
+            turn: the seat's turn, before its first move (read only).
+
+        Returns:
+            Whether the table is the same as at the previous call in this game.
+        """
+        st = turn.state
+        key = (
+            tuple(map(tuple, st.rows)),
+            tuple(map(tuple, st.parked)),
+            tuple(map(tuple, st.char_piles)),
+            tuple(st.display),
+            tuple(st.box),
+            len(st.char_deck),
+            st.joker,
+            tuple(map(len, st.hands)),
+            tuple(map(len, st.piles)),
+            tuple(map(len, st.minus)),
+            len(st.discard),
+            tuple(sorted(turn.hand)),
+        )
+        still = key == self._still
+        self._still = key
+        return still
 
     @property
     def rng(self) -> random.Random:

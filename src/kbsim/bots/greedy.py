@@ -6,7 +6,8 @@ Each turn it repeats, until nothing changes:
    (rows scanned left to right, repeatedly, so runs from hand chain on). With
    characters in play it also fills gaps with the exact card, swaps the joker
    back with the exact card, lays parked cards, and uses any active modifier
-   (equal values, a skipped value, laying before a row's start).
+   (equal values, a skipped value, laying before a row's start). A parked card
+   opens an empty row card only once the hand is empty.
 
    *1b.* **Rebuild onto an empty row card** (only where the rules allow a
    rebuild into an empty row): move a whole pile into an empty slot of another
@@ -41,6 +42,14 @@ sandbox) followed by steps 1-3, and scores the outcome as cards laid, plus half
 a card per card handed to an opponent in a race. It plays the best one if that
 beats not playing; in solo/cooperative play (where every unplayed character is
 worth a point) only when it would otherwise have to use the minus pile.
+
+**Stalls.** In a race, when nothing has changed on the table or in its hand
+since its previous turn (a whole round in which no seat laid, rebuilt or played
+a character), not playing scores nothing: it makes the first best-scoring play
+even if it lays no card, so the character piles turn until a power that
+unblocks some seat comes round. (Without this, 8% of two-player complete games
+ran on to the turn limit with every seat passing, although the exact stalemate
+test found a character that would let a seat lay.)
 """
 
 from __future__ import annotations
@@ -437,14 +446,18 @@ class GreedyBot(BaseBot):
 
     @staticmethod
     def _parked_lays(turn: Turn) -> bool:
-        """Lay each parked card on the first row it fits; True if any was laid."""
+        """Lay each parked card on the first row end it continues (or empty row card, once the hand is empty).
+
+        Returns True if any was laid. Hand cards come first for an empty row card: step 3 opens it with the
+        longest run held.
+        """
         if not turn.state.parked[turn.seat]:
             return False  # (nothing parked: the usable ones need not be listed)
         rows = turn.rows
         done = False
         for c in turn.parked:
             for r in range(len(rows)):
-                if turn.phase != DONE and (turn.can_lay(c, r) if rows[r] else False):
+                if turn.phase != DONE and (turn.can_lay(c, r) if rows[r] else not turn.hand and turn.can_lay(c, r)):
                     turn.apply(LayParked(c, r))
                     done = True
                     break
@@ -482,6 +495,8 @@ class GreedyBot(BaseBot):
             for r, row in enumerate(rows):  # (a completed extra row vanishes: enumerate follows the list)
                 while row and hand:
                     end = row[-1]
+                    if end < 0:
+                        end = -end  # the joker stands for its value
                     if fast is not None and end + fast in hand:
                         turn.apply(lay(end + fast, r))
                     else:
@@ -515,14 +530,17 @@ class GreedyBot(BaseBot):
                     for r in range(n_rows):
                         row = rows[r]
                         if row:
-                            ends[row[-1]] = r
-                            if row[0] == vmin:
+                            e = row[-1]
+                            ends[e if e > 0 else -e] = r
+                            if row[0] == vmin or row[0] == -vmin:
                                 low.append(r)
                     for src in range(n_rows):
                         s = rows[src]
                         if not s:
                             continue
                         first = s[0]
+                        if first < 0:
+                            first = -first
                         for d in steps:
                             dst = ends.get(first - d)
                             # before the minimum is laid, a rebuild must leave a row card some hand card can
@@ -540,7 +558,7 @@ class GreedyBot(BaseBot):
                                 break
                         if moved:
                             break
-                        if completable and low and s[-1] == vmax:
+                        if completable and low and (s[-1] == vmax or s[-1] == -vmax):
                             for dst in low:
                                 dr = rows[dst]
                                 if dst == src:
@@ -662,12 +680,15 @@ class GreedyBot(BaseBot):
             given,
         )
 
-    def _choose_character(self, turn: Turn):
+    def _choose_character(self, turn: Turn, stalled: bool = False):
         """The character play (a :class:`~kbsim.engine.rows.moves.Play`) worth making, or None.
 
         Each listed play is tried on a scratch copy of one sandbox and scored by :meth:`_value` after
         :meth:`_lay_phase`; the first play scoring strictly more than not playing and than every play before it
-        is chosen. Two shortcuts give the same choice with fewer lay phases: a play whose score cannot exceed
+        is chosen. With ``stalled`` (:meth:`~kbsim.bots.base.BaseBot.stalled`: nothing changed for a whole round)
+        not playing scores nothing, so the first of the best-scoring plays is made even if it lays no card.
+
+        Two shortcuts give the same choice with fewer lay phases: a play whose score cannot exceed
         the best so far even if every hand and parked card were laid is not laid out (each lay uses up one such
         card), and a play leaving the same position as an earlier one (:meth:`_trial_key`) reuses its score.
         The first bound is also taken before a play is tried, from the turn as it is: no power primitive adds
@@ -687,7 +708,7 @@ class GreedyBot(BaseBot):
         self._plan = (base.log, base.needed == 0 or base.phase == DONE)
         if self._rules.all_out and (base.laid > 0 or base.won):
             return None  # an unplayed character is worth a point: keep it unless the minus pile looms
-        best, best_value, best_plan = None, base_value, self._plan
+        best, best_value, best_plan = None, (-_INF if stalled else base_value), self._plan
         per_key: dict[str, int] = {}
         # one playable character: its first max_candidates plays are the only ones tried, so list no more
         # (the engine lists plays depth-first, so they are the same plays in the same order)
@@ -750,7 +771,7 @@ class GreedyBot(BaseBot):
         g = self.game
         self._plan = None
         if g.chars_enabled and turn.available_characters():
-            mv = self._choose_character(turn)
+            mv = self._choose_character(turn, not g.all_out and self.stalled(turn))
             if mv is not None:
                 turn.apply(mv)
         self._lay_out(turn)

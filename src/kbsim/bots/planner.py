@@ -10,7 +10,12 @@ Each turn:
    hands to an opponent in a race. The best play is made if it is worth more
    than not playing; never when the turn lays every card without it; in
    solo/cooperative games (where every unplayed character scores) only when
-   the turn could otherwise lay nothing.
+   the turn could otherwise lay nothing. **Stalls:** in a race, when nothing
+   has changed on the table or in its hand since its previous turn (a whole
+   round in which no seat laid, rebuilt or played a character), not playing
+   is worth nothing: the best play is made even if it lays no card, so the
+   character piles turn until a power that unblocks some seat comes round
+   (without it, such games ran on to the turn limit).
 2. **Search** (:func:`kbsim.engine.rows.search.plan_turn`): the sequences of lays and
    rebuilds open to it under the rules in force, breadth-first over
    canonical positions, for the position that lays the most cards; ties go
@@ -188,15 +193,21 @@ class PlannerBot(BaseBot):
             + (0.5 * given if not g.all_out else 0.0)
         )
 
-    def choose_character(self, turn: Turn) -> Play | None:
-        """The character play worth making this turn, or None (see the module docstring)."""
+    def choose_character(self, turn: Turn, stalled: bool = False) -> Play | None:
+        """The character play worth making this turn, or None (see the module docstring).
+
+        Args:
+            turn: the seat's turn before its first move.
+            stalled: nothing changed for a whole round (:meth:`~kbsim.bots.base.BaseBot.stalled`): not playing
+                is worth nothing, so the first of the plays worth the most is made even if it lays no card.
+        """
         base = self._plan(turn, self.char_budget)
         base_worth = self._worth(turn, base, 0)
         if self.game.all_out and base.laid > 0:
             return None  # an unplayed character scores: keep it unless the turn would lay nothing
         if base.won or (base.exact and base.laid == len(turn.hand) + len(turn.parked)):
             return None  # every card goes down anyway
-        best, best_worth = None, base_worth
+        best, best_worth = None, (-float("inf") if stalled else base_worth)
         per_key: dict[str, int] = {}
         tried: set = set()
         # one playable character: its first max_candidates plays are the only ones tried, so list no more
@@ -246,7 +257,7 @@ class PlannerBot(BaseBot):
         g = self.game
         self.turns += 1
         if g.chars_enabled and turn.available_characters():
-            mv = self.choose_character(turn)
+            mv = self.choose_character(turn, not g.all_out and self.stalled(turn))
             if mv is not None:
                 turn.apply(mv)
                 if turn.phase == DONE:

@@ -222,7 +222,7 @@ def _probe_turn(game: CompiledGame, state: GameState, seat: int, pile_cards: boo
     return Turn(game, st.rows, hand, [], st.discard, state=st, seat=seat)
 
 
-def seat_can_lay(game: CompiledGame, state: GameState, seat: int) -> bool:
+def seat_can_lay(game: CompiledGame, state: GameState, seat: int, *, own_top_only: bool = False) -> bool:
     """The exact test for one seat: can it lay a card it holds, now or on a later turn of its own?
 
     The seat's hand and parked cards count, and its draw pile's cards where they can reach the
@@ -231,13 +231,16 @@ def seat_can_lay(game: CompiledGame, state: GameState, seat: int) -> bool:
     (:meth:`~kbsim.engine.rows.turn.Turn.lay_reachable`). Where the rule file's ``stalemate.powers``
     is ``in_play``, every character still on a pile or the display is tried for this seat
     (character piles turn as characters are played, so each may reach every seat), each legal
-    play followed by the same search. A search that reaches ``exact_search_limit`` counts as
-    "can lay" (the game goes on).
+    play followed by the same search; with ``own_top_only``, only the character on top of the seat's own
+    pile (for when no pile can turn without a card being laid: :func:`piles_may_turn`). A search that
+    reaches ``exact_search_limit`` counts as "can lay" (the game goes on).
 
     Args:
         game: compiled rules (``rows`` family).
         state: the game between turns (not changed).
         seat: the seat tested.
+        own_top_only: try only the top character of the seat's own pile (pile mode; the display is
+            unchanged).
 
     Returns:
         False only when the search proves the seat can never lay a card it holds.
@@ -250,7 +253,10 @@ def seat_can_lay(game: CompiledGame, state: GameState, seat: int) -> bool:
         return True
     if not (game.chars_enabled and game.stalemate_powers):
         return False
-    keys = list(dict.fromkeys([*state.display, *(k for p in state.char_piles for k in p)]))
+    if own_top_only and not game.chars_display_mode:
+        keys = state.char_piles[seat][:1]
+    else:
+        keys = list(dict.fromkeys([*state.display, *(k for p in state.char_piles for k in p)]))
     for key in keys:
         if key == "?":
             continue
@@ -275,12 +281,46 @@ def seat_can_lay(game: CompiledGame, state: GameState, seat: int) -> bool:
     return False
 
 
+def piles_may_turn(game: CompiledGame, state: GameState) -> bool:
+    """Whether a character play may stay played without a card being laid, so the character piles may turn.
+
+    A character reaches a seat only when the characters above it on a pile are played. Where character plays
+    are provisional until the turn's minimum of hand cards is laid (rule file, clarification "A turn that
+    lays nothing"), a play in a turn that lays nothing is undone when the turn ends, except in a turn that
+    needs no card (an empty draw pile, an empty hand to refill). So when no seat can lay a card and no seat
+    whose turn needs no card can play the character on top of its pile, nothing on the table or on the piles
+    can ever change: only each seat's own top character is in play. The display of the solo and cooperative
+    games, and rules without provisional plays, always count as turning.
+
+    Args:
+        game: compiled rules (``rows`` family).
+        state: the game between turns (not changed).
+
+    Returns:
+        True if some seat may play a character that stays played in a turn that lays no card.
+    """
+    if game.chars_display_mode or not game.provisional_moves:
+        return True
+    n = state.players
+    for seat in range(n):
+        if not state.char_piles[seat]:
+            continue
+        st = state.copy()
+        st.turn_no += 1
+        turn = Turn.for_seat(game, st, seat, _counts_after(st, seat))
+        if turn.needed == 0 and turn.play_moves(limit=1):
+            return True
+    return False
+
+
 def stalemate_confirmed(game: CompiledGame, state: GameState) -> bool:
     """The rulebook's stalemate: no empty row card can be opened and no seat can lay any card it holds.
 
     Implements "the game ends when nobody can lay a card, even after exchanging" as the exact
     test of :func:`seat_can_lay` for every seat. The idle-turn count of the rule file is only
-    the trigger that calls this test.
+    the trigger that calls this test. With characters in play, a character deeper in a pile counts only if
+    the piles may turn without a card being laid (:func:`piles_may_turn`); otherwise each seat may use only
+    the character on top of its own pile.
 
     Args:
         game: compiled rules (``rows`` family).
@@ -289,7 +329,8 @@ def stalemate_confirmed(game: CompiledGame, state: GameState) -> bool:
     Returns:
         True when no seat can lay (the game ends in a stalemate).
     """
-    return not any(seat_can_lay(game, state, k) for k in range(state.players))
+    own_top_only = game.chars_enabled and game.stalemate_powers and not piles_may_turn(game, state)
+    return not any(seat_can_lay(game, state, k, own_top_only=own_top_only) for k in range(state.players))
 
 
 def replay_hands(game: CompiledGame, players: int, result: GameResult):
@@ -716,6 +757,7 @@ __all__ = [
     "play_hand",
     "replay_hands",
     "rows_deal_hash",
+    "piles_may_turn",
     "seat_can_lay",
     "stalemate_confirmed",
     "state_hash",

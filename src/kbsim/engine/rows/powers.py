@@ -441,7 +441,7 @@ class ExtraRowStep(Primitive):
             run = [c]
             while len(run) < self.min_cards and run[-1] + g.step in hand:
                 run.append(run[-1] + g.step)
-            if len(run) >= self.min_cards and all(b - a in g.steps for a, b in zip(run, run[1:], strict=False)):
+            if len(run) >= self.min_cards and all(run[i] - run[i - 1] in g.steps for i in range(1, len(run))):
                 out.append(tuple(run))
         return out if limit is None else out[:limit]
 
@@ -457,7 +457,8 @@ class ExtraRowStep(Primitive):
         g = turn.g
         if not g.may_open(args[0]):
             raise IllegalMove(f"{args[0]} may not open a row")
-        for a, b in zip(args, args[1:], strict=False):
+        for i in range(1, len(args)):
+            a, b = args[i - 1], args[i]
             if b - a not in g.steps:
                 raise IllegalMove(f"{b} does not continue {a} in the extra row")
         turn._take_from_hand(args)

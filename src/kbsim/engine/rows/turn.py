@@ -1447,7 +1447,8 @@ def progress_path(
                 continue
             if any(v - abs(r[-1]) in steps for v in held):
                 return True, path
-            for a, b in zip(r, r[1:], strict=False):
+            for i in range(1, len(r)):
+                a, b = r[i - 1], r[i]
                 if abs(b) - abs(a) == 2 * step and abs(a) + step in fillers:
                     return True, path
     return False, []
@@ -1477,7 +1478,8 @@ def reachable_openings(game: CompiledGame, rows: list[list[int]]) -> tuple[froze
                 empty.add(i)
                 continue
             ends.add(abs(r[-1]))
-            for a, b in zip(r, r[1:], strict=False) if gapped else ():
+            for i in range(1, len(r) if gapped else 0):
+                a, b = r[i - 1], r[i]
                 if abs(b) - abs(a) == 2 * step:
                     gaps.add(abs(a) + step)
     return frozenset(ends), frozenset(empty), frozenset(gaps)

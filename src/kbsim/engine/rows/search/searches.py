@@ -165,10 +165,12 @@ def _search_clones(root: Turn, budget: int, prune: bool) -> Plan:
         tried: set[tuple] = set()
         for mv in [*t.lay_moves(), *t.rebuild_moves()]:
             if same_rows:  # the same move on a row of the same cards leaves the same position: try it once
+                mask = _row_mask(mv)
+                # (an index loop: compiled, zip(..., strict=True) is a generic call with a keyword dict)
                 sig = tuple(
                     [
-                        (tuple(rows[cast(int, x)]), cast(int, x) < nf) if m else x
-                        for m, x in zip(_row_mask(mv), mv, strict=True)
+                        (tuple(rows[cast(int, mv[i])]), cast(int, mv[i]) < nf) if mask[i] else mv[i]
+                        for i in range(len(mask))
                     ]
                 )
                 if (type(mv), sig) in tried:

@@ -41,7 +41,7 @@ GOLDEN = {
     "kingsbridge-random-mixed": "6791c33380b79a60021a70951aa77f7cebfb69f405bed649c8baa6cb5419b629",
     "kingsbridge-planner": "4452213f51fc0d9c6921ce278d74dc490318d7a5351381dcf35eefe35cf69cf1",
     "kingsbridge-characters-greedy": "bb1f8801218dc644984e67fb992688fa3ec1c4ad1c77165917b6507a174a1090",
-    "kingsbridge-characters-random": "371d20538467c79888a514a79bcc0280c48ddacd6201b60877754093f2742eeb",
+    "kingsbridge-characters-random": "fa1caf5e30cd0939bc5168386e5bf206fa4e0b805f2557f550d79584971f48d9",
     "kingsbridge-either-end-planner": "c4fa84834627e8c11073c8c4e9fa23a206ce8248509a8daa4aebb436278d0963",
     "kings-corners-greedy": "9c7c53ba67782df37aedefb6ae680fd5e08bd27104c24c23ef4f24a777d52d03",
     "continental-express-greedy": "6796c9d22e4183cd0b4441eddba1e96b144278325dec61df40e88eba785eb4da",

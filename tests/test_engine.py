@@ -158,6 +158,7 @@ def test_turn_has_one_public_mutator():
         "lay_path",
         "lay_reachable",
         "legal_moves",
+        "may_lay_after_rebuilds",  # a read-only query (a memo of what a board's reachable boards accept)
         "minus_moves",
         "play_moves",
         "power_hint",

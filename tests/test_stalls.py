@@ -1,13 +1,15 @@
 """Complete games that ran on to the turn limit (8% of two-player greedy games): the endings and the bots' part.
 
-Three faults, each kept as a case with the right value:
+The faults, each kept as a case with the right value:
 
 * the exact stalemate test let every seat use every character still on a pile, although a character deeper in
-  a pile reaches the top only when the ones above it are played, and a play in a turn that lays no card is
-  undone where plays are provisional (:func:`~kbsim.engine.rows.game.piles_may_turn`);
+  a pile reaches the top only when the ones above it are played, which needs a play that stays in a turn
+  laying no card (:func:`~kbsim.engine.rows.game.piles_may_turn`); it also missed a play that itself lays the
+  card (King Ethelred's extra row);
 * greedy never laid on a row ending with the joker, nor a parked card on an empty row card;
-* with nothing changing for a whole round, greedy and the planner kept passing while a character play would
-  turn the piles (:meth:`~kbsim.bots.base.BaseBot.stalled`).
+* with nothing changing for a whole round, greedy and the planner kept passing or exchanging while a character
+  play would turn the piles, and greedy while a rebuild it never makes (one that neither empties nor completes a
+  row) would let it lay (:meth:`~kbsim.bots.base.BaseBot.stalled`, greedy's step 4).
 """
 
 from __future__ import annotations
@@ -23,10 +25,31 @@ from kbsim.engine.seeds import game_seed
 CLOSED = ["2-13", "3-13", "4-13", "5-13", "6-13", "7-13"]
 
 
-def test_a_character_under_an_unplayable_top_is_not_in_play_while_no_pile_can_turn():
+def _turn(g, st, seat):
+    st.turn_no += 1
+    return turn_of(g, st, seat)
+
+
+def test_a_play_that_stays_on_an_exchange_turn_turns_the_piles():
+    # (found by a helper, against the first version of piles_may_turn) characters may be played on an exchange
+    # turn (the default), and the exchange does not undo the play: seat 1's Wilwulf goes, Den comes up
     g = rules("characters")
-    # seat 1's Den (second on its pile) would clear a row for its 1, but Wilwulf is on top, and with cards in
-    # its draw pile a play in a turn that lays nothing is undone when the turn ends as an exchange
+    st = make_state(CLOSED, ["1 1", "1 2"], ["1", "2"], char_piles=[[], ["wilwulf", "den"]])
+    assert piles_may_turn(g, st) and not stalemate_confirmed(g, st)
+    t = _turn(g, st, 1)
+    t.apply(t.play_moves()[0])
+    t.apply(t.exchange_moves()[0])
+    assert st.char_piles[1] == ["den"] and t.laid == 0
+    t = _turn(g, st, 1)
+    t.apply(t.play_moves()[0])  # Den clears a row ...
+    t.apply(t.lay_moves()[0])  # ... and a held card opens it
+    assert t.laid == 1
+
+
+def test_a_character_under_an_unplayable_top_is_not_in_play_while_no_pile_can_turn():
+    # where plays are provisional and a character may not be played on an exchange turn, a play in a turn that
+    # lays nothing is undone: seat 1's Den (second on its pile) never comes up while its draw pile holds cards
+    g = rules("characters", characters_on_any_turn=False)
     st = make_state(CLOSED, ["1 1", "1 2"], ["1", "2"], char_piles=[[], ["wilwulf", "den"]])
     assert seat_can_lay(g, st, 1)  # every character in play for every seat (the old test)
     assert not piles_may_turn(g, st)
@@ -35,19 +58,34 @@ def test_a_character_under_an_unplayable_top_is_not_in_play_while_no_pile_can_tu
     # Den on top: seat 1 clears a row and opens it with a 1 in the same turn
     st.char_piles[1] = ["den", "wilwulf"]
     assert not stalemate_confirmed(g, st)
-
-
-def test_a_seat_whose_turn_needs_no_card_turns_its_pile():
-    g = rules("characters")
-    # seat 1's draw pile is empty: its Wilwulf play stays played, so Den comes up
+    # a seat whose turn needs no card (empty draw pile) keeps its play: the piles may turn
     st = make_state(CLOSED, ["1 1", "1 2"], ["1", ""], char_piles=[[], ["wilwulf", "den"]])
-    assert piles_may_turn(g, st)
-    assert not stalemate_confirmed(g, st)
-    # ... unless it has no legal play of its top character (Ethelred opens an extra row with hand cards)
-    st = make_state(CLOSED, ["1 1", ""], ["1", ""], char_piles=[[], ["ethelred", "den"]])
+    assert piles_may_turn(g, st) and not stalemate_confirmed(g, st)
+
+
+def test_a_seat_that_will_refill_counts_its_draw_pile_for_its_top_character():
+    # (found by a helper) seat 1 has an empty hand and one card to draw: after refilling it can play Wilwulf
+    g = rules("characters", characters_on_any_turn=False)
+    st = make_state(CLOSED, ["", ""], ["", "2"], char_piles=[[], ["wilwulf", "den"]], turn_no=10)
+    st.parked[1] = [(1, 1)]
+    assert piles_may_turn(g, st) and not stalemate_confirmed(g, st)
+
+
+def test_nothing_can_turn_when_no_seat_has_a_legal_top_play():
+    g = rules("characters")
+    # every hand and draw pile is empty; seat 1's top, Ethelred, opens an extra row only with hand cards
+    st = make_state(CLOSED, ["", ""], ["", ""], char_piles=[[], ["ethelred", "den"]])
     st.parked[1] = [(1, 0)]
     assert not piles_may_turn(g, st)
+    assert seat_can_lay(g, st, 1) and not seat_can_lay(g, st, 1, own_top_only=True)
     assert stalemate_confirmed(g, st)
+
+
+def test_a_play_that_itself_lays_the_card_counts_as_a_lay():
+    # (found by a helper) King Ethelred opens an extra row with the 13s that fit nowhere else
+    g = rules("characters")
+    st = make_state(CLOSED, ["13 13", "1 1"], ["13", "1"], char_piles=[["ethelred"], []])
+    assert seat_can_lay(g, st, 0) and not stalemate_confirmed(g, st)
 
 
 def test_greedy_lays_on_a_row_ending_with_the_joker():
@@ -87,10 +125,21 @@ def test_a_stalled_bot_plays_a_character_that_lays_nothing(bot_name):
 
 @pytest.mark.parametrize(
     ("run", "index", "players", "end"),
-    [(12345, 213, 4, "won"), (12345, 237, 4, "won"), (999, 29, 2, "stalemate"), (999, 66, 2, "won")],
+    [
+        (12345, 213, 4, "won"),
+        (12345, 237, 4, "won"),
+        (999, 29, 2, "won"),
+        (999, 33, 2, "won"),
+        (999, 66, 2, "won"),
+        (999, 301, 2, "won"),
+        (999, 435, 2, "won"),
+        (4242, 82, 2, "won"),  # was declared a stalemate by the first version of piles_may_turn
+        (4242, 437, 2, "won"),
+    ],
 )
 def test_handed_turn_limit_games_now_end_by_the_rules(run, index, players, end):
-    # greedy complete games that ran to the turn limit: every seat passing or exchanging for ~2,000 turns
+    # greedy complete games that ran to the turn limit: every seat passing or exchanging for ~2,000 turns (301 and
+    # 435 until greedy asked the exact search for rebuilds that unlock a card, step 4)
     g = rules("characters")
     r = play_game(g, [make_bot("greedy") for _ in range(players)], game_seed(run, index))
     assert r.end_reason == end != TURN_LIMIT

@@ -63,35 +63,51 @@ class BaseBot:
         self._still: tuple | None = None
 
     def stalled(self, turn: Turn) -> bool:
-        """True when the table and this seat's hand are as they were when it last asked (an earlier turn of its own).
+        """True when nothing on the table has changed since this seat last asked (at an earlier turn of its own).
 
-        The bots ask at the start of each turn in which they may play a character. An unchanged table means a
-        whole round went by in which no seat laid, rebuilt, played a character, drew or parked a card: the game
-        is stuck, and without a character play it stays stuck until the turn limit. Only what the seat may see
-        is compared: the rows, the parked cards, the character piles, display, box and joker, how many cards
-        each seat holds in hand, draw pile and minus pile, the size of the discard pile, and its own hand. Each
-        call remembers the table for the next one.
+        The bots ask at the start of their turns. Nothing changed means a whole round went by in which no seat
+        laid, completed, cleared or parked a card and the seat's own character pile stayed as it was: every
+        seat only exchanged or passed, and without something else the game may stay stuck until the turn
+        limit. Compared are counts a player sees (cards in rows, rows, discard pile, cards held in hands and
+        draw piles by all seats, parked and minus-pile cards, the display, box and face-down characters) and
+        its own character pile's size and top card, and the joker; not its own hand, which exchanges change.
+        A cheap fingerprint, taken on every turn: an unseen change it misses (another seat's pile turning)
+        makes a stall look longer, which only makes the bot try its way out sooner. Each call remembers the
+        fingerprint for the next one.
 
         Args:
             turn: the seat's turn, before its first move (read only).
 
         Returns:
-            Whether the table is the same as at the previous call in this game.
+            Whether the fingerprint equals the one of the previous call in this game.
         """
         st = turn.state
+        on_rows = 0
+        for r in st.rows:
+            on_rows += len(r)
+        held = 0
+        for h in st.hands:
+            held += len(h)
+        for p in st.piles:
+            held += len(p)
+        aside = 0
+        for q in st.parked:
+            aside += len(q)
+        for m in st.minus:
+            aside += 1000 * len(m)
+        own = st.char_piles[turn.seat] if turn.seat < len(st.char_piles) else []
         key = (
-            tuple(map(tuple, st.rows)),
-            tuple(map(tuple, st.parked)),
-            tuple(map(tuple, st.char_piles)),
-            tuple(st.display),
-            tuple(st.box),
-            len(st.char_deck),
-            st.joker,
-            tuple(map(len, st.hands)),
-            tuple(map(len, st.piles)),
-            tuple(map(len, st.minus)),
+            on_rows,
+            len(st.rows),
             len(st.discard),
-            tuple(sorted(turn.hand)),
+            held,
+            aside,
+            len(st.display),
+            len(st.box),
+            len(st.char_deck),
+            len(own),
+            own[0] if own else None,
+            st.joker,
         )
         still = key == self._still
         self._still = key

@@ -14,11 +14,10 @@ Each turn it repeats, until nothing changes:
    group when a hand card may open the slot it leaves, or split the last cards
    of a row there when a hand card then continues the card before them (it is
    laid at once); only onto an empty row card that a run from hand would open
-   with fewer than two cards. Greedy makes no other rebuild a variant adds: a
+   with fewer than two cards. Steps 1-3 make no other rebuild a variant adds: a
    start segment moved onto another row (``segments: either``) is never open
-   to it, as step 2 has already moved the whole row (tried: taking such moves
-   when a hand card fits roughly tripled the stalemates, so the planner is the
-   bot to measure that variant with).
+   to them, as step 2 has already moved the whole row (tried: taking such moves
+   when a hand card fits roughly tripled the stalemates); step 4 may.
 2. **Rebuilds that empty or complete a row**: move a whole row onto the end of
    another row it continues (emptying a row card), or move the tail of a row
    onto another row when the result completes it. Taken only when an emptied
@@ -27,6 +26,17 @@ Each turn it repeats, until nothing changes:
 3. **Open empty rows with the longest run held**: the longest chain of hand
    cards that continue each other (ties: the lowest start) is laid on an empty
    row card.
+
+4. **Rebuilds that unlock a card**: if steps 1-3 laid nothing and the game is
+   stalled (nothing on the table changed since its previous turn:
+   :meth:`~kbsim.bots.base.BaseBot.stalled`), or before it would put cards on
+   the minus pile, it asks the engine's exact search
+   (:meth:`~kbsim.engine.rows.turn.Turn.lay_path`, over every rebuild the rules
+   in force allow) for rebuilds after which a card can be laid, makes them,
+   and plays steps 1-3 again. (Without it, greedy exchanged or passed for ever
+   in some complete games, where such a rebuild neither empties nor completes
+   a row. Asked on every turn that lays nothing, the search made the base game
+   more than twice as slow.)
 
 Where the rules ask for several cards per lay-out turn, it first plays steps
 1-3 in a sandbox and lays only if they reach the minimum. If it laid its
@@ -43,13 +53,13 @@ a card per card handed to an opponent in a race. It plays the best one if that
 beats not playing; in solo/cooperative play (where every unplayed character is
 worth a point) only when it would otherwise have to use the minus pile.
 
-**Stalls.** In a race, when nothing has changed on the table or in its hand
-since its previous turn (a whole round in which no seat laid, rebuilt or played
-a character), not playing scores nothing: it makes the first best-scoring play
-even if it lays no card, so the character piles turn until a power that
-unblocks some seat comes round. (Without this, 8% of two-player complete games
-ran on to the turn limit with every seat passing, although the exact stalemate
-test found a character that would let a seat lay.)
+**Stalls.** In a race, when nothing has changed on the table since its
+previous turn (a whole round of exchanges and passes), not playing scores
+nothing: it makes the first best-scoring play even if it lays no card, so the
+character piles turn until a power that unblocks some seat comes round. (Without
+this and step 4, 8% of two-player complete games ran on to the turn limit with
+every seat passing or exchanging, although the exact stalemate test found a
+way for a seat to lay.)
 """
 
 from __future__ import annotations
@@ -637,7 +647,16 @@ class GreedyBot(BaseBot):
         return False
 
     def _unlock(self, turn: Turn) -> list:
-        """Rebuilds after which a hand or parked card can be laid (the engine's exact search)."""
+        """Rebuilds after which a hand or parked card can be laid (the engine's exact search), or [].
+
+        With no modifier in force and no joker on the table, the board's reachable openings (kept per board:
+        :meth:`~kbsim.engine.rows.turn.Turn.may_lay_after_rebuilds`) first tell whether any held card can fit a
+        reachable board at all; only then is the path searched (a search per hand would be made on every
+        exchange turn).
+        """
+        if not (turn.m_start or turn.m_equal or turn.skips or turn.state.joker is not None):
+            if not turn.may_lay_after_rebuilds():
+                return []
         found, path = turn.lay_path()
         return path if found else []
 
@@ -770,8 +789,9 @@ class GreedyBot(BaseBot):
         """
         g = self.game
         self._plan = None
+        stalled = self.stalled(turn)
         if g.chars_enabled and turn.available_characters():
-            mv = self._choose_character(turn, not g.all_out and self.stalled(turn))
+            mv = self._choose_character(turn, stalled and not g.all_out)
             if mv is not None:
                 turn.apply(mv)
         self._lay_out(turn)
@@ -780,15 +800,22 @@ class GreedyBot(BaseBot):
         if turn.laid and turn.needed == 0:
             turn.apply(END_TURN)
             return
+        if not turn.laid and (stalled or (g.minus_allowed and turn.phase == 0)):
+            # 4. steps 1-3 laid nothing: rebuilds after which a card can be laid, by the engine's exact search
+            path = self._unlock(turn)
+            if path:
+                for mv in path:
+                    turn.apply(mv)
+                self._lay_phase(turn)
+                if turn.phase == DONE:
+                    return
+                if turn.laid and turn.needed == 0:
+                    turn.apply(END_TURN)
+                    return
         if g.minus_allowed and turn.phase == 0:
-            minus = turn.minus_moves()
+            minus = turn.minus_moves()  # (legal only when no card can be laid on any board rebuilds reach)
             if minus:
                 turn.apply(minus[-1])  # the highest cards
-                return
-            for mv in self._unlock(turn):  # a card can be laid after some rebuilds: find them
-                turn.apply(mv)
-            self._lay_phase(turn)
-            if turn.phase == DONE:
                 return
         if turn.needed == 0:
             turn.apply(END_TURN)

@@ -11,10 +11,10 @@ Each turn:
    than not playing; never when the turn lays every card without it; in
    solo/cooperative games (where every unplayed character scores) only when
    the turn could otherwise lay nothing. **Stalls:** in a race, when nothing
-   has changed on the table or in its hand since its previous turn (a whole
-   round in which no seat laid, rebuilt or played a character), not playing
-   is worth nothing: the best play is made even if it lays no card, so the
-   character piles turn until a power that unblocks some seat comes round
+   has changed on the table since its previous turn (a whole round of
+   exchanges and passes: :meth:`~kbsim.bots.base.BaseBot.stalled`), not
+   playing is worth nothing: the best play is made even if it lays no card, so
+   the character piles turn until a power that unblocks some seat comes round
    (without it, such games ran on to the turn limit).
 2. **Search** (:func:`kbsim.engine.rows.search.plan_turn`): the sequences of lays and
    rebuilds open to it under the rules in force, breadth-first over

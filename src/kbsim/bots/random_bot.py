@@ -27,15 +27,10 @@ not swamp everything else):
 
 from __future__ import annotations
 
-from typing import Final
-
 from kbsim.bots.base import BaseBot
 from kbsim.engine.rng import choice, randint, sample, shuffle
 from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, Move
-from kbsim.engine.rows.turn import DONE, Turn, reachable_openings
-
-_MEMO: Final = 256  # boards whose reachable openings the random bots keep (any seat; a function of the board)
-_memo: dict = {}
+from kbsim.engine.rows.turn import DONE, Turn
 
 
 class RandomBot(BaseBot):
@@ -78,36 +73,6 @@ class RandomBot(BaseBot):
                 return moves
         return None
 
-    def _reachable_lay(self, turn: Turn) -> bool:
-        """True unless the engine's exact search proves that no rebuilds lead to a board where a card can be laid.
-
-        The same answer as :func:`~kbsim.engine.rows.turn.progress_path` (see
-        :func:`~kbsim.engine.rows.turn.reachable_openings`); what a board's reachable boards accept is kept for the
-        last boards seen by any seat (the board does not change during exchange turns), at most ``_MEMO``.
-        """
-        key = (id(turn.g), tuple(tuple(r) for r in turn.rows))
-        memo = _memo
-        hit = memo.get(key)
-        if hit is not None and hit[0] is turn.g:
-            found = hit[1]
-        else:
-            if len(memo) >= _MEMO:
-                memo.clear()
-            found = reachable_openings(turn.g, turn.rows)
-            memo[key] = (turn.g, found)
-        if found is None:
-            return True  # undecided: the search limit was reached
-        ends, empty, gaps = found
-        hand = set(turn.hand)
-        held = hand | set(turn.parked)
-        g = turn.g
-        steps = g.steps
-        return (
-            any(v - e in steps for v in held for e in ends)
-            or any(g.may_open(v, i) for i in empty for v in held)
-            or any(v in gaps for v in hand)
-        )
-
     def play_turn(self, turn: Turn) -> None:
         """Play one whole turn: a uniformly chosen turn option, then a random walk of moves (module docstring).
 
@@ -126,7 +91,7 @@ class RandomBot(BaseBot):
             turn.lay_moves()
             or turn.needed == 0
             or turn.available_characters()
-            or (g.rebuild_allowed and self._reachable_lay(turn))
+            or (g.rebuild_allowed and turn.may_lay_after_rebuilds())
         ):
             options.append("lay_out")
         if (

@@ -276,21 +276,23 @@ def seat_can_lay(game: CompiledGame, state: GameState, seat: int, *, own_top_onl
                 t.apply(mv)
             except Exception:  # noqa: BLE001 - a play the enumerator listed but that fails is no way out
                 continue
-            if t.lay_reachable() is not False:
-                return True
+            if t.laid > probe.laid or t.lay_reachable() is not False:
+                return True  # (a play may itself lay cards: an extra row opened with hand cards)
     return False
 
 
 def piles_may_turn(game: CompiledGame, state: GameState) -> bool:
     """Whether a character play may stay played without a card being laid, so the character piles may turn.
 
-    A character reaches a seat only when the characters above it on a pile are played. Where character plays
-    are provisional until the turn's minimum of hand cards is laid (rule file, clarification "A turn that
-    lays nothing"), a play in a turn that lays nothing is undone when the turn ends, except in a turn that
-    needs no card (an empty draw pile, an empty hand to refill). So when no seat can lay a card and no seat
-    whose turn needs no card can play the character on top of its pile, nothing on the table or on the piles
-    can ever change: only each seat's own top character is in play. The display of the solo and cooperative
-    games, and rules without provisional plays, always count as turning.
+    A character reaches a seat only when the characters above it on a pile are played. A play stays in a turn
+    that lays no card where characters may be played on an exchange or pass turn (``chars_any_turn``: the play
+    is made before the turn becomes a lay-out turn, and the exchange or pass does not undo it), where plays
+    are not provisional, and in a turn that needs no card (an empty draw pile, an empty hand to refill);
+    otherwise a play in a turn that lays nothing is undone when the turn ends (rule file, clarification "A
+    turn that lays nothing"). So when no seat can lay a card and no seat whose play would stay has a legal
+    play of the character on top of its pile (with the cards it may hold: hand, and draw pile where
+    exchanges or refills bring them), nothing on the table or on the piles can ever change: only each seat's
+    own top character is in play. The display of the solo and cooperative games always counts as turning.
 
     Args:
         game: compiled rules (``rows`` family).
@@ -301,14 +303,16 @@ def piles_may_turn(game: CompiledGame, state: GameState) -> bool:
     """
     if game.chars_display_mode or not game.provisional_moves:
         return True
-    n = state.players
-    for seat in range(n):
+    for seat in range(state.players):
         if not state.char_piles[seat]:
             continue
-        st = state.copy()
-        st.turn_no += 1
-        turn = Turn.for_seat(game, st, seat, _counts_after(st, seat))
-        if turn.needed == 0 and turn.play_moves(limit=1):
+        if not game.chars_any_turn:
+            st = state.copy()
+            st.turn_no += 1
+            if Turn.for_seat(game, st, seat, _counts_after(st, seat)).needed > 0:
+                continue  # its play would be undone unless the turn lays a card
+        pile_cards = game.exchange_allowed or len(state.hands[seat]) < game.hand_size
+        if _probe_turn(game, state, seat, pile_cards).play_moves(limit=1):
             return True
     return False
 

@@ -48,6 +48,8 @@ from kbsim.engine.rows.state import GameState
 from kbsim.engine.rows.usage import classify, count
 
 _LAY_MEMO: dict[int, tuple] = {}  # id(game) -> (game, {position: lay_path result}); per process
+_OPENINGS_MEMO: dict[tuple, tuple] = {}  # (id(game), board) -> (game, reachable_openings); per process
+_OPENINGS_KEPT: Final = 256  # boards kept (any seat, any bot: a function of the board, which exchanges leave alone)
 HIDDEN: Final = 0  # stands for a card a player may not see
 HIDDEN_CHARACTER: Final = "?"  # stands for a face-down character card
 
@@ -892,6 +894,41 @@ class Turn:
             reachable by rebuilds admits a lay) or ``None`` (search limit reached).
         """
         return self.lay_path()[0]
+
+    def may_lay_after_rebuilds(self) -> bool:
+        """False only when no rebuilds lead to a board where a held card can be laid, with no modifier in force.
+
+        The answer of :func:`progress_path` for the hand (gaps too) and the usable parked cards, from
+        :func:`reachable_openings` of the board, which is kept for the last boards seen (at most
+        ``_OPENINGS_KEPT``; the board does not change during exchange turns, so a search is made once per board,
+        not once per hand). A cheap filter before :meth:`lay_path`: it ignores the turn's modifiers and the
+        joker's swap, so callers use it only where none is in force (otherwise it may say False wrongly).
+
+        Returns:
+            True unless the search proves that no held card fits any board rebuilds reach (True as well when
+            the search limit was reached).
+        """
+        g = self.g
+        key = (id(g), tuple(map(tuple, self.rows)))
+        hit = _OPENINGS_MEMO.get(key)
+        if hit is not None and hit[0] is g:
+            found = hit[1]
+        else:
+            if len(_OPENINGS_MEMO) >= _OPENINGS_KEPT:
+                _OPENINGS_MEMO.clear()
+            found = reachable_openings(g, self.rows)
+            _OPENINGS_MEMO[key] = (g, found)
+        if found is None:
+            return True  # undecided: the search limit was reached
+        ends, empty, gaps = found
+        hand = set(self.hand)
+        held = hand | set(self.parked)
+        steps = g.steps
+        return (
+            any(v - e in steps for v in held for e in ends)
+            or any(g.may_open(v, i) for i in empty for v in held)
+            or any(v in gaps for v in hand)
+        )
 
     def lay_path(self) -> tuple[bool | None, list[Rebuild]]:
         """The search of :meth:`lay_reachable`, with the rebuilds that lead to a board admitting a lay.

@@ -795,23 +795,18 @@ class GreedyBot(BaseBot):
             if mv is not None:
                 turn.apply(mv)
         self._lay_out(turn)
-        if turn.phase == DONE:
-            return
-        if turn.laid and turn.needed == 0:
-            turn.apply(END_TURN)
-            return
-        if not turn.laid and (stalled or (g.minus_allowed and turn.phase == 0)):
+        if turn.phase != DONE and not turn.laid and (stalled or (g.minus_allowed and turn.phase == 0)):
             # 4. steps 1-3 laid nothing: rebuilds after which a card can be laid, by the engine's exact search
             path = self._unlock(turn)
             if path:
                 for mv in path:
                     turn.apply(mv)
                 self._lay_phase(turn)
-                if turn.phase == DONE:
-                    return
-                if turn.laid and turn.needed == 0:
-                    turn.apply(END_TURN)
-                    return
+        if turn.phase == DONE:
+            return
+        if turn.laid and turn.needed == 0:
+            turn.apply(END_TURN)
+            return
         if g.minus_allowed and turn.phase == 0:
             minus = turn.minus_moves()  # (legal only when no card can be laid on any board rebuilds reach)
             if minus:

@@ -90,18 +90,20 @@ class BaseBot:
             held += len(h)
         for p in st.piles:
             held += len(p)
-        aside = 0
+        parked = 0
         for q in st.parked:
-            aside += len(q)
+            parked += len(q)
+        minus = 0
         for m in st.minus:
-            aside += 1000 * len(m)
+            minus += len(m)
         own = st.char_piles[turn.seat] if turn.seat < len(st.char_piles) else []
         key = (
             on_rows,
             len(st.rows),
             len(st.discard),
             held,
-            aside,
+            parked,
+            minus,
             len(st.display),
             len(st.box),
             len(st.char_deck),

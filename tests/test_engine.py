@@ -144,6 +144,7 @@ def test_turn_has_one_public_mutator():
         "available_characters",
         "can_end",
         "can_exchange",
+        "can_finish",
         "can_lay",
         "can_lay_anything",
         "can_pass",

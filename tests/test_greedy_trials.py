@@ -53,7 +53,7 @@ class _BruteGreedy(_Counting):
             given = sum(len(p) for p in sb.state.piles) - len(sb.state.piles[sb.seat]) - before
             self._lay_phase(sb)
             v = self._value(sb, given)
-            if v > best_value:
+            if v > best_value and (not stalled or sb.can_finish()):
                 best, best_value = mv, v
         return best
 

@@ -19,6 +19,7 @@ import pytest
 from conftest_characters import make_state, rules, turn_of
 from kbsim.bots import make_bot
 from kbsim.engine.rows.game import TURN_LIMIT, piles_may_turn, play_game, seat_can_lay, stalemate_confirmed
+from kbsim.engine.rows.turn import DONE
 from kbsim.engine.seeds import game_seed
 
 # every row ends with 13 and none is empty: no held 1 or 2 fits anywhere, nor after any rebuild
@@ -121,6 +122,23 @@ def test_a_stalled_bot_plays_a_character_that_lays_nothing(bot_name):
     st.turn_no += 1
     bot.play_turn(turn_of(g, st, 0))  # Den clears a row, and a 1 opens it
     assert st.char_piles[0] == [] and [1] in st.rows
+
+
+@pytest.mark.parametrize("bot_name", ["greedy", "planner"])
+def test_a_stalled_bot_makes_no_play_that_leaves_its_turn_without_a_legal_end(bot_name):
+    # parking the only hand card with a card left to draw (Wigelm put it there): no lay, no exchange of no cards,
+    # no pass. The planner did this in the characters study, and the game loop stopped on the illegal end.
+    g = rules("characters")
+    st = make_state(CLOSED, ["1", "1"], ["2", "2"], char_piles=[["wilwulf", "den"], []], turn_no=2)
+    bot = make_bot(bot_name)
+    bot.new_game(g, 0, 2, 1)
+    assert not bot.stalled(turn_of(g, st, 0))  # the seat saw this table at its previous turn
+    probe = turn_of(g, st, 0).clone()
+    probe.apply(probe.play_moves()[0])
+    assert not probe.can_finish()  # (what such a play leaves)
+    t = turn_of(g, st, 0)
+    bot.play_turn(t)
+    assert t.phase == DONE and st.char_piles[0] == ["wilwulf", "den"] and st.parked[0] == []
 
 
 @pytest.mark.parametrize(

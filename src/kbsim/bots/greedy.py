@@ -705,7 +705,8 @@ class GreedyBot(BaseBot):
         Each listed play is tried on a scratch copy of one sandbox and scored by :meth:`_value` after
         :meth:`_lay_phase`; the first play scoring strictly more than not playing and than every play before it
         is chosen. With ``stalled`` (:meth:`~kbsim.bots.base.BaseBot.stalled`: nothing changed for a whole round)
-        not playing scores nothing, so the first of the best-scoring plays is made even if it lays no card.
+        not playing scores nothing, so the first of the best-scoring plays after which the turn can still end
+        legally (:meth:`~kbsim.engine.rows.turn.Turn.can_finish`) is made even if it lays no card.
 
         Two shortcuts give the same choice with fewer lay phases: a play whose score cannot exceed
         the best so far even if every hand and parked card were laid is not laid out (each lay uses up one such
@@ -776,7 +777,7 @@ class GreedyBot(BaseBot):
                 sb.log = []
                 self._lay_phase(sb)
                 known = scores[trial] = (self._value(sb, given), (sb.log, sb.needed == 0 or sb.phase == DONE))
-            if known[0] > best_value:
+            if known[0] > best_value and (not stalled or sb.can_finish()):
                 best, (best_value, best_plan) = mv, known
         self._plan = best_plan
         return best

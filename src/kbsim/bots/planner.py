@@ -247,7 +247,7 @@ class PlannerBot(BaseBot):
             ):
                 continue  # the turn could neither lay out nor exchange after this play
             worth = self._worth(sb, plan, given) if plan is not None else sb.laid + (1000 if sb.won else 0)
-            if worth > best_worth:
+            if worth > best_worth and (not stalled or sb.can_finish()):
                 best, best_worth = mv, worth
         return best
 

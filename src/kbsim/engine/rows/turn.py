@@ -1041,6 +1041,18 @@ class Turn:
         t._undo = ()  # a search copy: rebuilds take no snapshot
         return t
 
+    def can_finish(self) -> bool:
+        """True if the turn can still be ended legally (:meth:`finishing_moves` finds a way; read only).
+
+        False, for instance, after a power parked the whole hand in a turn that must still lay a card and may
+        not pass: no lay, no exchange of no cards, no pass.
+        """
+        try:
+            self.finishing_moves()
+        except IllegalMove:
+            return False
+        return True
+
     def finishing_moves(self) -> list[Move]:
         """Moves that end this turn legally, from what the engine lists as legal (read only).
 

@@ -287,7 +287,8 @@ def piles_may_turn(game: CompiledGame, state: GameState) -> bool:
     A character reaches a seat only when the characters above it on a pile are played. A play stays in a turn
     that lays no card where characters may be played on an exchange or pass turn (``chars_any_turn``: the play
     is made before the turn becomes a lay-out turn, and the exchange or pass does not undo it), where plays
-    are not provisional, and in a turn that needs no card (an empty draw pile, an empty hand to refill);
+    are not provisional, and in a turn that needs no card (an empty draw pile, an empty hand to refill, or soon:
+    a draw pile that the refill after an exchange empties);
     otherwise a play in a turn that lays nothing is undone when the turn ends (rule file, clarification "A
     turn that lays nothing"). So when no seat can lay a card and no seat whose play would stay has a legal
     play of the character on top of its pile (with the cards it may hold: hand, and draw pile where
@@ -309,7 +310,8 @@ def piles_may_turn(game: CompiledGame, state: GameState) -> bool:
         if not game.chars_any_turn:
             st = state.copy()
             st.turn_no += 1
-            if Turn.for_seat(game, st, seat, _counts_after(st, seat)).needed > 0:
+            short = game.exchange_allowed and len(st.piles[seat]) <= game.hand_size - len(st.hands[seat])
+            if not short and Turn.for_seat(game, st, seat, _counts_after(st, seat)).needed > 0:
                 continue  # its play would be undone unless the turn lays a card
         pile_cards = game.exchange_allowed or len(state.hands[seat]) < game.hand_size
         if _probe_turn(game, state, seat, pile_cards).play_moves(limit=1):

@@ -39,7 +39,7 @@ ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
 GOLDEN = {
     "kingsbridge-greedy": "6439bd2f37eb4e68cfbe202a8ce09c2194eaedea72a6c8af5e6f7a2b92bed69d",
     "kingsbridge-random-mixed": "6791c33380b79a60021a70951aa77f7cebfb69f405bed649c8baa6cb5419b629",
-    "kingsbridge-planner": "4452213f51fc0d9c6921ce278d74dc490318d7a5351381dcf35eefe35cf69cf1",
+    "kingsbridge-planner": "bb2ebbd419017c4fb64d587e469518b9c1d7bdefd6f41ef97187218f1f4d7379",
     "kingsbridge-characters-greedy": "bb1f8801218dc644984e67fb992688fa3ec1c4ad1c77165917b6507a174a1090",
     "kingsbridge-characters-random": "fa1caf5e30cd0939bc5168386e5bf206fa4e0b805f2557f550d79584971f48d9",
     "kingsbridge-either-end-planner": "c4fa84834627e8c11073c8c4e9fa23a206ce8248509a8daa4aebb436278d0963",

@@ -176,3 +176,11 @@ def test_handed_turn_limit_games_now_end_by_the_rules(run, index, players, end):
     g = rules("characters")
     r = play_game(g, [make_bot("greedy") for _ in range(players)], game_seed(run, index))
     assert r.end_reason == end != TURN_LIMIT
+
+
+def test_two_planners_that_prefer_an_exchange_to_a_single_card_do_not_exchange_for_ever():
+    # two-player base game: each planner gave way to an exchange rather than lay a single card, every turn, to
+    # the turn limit (2.5-3.3% of games); stalled, it lays the card
+    g = rules()
+    r = play_game(g, [make_bot("planner") for _ in range(2)], game_seed(999, 40))
+    assert r.end_reason != TURN_LIMIT and r.turns < 200

@@ -34,6 +34,14 @@ class Bot(Protocol):
         """Play one whole turn through ``turn``."""
 
 
+def _cards(zones: list) -> int:
+    """Cards in all of ``zones`` (a list of lists, one per row or seat)."""
+    n = 0
+    for z in zones:
+        n += len(z)
+    return n
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled (mypyc): the market bots and test bots subclass it
 class BaseBot:
     """Keeps the per-game context every bot needs; ``self.rng`` is created on first use."""
@@ -82,28 +90,14 @@ class BaseBot:
             Whether the fingerprint equals the one of the previous call in this game.
         """
         st = turn.state
-        on_rows = 0
-        for r in st.rows:
-            on_rows += len(r)
-        held = 0
-        for h in st.hands:
-            held += len(h)
-        for p in st.piles:
-            held += len(p)
-        parked = 0
-        for q in st.parked:
-            parked += len(q)
-        minus = 0
-        for m in st.minus:
-            minus += len(m)
         own = st.char_piles[turn.seat] if turn.seat < len(st.char_piles) else []
         key = (
-            on_rows,
+            _cards(st.rows),
             len(st.rows),
             len(st.discard),
-            held,
-            parked,
-            minus,
+            _cards(st.hands) + _cards(st.piles),
+            _cards(st.parked),
+            _cards(st.minus),
             len(st.display),
             len(st.box),
             len(st.char_deck),

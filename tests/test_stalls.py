@@ -26,6 +26,13 @@ from kbsim.engine.seeds import game_seed
 CLOSED = ["2-13", "3-13", "4-13", "5-13", "6-13", "7-13"]
 
 
+def _seat0(g, name: str):
+    """A bot of ``name`` starting a two-player game of ``g`` in seat 0."""
+    bot = make_bot(name)
+    bot.new_game(g, 0, 2, 1)
+    return bot
+
+
 def _turn(g, st, seat):
     st.turn_no += 1
     return turn_of(g, st, seat)
@@ -107,8 +114,7 @@ def test_staying_plays_of_two_seats_that_together_open_a_row_are_no_stalemate():
 def test_greedy_lays_on_a_row_ending_with_the_joker():
     g = rules("characters")
     st = make_state(["5-11 E12", "9", "9", "9", "9", "9"], ["13 3", "1"], ["4", "4"], joker="edgar")
-    bot = make_bot("greedy")
-    bot.new_game(g, 0, 2, 1)
+    bot = _seat0(g, "greedy")
     bot.play_turn(turn_of(g, st, 0))
     assert st.rows[0] == [5, 6, 7, 8, 9, 10, 11, -12, 13]
 
@@ -117,8 +123,7 @@ def test_greedy_opens_an_empty_row_with_a_parked_card_once_its_hand_is_empty():
     g = rules("characters")
     st = make_state(["_", "9", "9", "9", "9", "9"], ["", "1"], ["", "4"], turn_no=3)
     st.parked[0] = [(1, 1)]
-    bot = make_bot("greedy")
-    bot.new_game(g, 0, 2, 1)
+    bot = _seat0(g, "greedy")
     t = turn_of(g, st, 0)
     bot.play_turn(t)
     assert st.rows[0] == [1] and st.parked[0] == [] and t.won
@@ -128,8 +133,7 @@ def test_greedy_opens_an_empty_row_with_a_parked_card_once_its_hand_is_empty():
 def test_a_stalled_bot_plays_a_character_that_lays_nothing(bot_name):
     g = rules("characters")
     st = make_state(CLOSED, ["1 1", "1"], ["", ""], char_piles=[["wilwulf", "den"], []], turn_no=2)
-    bot = make_bot(bot_name)
-    bot.new_game(g, 0, 2, 1)
+    bot = _seat0(g, bot_name)
     bot.play_turn(turn_of(g, st, 0))
     assert st.char_piles[0] == ["wilwulf", "den"]  # parking lays nothing: it keeps Wilwulf and passes
     bot.play_turn(turn_of(g, st, 0))  # a whole round later, nothing has changed
@@ -145,8 +149,7 @@ def test_a_stalled_bot_makes_no_play_that_leaves_its_turn_without_a_legal_end(bo
     # no pass. The planner did this in the characters study, and the game loop stopped on the illegal end.
     g = rules("characters")
     st = make_state(CLOSED, ["1", "1"], ["2", "2"], char_piles=[["wilwulf", "den"], []], turn_no=2)
-    bot = make_bot(bot_name)
-    bot.new_game(g, 0, 2, 1)
+    bot = _seat0(g, bot_name)
     assert not bot.stalled(turn_of(g, st, 0))  # the seat saw this table at its previous turn
     probe = turn_of(g, st, 0).clone()
     probe.apply(probe.play_moves()[0])

@@ -557,14 +557,14 @@ def _play_turn(
             legal[k] += 1
     know = loop.know
     assert know is not None, "the game loop's hands track what everybody knows"
-    loop.vault = mask(loop.state, know, turn.seat)
+    vault = loop.vault = mask(loop.state, know, turn.seat, turn)
     try:
         bot.play_turn(turn)
         if turn.phase != DONE:
             turn.apply(END_TURN)
     finally:
-        unmask(loop.state, loop.vault, turn.exchanged)
         loop.vault = None
+        unmask(loop.state, vault, turn.exchanged, turn)
 
 
 class HandLoop:

@@ -314,13 +314,13 @@ def stuck_values(game: CompiledGame, state: GameState) -> tuple[int, ...]:
 
 
 class Vault:
-    """The real contents of the zones :func:`mask` hid from one seat (held by the game loop only).
+    """The real zones :func:`mask` took out of the state for one seat's decision (held by the game loop only).
 
     Attributes:
         seat: the seat the zones were masked for.
-        piles: per seat (one list for a shared stock), the draw pile as it was.
-        hands: per seat, the hand as it was (None for the seat's own hand, which stays visible).
-        deck: the face-down character deck as it was.
+        piles: per seat, the real draw pile (the same list object for every seat of a shared stock).
+        hands: per seat, the real hand (None for the seat's own hand, which stays in place).
+        deck: the real face-down character deck, or None when it was empty.
     """
 
     __slots__ = ("seat", "piles", "hands", "deck")
@@ -329,85 +329,102 @@ class Vault:
         self.seat = seat
         self.piles: list[list[int]] = []
         self.hands: list[list[int] | None] = []
-        self.deck: list[str] = []
+        self.deck: list[str] | None = None
 
 
-def mask(state: GameState, know: Knowledge, seat: int) -> Vault:
-    """Hide, in place, every card of ``state`` that ``seat`` may not see; return the real cards.
+def mask(state: GameState, know: Knowledge, seat: int, turn: Turn | None = None) -> Vault:
+    """Take every card ``seat`` may not see out of ``state``: its hidden zones are replaced by masked lists.
 
     Draw piles become :data:`HIDDEN` except the cards ``seat`` knows (its own exchanged cards at the bottom of its
     pile, and cards everybody saw put on top of any pile); other seats' hands become their known cards followed
-    by :data:`HIDDEN`; the face-down character deck becomes :data:`HIDDEN_CHARACTER`. Sizes do not change.
+    by :data:`HIDDEN`; the face-down character deck becomes :data:`HIDDEN_CHARACTER`. Sizes do not change. The
+    zones are swapped, not copied: the real lists go into the vault untouched (a few list headers per turn).
 
     Args:
-        state: the live state (changed in place).
+        state: the live state (its zone lists are replaced).
         know: the hand's public knowledge.
         seat: the seat about to decide.
+        turn: that seat's turn, whose own draw pile is swapped too.
 
     Returns:
         The :class:`Vault` to hand to :func:`unmask`.
     """
     vault = Vault(seat)
     piles = state.piles
+    n = len(piles)
     if state.shared:
-        p = piles[0]
-        vault.piles.append(p[:])
-        p[:] = [HIDDEN] * len(p)
-    else:
-        for s in range(len(piles)):
-            p = piles[s]
-            real = p[:]
+        real = piles[0]
+        masked = [HIDDEN] * len(real)
+        for s in range(n):
             vault.piles.append(real)
-            n = len(real)
-            masked = [HIDDEN] * n
-            b = know.own_bottom[s] if s == seat else 0
+            piles[s] = masked
+    else:
+        own_bottom, top = know.own_bottom, know.top
+        for s in range(n):
+            real = piles[s]
+            vault.piles.append(real)
+            size = len(real)
+            masked = [HIDDEN] * size
+            b = own_bottom[s] if s == seat else 0
             if b:
                 masked[:b] = real[:b]
-            t = know.top[s]
+            t = top[s]
             if t:
-                masked[n - t :] = real[n - t :]
-            p[:] = masked
+                masked[size - t :] = real[size - t :]
+            piles[s] = masked
+    if turn is not None:
+        turn._pile = piles[seat]
     hands = state.hands
     for s in range(len(hands)):
         if s == seat:
             vault.hands.append(None)
             continue
-        h = hands[s]
-        vault.hands.append(h[:])
+        real = hands[s]
+        vault.hands.append(real)
         known = know.known[s]
-        h[:] = known + [HIDDEN] * (len(h) - len(known))
-    deck = state.char_deck
-    if deck:
-        vault.deck = deck[:]
-        deck[:] = [HIDDEN_CHARACTER] * len(deck)
+        hands[s] = known + [HIDDEN] * (len(real) - len(known)) if known else [HIDDEN] * len(real)
+    if state.char_deck:
+        vault.deck = state.char_deck
+        state.char_deck = [HIDDEN_CHARACTER] * len(state.char_deck)
     return vault
 
 
-def unmask(state: GameState, vault: Vault, exchanged: int) -> None:
-    """Put back, in place, the real cards :func:`mask` hid, keeping what the turn did meanwhile.
+def unmask(state: GameState, vault: Vault, exchanged: int, turn: Turn | None = None) -> None:
+    """Put the real zones :func:`mask` took out back into ``state``, keeping what the turn did meanwhile.
 
     During the turn a pile may have received the seat's exchanged cards at its bottom (``exchanged`` of them,
     its own pile) and cards on top (a power); the character deck may have lost cards from its top to the display
     (shown as ``"?"`` there) and gained the joker at its bottom. Draws from piles wait
-    (:attr:`Turn.defer_draws`), so the masked part of every pile is still whole.
+    (:attr:`Turn.defer_draws`), so the masked part of every pile is still whole. The vault is not changed (a
+    pile that received cards is put back as a new list), so :func:`unmasked_copy` can use it again.
 
     Args:
-        state: the state :func:`mask` masked (changed in place).
+        state: the state :func:`mask` masked.
         vault: what :func:`mask` returned.
         exchanged: cards the seat put under its own pile this turn.
+        turn: the seat's turn, whose own draw pile is swapped back too.
 
     Raises:
         InvariantError: a masked zone changed in a way no rule does (an engine or bot bug).
     """
     seat = vault.seat
     piles = state.piles
-    for i in range(len(vault.piles)):
+    shared = state.shared
+    for i in range(len(piles)):
         real = vault.piles[i]
-        p = piles[i]
-        k = exchanged if (i == seat or state.shared) else 0
-        if len(p) < k + len(real):
-            raise InvariantError(f"draw pile {i + 1} lost cards while masked ({len(p)} < {k + len(real)})")
-        p[:] = p[:k] + real + p[k + len(real) :]
+        now = piles[i]
+        k = exchanged if (i == seat or shared) else 0
+        size = len(real)
+        if len(now) == size and not k:
+            piles[i] = real
+        elif len(now) < k + size:
+            raise InvariantError(f"draw pile {i + 1} lost cards while masked ({len(now)} < {k + size})")
+        elif shared and i > 0:
+            piles[i] = piles[0]
+        else:
+            piles[i] = now[:k] + real + now[k + size :]
+    if turn is not None:
+        turn._pile = piles[seat]
     hands = state.hands
     for s in range(len(vault.hands)):
         h0 = vault.hands[s]
@@ -415,29 +432,34 @@ def unmask(state: GameState, vault: Vault, exchanged: int) -> None:
             continue
         if len(hands[s]) != len(h0):
             raise InvariantError(f"seat {s}'s hand changed size while masked")
-        hands[s][:] = h0
+        hands[s] = h0
     real_deck = vault.deck
     deck = state.char_deck
-    if real_deck or HIDDEN_CHARACTER in deck or HIDDEN_CHARACTER in state.display:
-        c = 0
-        while c < len(deck) and deck[len(deck) - 1 - c] == HIDDEN_CHARACTER:
-            c += 1
-        popped = real_deck[c:][::-1]  # turned up onto the display, in the order they were turned up
-        deck[:] = deck[: len(deck) - c] + real_deck[:c]
-        display = state.display
-        j = 0
-        for i in range(len(display)):
-            if display[i] == HIDDEN_CHARACTER:
-                if j >= len(popped):
-                    raise InvariantError("the display holds more hidden characters than the deck gave")
-                display[i] = popped[j]
-                j += 1
-        if j != len(popped):
-            raise InvariantError("characters left the masked deck but did not reach the display")
+    display = state.display
+    if real_deck is None and HIDDEN_CHARACTER not in deck and HIDDEN_CHARACTER not in display:
+        return
+    real_cards: list[str] = [] if real_deck is None else real_deck
+    c = 0
+    while c < len(deck) and deck[len(deck) - 1 - c] == HIDDEN_CHARACTER:
+        c += 1
+    popped = real_cards[c:][::-1]  # turned up onto the display, in the order they were turned up
+    state.char_deck = deck[: len(deck) - c] + real_cards[:c]
+    j = 0
+    for i in range(len(display)):
+        if display[i] == HIDDEN_CHARACTER:
+            if j >= len(popped):
+                raise InvariantError("the display holds more hidden characters than the deck gave")
+            display[i] = popped[j]
+            j += 1
+    if j != len(popped):
+        raise InvariantError("characters left the masked deck but did not reach the display")
 
 
 def unmasked_copy(state: GameState, vault: Vault, exchanged: int) -> GameState:
-    """A copy of a masked ``state`` with the real cards back (for the invariant checks made during a turn)."""
+    """A copy of a masked ``state`` with the real cards back (for the invariant checks made during a turn).
+
+    The copy may share the vault's lists; read it only.
+    """
     st = state.copy()
     unmask(st, vault, exchanged)
     return st

@@ -98,3 +98,12 @@ def test_study_arms_name_bots_by_spec(tmp_path):
     doc["arms"][0]["bots"] = "planner(depth=2)"
     with pytest.raises(StudyError, match=r"arm 'a' \(arms.0\).bots: .*unknown parameter 'depth'"):
         plan_study(study_from_dict(doc, tmp_path / "spec.toml"), tmp_path / "records")
+
+
+def test_dotted_words_are_strings():
+    s = parse_spec("planner(bar=[characters.play.agatha, exchange])")
+    assert s.params == (("bar", ("characters.play.agatha", "exchange")),)
+    assert s.canonical() == "planner(bar=[characters.play.agatha, exchange])"
+    assert parse_spec(s.canonical()) == s
+    with pytest.raises(BotSpecError, match="expected a bot name"):
+        parse_spec("planner(bar=a.b())")

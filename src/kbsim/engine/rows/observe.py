@@ -319,16 +319,16 @@ class Vault:
     Attributes:
         seat: the seat the zones were masked for.
         piles: per seat, the real draw pile (the same list object for every seat of a shared stock).
-        hands: per seat, the real hand (None for the seat's own hand, which stays in place).
+        hands: per seat, the real hand (the seat's own hand stays in place: it is the same list).
         deck: the real face-down character deck, or None when it was empty.
     """
 
     __slots__ = ("seat", "piles", "hands", "deck")
 
-    def __init__(self, seat: int) -> None:
+    def __init__(self, seat: int, piles: list[list[int]], hands: list[list[int]]) -> None:
         self.seat = seat
-        self.piles: list[list[int]] = []
-        self.hands: list[list[int] | None] = []
+        self.piles = piles
+        self.hands = hands
         self.deck: list[str] | None = None
 
 
@@ -349,40 +349,35 @@ def mask(state: GameState, know: Knowledge, seat: int, turn: Turn | None = None)
     Returns:
         The :class:`Vault` to hand to :func:`unmask`.
     """
-    vault = Vault(seat)
     piles = state.piles
+    hands = state.hands
+    vault = Vault(seat, piles[:], hands[:])
     n = len(piles)
     if state.shared:
-        real = piles[0]
-        masked = [HIDDEN] * len(real)
+        masked = [HIDDEN] * len(piles[0])
         for s in range(n):
-            vault.piles.append(real)
             piles[s] = masked
     else:
-        own_bottom, top = know.own_bottom, know.top
+        top = know.top
         for s in range(n):
             real = piles[s]
-            vault.piles.append(real)
             size = len(real)
             masked = [HIDDEN] * size
-            b = own_bottom[s] if s == seat else 0
-            if b:
-                masked[:b] = real[:b]
             t = top[s]
             if t:
                 masked[size - t :] = real[size - t :]
             piles[s] = masked
+        b = know.own_bottom[seat]
+        if b:
+            piles[seat][:b] = vault.piles[seat][:b]
     if turn is not None:
         turn._pile = piles[seat]
-    hands = state.hands
+    known = know.known
     for s in range(len(hands)):
-        if s == seat:
-            vault.hands.append(None)
-            continue
-        real = hands[s]
-        vault.hands.append(real)
-        known = know.known[s]
-        hands[s] = known + [HIDDEN] * (len(real) - len(known)) if known else [HIDDEN] * len(real)
+        if s != seat:
+            k = known[s]
+            size = len(hands[s])
+            hands[s] = k + [HIDDEN] * (size - len(k)) if k else [HIDDEN] * size
     if state.char_deck:
         vault.deck = state.char_deck
         state.char_deck = [HIDDEN_CHARACTER] * len(state.char_deck)
@@ -409,35 +404,41 @@ def unmask(state: GameState, vault: Vault, exchanged: int, turn: Turn | None = N
     """
     seat = vault.seat
     piles = state.piles
+    masked = piles[:]
+    real_piles = vault.piles
+    piles[:] = real_piles
     shared = state.shared
     for i in range(len(piles)):
-        real = vault.piles[i]
-        now = piles[i]
+        now = masked[i]
+        size = len(real_piles[i])
         k = exchanged if (i == seat or shared) else 0
-        size = len(real)
         if len(now) == size and not k:
-            piles[i] = real
-        elif len(now) < k + size:
+            continue
+        if len(now) < k + size:
             raise InvariantError(f"draw pile {i + 1} lost cards while masked ({len(now)} < {k + size})")
-        elif shared and i > 0:
-            piles[i] = piles[0]
-        else:
-            piles[i] = now[:k] + real + now[k + size :]
+        if shared:
+            merged = now[:k] + real_piles[i] + now[k + size :]
+            for j in range(len(piles)):
+                piles[j] = merged
+            break
+        piles[i] = now[:k] + real_piles[i] + now[k + size :]
     if turn is not None:
         turn._pile = piles[seat]
     hands = state.hands
-    for s in range(len(vault.hands)):
-        h0 = vault.hands[s]
-        if h0 is None:
-            continue
-        if len(hands[s]) != len(h0):
+    for s in range(len(hands)):
+        if len(hands[s]) != len(vault.hands[s]):
             raise InvariantError(f"seat {s}'s hand changed size while masked")
-        hands[s] = h0
+    hands[:] = vault.hands
     real_deck = vault.deck
     deck = state.char_deck
     display = state.display
-    if real_deck is None and HIDDEN_CHARACTER not in deck and HIDDEN_CHARACTER not in display:
+    if real_deck is None and not deck and HIDDEN_CHARACTER not in display:
         return
+    _unmask_deck(state, real_deck, deck, display)
+
+
+def _unmask_deck(state: GameState, real_deck: list[str] | None, deck: list[str], display: list[str]) -> None:
+    """The character deck and display part of :func:`unmask`."""
     real_cards: list[str] = [] if real_deck is None else real_deck
     c = 0
     while c < len(deck) and deck[len(deck) - 1 - c] == HIDDEN_CHARACTER:

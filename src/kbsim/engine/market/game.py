@@ -147,12 +147,12 @@ class MarketPlay:
     def context(self, choosing: bool = False) -> MarketContext:
         """The counts every seat knows now, for the view of the next turn (or of a contract choice)."""
         return MarketContext(
-            choosing=choosing,
-            turns=self.turns if choosing else self.turns - 1,
-            trigger_seat=self.trigger_seat,
-            remaining=self.remaining,
-            idle=self.idle,
-            passes=tuple(self.passes),
+            choosing,
+            self.turns if choosing else self.turns - 1,
+            self.trigger_seat,
+            self.remaining,
+            self.idle,
+            tuple(self.passes),
         )
 
     def new_turn(self) -> MarketTurn:
@@ -247,16 +247,21 @@ def play_market_game(
     if check:
         verify(None)
     play = MarketPlay(game, st, seat=game.first_seat % n)
+    views: list[MarketState | None] = [None] * n  # each seat's masked table, kept up to date between its turns
     for s, bot in enumerate(bots):  # each bot decides from its seat's view (kbsim.engine.market.observe)
         t = watch(MarketTurn(game, st, s, phase=CHOOSE))
-        bot.play_turn(handed(t, play.context(choosing=True)))
+        view = handed(t, play.context(choosing=True), views[s])
+        views[s] = view.state
+        bot.play_turn(view)
         if t.phase != DONE:
             t._close()
         moves_log.append((s, t.log))
     while play.turns < game.turn_limit:
         seat = play.seat
         t = watch(play.new_turn())
-        bots[seat].play_turn(handed(t, play.context()))
+        view = handed(t, play.context(), views[seat])
+        views[seat] = view.state
+        bots[seat].play_turn(view)
         moves_log.append((seat, t.log))
         if play.finish_turn(t):
             break

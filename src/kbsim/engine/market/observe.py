@@ -22,7 +22,7 @@ move. :attr:`MarketTurn.seen` carries the turn-loop counts
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kbsim.engine.market.compiled import HIDDEN
 from kbsim.engine.market.moves import Move
@@ -30,8 +30,7 @@ from kbsim.engine.market.state import MarketState
 from kbsim.engine.market.turn import MarketTurn
 
 
-@dataclass(frozen=True)
-class MarketContext:
+class MarketContext(NamedTuple):
     """The turn-loop counts every seat knows at the start of a turn (see :class:`~kbsim.engine.market.game.MarketPlay`).
 
     Attributes:
@@ -60,74 +59,123 @@ def masked(st: MarketState, seat: int, *, share: bool = False) -> MarketState:
     Args:
         st: the table (not changed).
         seat: the seat whose view is made.
-        share: the view's public zones are ``st``'s own lists (read them only; the view a bot is handed, remade
-            after every move) instead of copies.
+        share: the view's public zones are ``st``'s own lists (read them only; the view a bot is handed, kept up
+            to date by :func:`refresh`) instead of copies.
 
     Returns:
         The masked state (``hidden`` set, as a sandbox's).
     """
     if share:
         v = MarketState.__new__(MarketState)
-        v.lines = st.lines
-        v.box = st.box
-        v.wagons = st.wagons
-        v.currency = st.currency
-        v.tokens = st.tokens
-        v.supply = st.supply
-        v.obj_visible = st.obj_visible
-        v.obj_box = st.obj_box
-        v.claimed = st.claimed
-        v.pending = st.pending
-        v.open_lines = st.open_lines
-        v.deck_seen = st.deck_seen
-        v.obj_seen = st.obj_seen
         v.rng = None
         v.contracts = list(st.contracts)
         v.offered = list(st.offered)
         v.returned = list(st.returned)
+        _share_public(v, st)
+        v.deck_seen = list(st.deck_seen)  # (own copies: refresh compares them with the table's)
     else:
         v = st.copy()
     v.hidden = True
-    v.decks = [d[:k] + [HIDDEN] * (len(d) - k) for d, k in zip(st.decks, st.deck_seen, strict=True)]
-    k = st.obj_seen
-    v.obj_deck = st.obj_deck[:k] + [HIDDEN] * (len(st.obj_deck) - k)
+    v.decks = [_masked_deck(st.decks[d], st.deck_seen[d]) for d in range(len(st.decks))]
+    v.obj_deck = _masked_deck(st.obj_deck, st.obj_seen)
     for s in range(st.players):
         if s != seat:
             v.contracts[s] = [HIDDEN] * len(st.contracts[s])
             v.offered[s] = [HIDDEN] * len(st.offered[s])
             v.returned[s] = []
-    mine = st.returned[seat]
-    v.contract_box = mine + [HIDDEN] * (len(st.contract_box) - len(mine))
+    v.contract_box = _masked_box(st, seat)
     return v
 
 
-def handed(turn: MarketTurn, context: MarketContext) -> MarketTurn:
+def refresh(v: MarketState, st: MarketState, seat: int) -> None:
+    """Bring ``v`` (made by :func:`masked` with ``share``) up to date with ``st`` after a move.
+
+    Only the masked zones whose size or known part changed are rebuilt (a take turns up a card from a deck; a
+    contract choice fills the box).
+    """
+    _share_public(v, st)
+    for d in range(len(st.decks)):
+        if len(v.decks[d]) != len(st.decks[d]) or v.deck_seen[d] != st.deck_seen[d]:
+            v.decks[d] = _masked_deck(st.decks[d], st.deck_seen[d])
+            v.deck_seen[d] = st.deck_seen[d]
+    if len(v.obj_deck) != len(st.obj_deck) or v.obj_seen != st.obj_seen:
+        v.obj_deck = _masked_deck(st.obj_deck, st.obj_seen)
+        v.obj_seen = st.obj_seen
+    if len(v.contract_box) != len(st.contract_box) or len(v.returned[seat]) != len(st.returned[seat]):
+        v.contract_box = _masked_box(st, seat)
+    for s in range(st.players):
+        if s == seat:
+            v.offered[s] = st.offered[s]
+            v.contracts[s] = st.contracts[s]
+            v.returned[s] = st.returned[s]
+        else:
+            if len(v.contracts[s]) != len(st.contracts[s]):
+                v.contracts[s] = [HIDDEN] * len(st.contracts[s])
+            if len(v.offered[s]) != len(st.offered[s]):
+                v.offered[s] = [HIDDEN] * len(st.offered[s])
+
+
+def _share_public(v: MarketState, st: MarketState) -> None:
+    """Point the public zones of ``v`` at those of ``st`` (the table may have replaced a list since)."""
+    v.lines = st.lines
+    v.box = st.box
+    v.wagons = st.wagons
+    v.currency = st.currency
+    v.tokens = st.tokens
+    v.supply = st.supply
+    v.obj_visible = st.obj_visible
+    v.obj_box = st.obj_box
+    v.claimed = st.claimed
+    v.pending = st.pending
+    v.open_lines = st.open_lines
+    v.obj_seen = st.obj_seen
+
+
+def _masked_deck(deck: list[int], seen: int) -> list[int]:
+    """A face-down deck as everybody sees it: its ``seen`` bottom cards, then placeholders."""
+    return deck[:seen] + [HIDDEN] * (len(deck) - seen) if seen else [HIDDEN] * len(deck)
+
+
+def _masked_box(st: MarketState, seat: int) -> list[int]:
+    """The contract box as ``seat`` sees it: the contracts it put back, then placeholders."""
+    mine = st.returned[seat]
+    return mine + [HIDDEN] * (len(st.contract_box) - len(mine))
+
+
+def handed(turn: MarketTurn, context: MarketContext, last: MarketState | None = None) -> MarketTurn:
     """The turn handed to the seat's bot: ``turn`` over a masked copy of its table, relaying every move to ``turn``.
 
     Args:
         turn: the real turn (on the game's table), with the game loop's log and checks.
         context: the turn-loop counts at its start.
+        last: the masked table of this seat's previous view (made with ``share``), brought up to date instead of
+            made anew (the game loop keeps one per seat).
 
     Returns:
         The view; applying a move to it applies the move to ``turn`` (which raises
         :class:`~kbsim.engine.results.IllegalMove` if it is not legal) and then shows the table as it is now.
     """
     seat = turn.seat
-    view = turn.on_state(masked(turn.state, seat, share=True))
+    if last is None:
+        last = masked(turn.state, seat, share=True)
+    else:
+        refresh(last, turn.state, seat)
+    view = turn.on_state(last)
     view.seen = context
+    view._legal = list(turn.legal_moves())  # (listed once, on the table: the list depends on public zones only)
 
     def relay(move: Move) -> None:
         turn.apply(move)
-        view.state = masked(turn.state, seat, share=True)
+        refresh(view.state, turn.state, seat)
         view.phase = turn.phase
         view.took = turn.took
         view.claims = turn.claims
         view.lost = turn.lost
         view.resolved = list(turn.resolved)
-        view._legal = None
+        view._legal = list(turn.legal_moves())
 
     view._relay = relay
     return view
 
 
-__all__ = ["MarketContext", "handed", "masked"]
+__all__ = ["MarketContext", "handed", "masked", "refresh"]

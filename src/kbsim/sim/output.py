@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 from kbsim.records import read_metadata
 from kbsim.sim.records import SCHEMA, publish, records_metadata, to_table, write_parquet
+from kbsim.strict_io import InputFileError, check_regular_file, read_input_text
 
 MERGE_ROWS = 20_000
 """Games per row group of a finished records file (chunks are gathered up to this size when merged)."""
@@ -185,6 +186,7 @@ class RunOutput:
         for p in self.parts.glob("chunk-*.parquet"):
             try:
                 _, a, b = p.stem.split("-")
+                check_regular_file(p)  # never hand pyarrow a named pipe
                 ok = pq.read_metadata(p).num_rows == int(b) - int(a)
             except Exception:
                 ok = False
@@ -197,8 +199,8 @@ class RunOutput:
         path = Path(path)
         parts = path.with_name(path.name + ".parts") / "run.json"
         try:
-            return json.loads(parts.read_text())
-        except (OSError, ValueError):
+            return json.loads(read_input_text(parts))
+        except (InputFileError, ValueError):
             pass
         try:
             return read_metadata(path).get("run") if path.is_file() else None
@@ -210,8 +212,8 @@ class RunOutput:
 
     def _read_manifest(self) -> dict[str, Any] | None:
         try:
-            return json.loads(self._manifest_path().read_text())
-        except (OSError, ValueError):
+            return json.loads(read_input_text(self._manifest_path()))
+        except (InputFileError, ValueError):
             return None
 
     def _write_manifest(self) -> None:

@@ -116,7 +116,10 @@ def test_signals_to_the_group_during_a_run_stop_it_and_it_resumes(tmp_path, step
     run.send(*steps)
     line = run.check_clean_stop(getattr(signal, "SIG" + steps[0]))
     safe = _chunks(parts) * 100
-    assert f"{safe:,} of 3,000 games are safe in i2.parquet.parts" in line and "--resume" in line, line
+    if "stopped at once" in line:  # a third signal before the clean stop was done: forced, and nothing lost
+        assert "finished chunks are kept in i2.parquet.parts" in line and "--resume" in line, line
+    else:
+        assert f"{safe:,} of 3,000 games are safe in i2.parquet.parts" in line and "--resume" in line, line
     done = subprocess.run(
         [*KBSIM, *RUN, "-n", "3000", "--chunk-size", "100", "--resume"], cwd=tmp_path, capture_output=True, text=True
     )

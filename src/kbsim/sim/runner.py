@@ -405,7 +405,7 @@ class DaskBackend(Backend):
                         processes=True,
                         dashboard_address=None,
                         preload=[__name__],
-                        silence_logs=logging.ERROR,
+                        silence_logs=logging.CRITICAL,  # its own errors reach this process as exceptions
                     )
                 client = Client(cluster)
         except OSError as e:

@@ -16,7 +16,8 @@ MAX_PACE = 60.0
 
 def play(
     game: Annotated[
-        Optional[str], typer.Option("--game", "-g", help="Shipped game name or path to a rule file (default: kingsbridge).")
+        Optional[str],
+        typer.Option("--game", "-g", help="Shipped game name or path to a rule file (default: kingsbridge)."),
     ] = None,
     players: Annotated[
         Optional[int], typer.Option("--players", "-p", help="Seats, yours included (default: the rules' minimum).")
@@ -250,5 +251,7 @@ def _run_app(setup, loaded, g, saved) -> None:
     for line in lines:
         print(line)
     if kind != "finished":
-        resume = "kbsim play --resume" + (f" --records {setup.records}" if not setup.records.startswith("runs/") else "")
+        resume = "kbsim play --resume" + (
+            f" --records {setup.records}" if not setup.records.startswith("runs/") else ""
+        )
         print(f"game saved in {setup.records}.unfinished.json; continue it with: {resume}")

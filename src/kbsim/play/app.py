@@ -74,6 +74,10 @@ class PlayApp(App):
         handle_signals: save and quit on SIGHUP and SIGTERM (the command line; not in tests).
 
     Attributes:
+        prompt: the id of the prompt shown (0 while the bots play).
+        listed: the legal moves shown, ``(notation, words)``.
+        hinted: the listed move the last hint starts with, or None.
+        messages: every message shown, ``(kind, text)``.
         outcome: what happened, for the command line to print after the app closed: ``finished``, ``saved`` or
             ``failed``, and the lines to print.
     """
@@ -109,6 +113,7 @@ class PlayApp(App):
         self.prompt = 0
         self.listed: list[tuple[str, str]] = []
         self.last_update: Update | None = None
+        self.hinted: int | None = None
         self.messages: list[tuple[str, str]] = []
         self.outcome: tuple[str, list[str]] = ("saved", [])
         self._digits = ""
@@ -149,6 +154,8 @@ class PlayApp(App):
         elif event.kind == "message":
             kind, text = event.data
             self._say(text, kind)
+            if kind == "hint":
+                self.hinted = event.select
             if event.select is not None and self.prompt:
                 self.query_one("#moves", OptionList).highlighted = event.select
         elif event.kind == "finished":
@@ -169,6 +176,7 @@ class PlayApp(App):
         moves = self.query_one("#moves", OptionList)
         self.prompt = up.prompt
         self.listed = list(up.moves)
+        self.hinted = None
         moves.clear_options()
         if up.prompt:
             options = []

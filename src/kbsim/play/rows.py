@@ -82,9 +82,7 @@ class RowsPart:
             shown = ", ".join(self._char_name(g, k) for k in state.display) or "none"
             extra.append(f"characters face up: {shown}; face down: {len(state.char_deck)}; out: {len(state.box)}")
         if state.joker is not None:
-            where = [
-                f"row {r + 1} as {g.card_text(-c)}" for r, row in enumerate(state.rows) for c in row if c < 0
-            ]
+            where = [f"row {r + 1} as {g.card_text(-c)}" for r, row in enumerate(state.rows) for c in row if c < 0]
             extra.append(f"joker {self._char_name(g, state.joker)} in {', '.join(where)}")
         parts.append(Text("   ".join(extra)))
         hand = sorted(state.hands[ctx.seat], key=lambda c: (g.value(c), c))

@@ -243,7 +243,9 @@ class GameSession:
         self.thread.start()
 
     def send(self, command: tuple) -> None:
-        """Queue a command: ``("pick", prompt, index)``, ``("type", prompt, text)``, ``("undo", prompt)``,
+        """Queue a command for the person's turn (answered when the game thread reads it).
+
+        Commands: ``("pick", prompt, index)``, ``("type", prompt, text)``, ``("undo", prompt)``,
         ``("hint", prompt)``, ``("rule", prompt, index_or_text)``.
         """
         self.inbox.put(command)
@@ -328,7 +330,9 @@ class GameSession:
                 try:
                     part.apply(turn, move)
                 except IllegalMove as e:  # the copy and the game disagree: an engine bug
-                    raise RuntimeError(f"move {text!r} was legal on the copy of the turn but not on the game: {e}")
+                    raise RuntimeError(
+                        f"move {text!r} was legal on the copy of the turn but not on the game: {e}"
+                    ) from None
         self.turns.append([t for t, _ in made])
         self._save([], ("commit", part.position(turn.state)))
 
@@ -505,9 +509,7 @@ class GameSession:
         if getattr(r, "score", None) is not None:
             lines.append(f"team score: {r.score}")
         where = f"record of game {setup.game_index} (run seed {setup.seed})"
-        lines.append(
-            f"{where} added to {setup.records}" if self.written else f"{where} was already in {setup.records}"
-        )
+        lines.append(f"{where} added to {setup.records}" if self.written else f"{where} was already in {setup.records}")
         return lines
 
 

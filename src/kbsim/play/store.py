@@ -94,7 +94,9 @@ def check_records_file(path: Path, identity: dict[str, Any]) -> None:
         raise StoreError(
             f"--records {path}: holds records of a kbsim run, not of kbsim play; give another --records file"
         )
-    differ = sorted(k for k in identity if json.dumps(run.get(k), sort_keys=True) != json.dumps(identity[k], sort_keys=True))
+    differ = sorted(
+        k for k in identity if json.dumps(run.get(k), sort_keys=True) != json.dumps(identity[k], sort_keys=True)
+    )
     if differ:
         raise StoreError(
             f"--records {path}: holds games with other {', '.join(differ)}; one file holds one rule set and player "
@@ -191,7 +193,9 @@ def read_save(path: Path) -> dict[str, Any]:
     _expect(path, "setup", data.get("setup"), dict)
     _expect(path, "rules_hash", data.get("rules_hash"), str)
     turns = data.get("turns")
-    if not isinstance(turns, list) or not all(isinstance(t, list) and all(isinstance(m, str) for m in t) for t in turns):
+    if not isinstance(turns, list) or not all(
+        isinstance(t, list) and all(isinstance(m, str) for m in t) for t in turns
+    ):
         raise StoreError(f"{path}: field turns: expected a list of lists of moves (strings)")
     pending = data.get("pending")
     if not isinstance(pending, list) or not all(isinstance(m, str) for m in pending):

@@ -232,7 +232,9 @@ def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
         seed = game_seed(spec.seed, deal)
         bots = [make_bot(name, g.family) for name in lineup]
         r = play_game(g, bots, seed, check=spec.check)
-        append_record(cols, run_id=run_id, index=i, seed=seed, game=g, players=spec.players, bots=list(lineup), result=r)
+        append_record(
+            cols, run_id=run_id, index=i, seed=seed, game=g, players=spec.players, bots=list(lineup), result=r
+        )
     return cols
 
 

@@ -546,3 +546,94 @@ def test_files_that_are_not_ours_or_games_in_progress_are_refused(tmp_path, monk
     _one_line_error(_cli(["play", "--resume"], tmp_path, monkeypatch, capsys), "field turns")
     save.write_text("{not json")
     _one_line_error(_cli(["play", "--resume"], tmp_path, monkeypatch, capsys), "cannot read")
+
+
+def _spawn_in_terminal(args, cwd):
+    """Start ``kbsim ARGS`` on a new pseudo-terminal (its controlling terminal); returns (pid, master fd)."""
+    import os
+    import pty
+    import sys
+
+    from conftest import cli_env
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a session of its own on the terminal
+        os.chdir(cwd)
+        env = cli_env() | {"TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
+        os.execve(sys.executable, [sys.executable, "-m", "kbsim.cli", *args], env)
+    return pid, fd
+
+
+def _drain_until(fd, pid, cond, timeout=90.0) -> bytes:
+    import os
+    import select
+
+    out = b""
+    end = time.monotonic() + timeout
+    while not cond(out):
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out; the screen so far ends with {out[-400:]!r}")
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                out += os.read(fd, 65536)
+            except OSError:
+                break
+    return out
+
+
+def _wait_exit(pid, timeout=60.0) -> int:
+    import os
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.1)
+    os.kill(pid, 9)
+    raise AssertionError("kbsim play did not exit")
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "terminal-closed"])
+def test_an_interrupted_game_in_a_real_terminal_is_saved_and_resumes(tmp_path, how):
+    import os
+
+    pid, fd = _spawn_in_terminal(["play", "-p", "2", "--seed", "5", "--fast"], tmp_path)
+    save = tmp_path / "runs" / "play-kingsbridge-base-2p.parquet.unfinished.json"
+
+    def at_prompt(_out: bytes) -> bool:
+        try:
+            return read_save(save)["check"]["at"] == "prompt"
+        except Exception:
+            return False
+
+    try:
+        _drain_until(fd, pid, at_prompt)
+        os.write(fd, b"1\r")  # the first listed move (a lay: provisional until the turn ends)
+        _drain_until(fd, pid, lambda _o: bool(read_save(save)["pending"]))
+        if how == "ctrl-c":
+            os.write(fd, b"\x03")
+            tail = _drain_until(fd, pid, lambda o: b"kbsim play --resume" in o)
+            assert b"game saved" in tail
+            assert _wait_exit(pid) == 0
+        else:
+            os.close(fd)  # the terminal goes away: the kernel hangs up on the session (SIGHUP)
+            fd = -1
+            _wait_exit(pid)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    saved = read_save(save)
+    assert saved["turns"] == [] and len(saved["pending"]) == 1
+    setup = PlaySetup.from_json(saved["setup"], 0.0)
+    loaded = load_rules(setup.game, setup.variants, setup.options)
+    g = family_of(loaded.model).compile(loaded)
+    setup = PlaySetup(**{**setup.__dict__, "records": str(tmp_path / setup.records)})
+    listener = _Follower(False)
+    session = GameSession(setup, listener, loaded, g, saved)
+    listener.session = session
+    session.start()
+    assert listener.done.wait(60) and listener.outcome[0] == "finished", listener.outcome
+    got = _check_record(setup, loaded, g)
+    assert got["moves"][0].split(": ", 1)[1].startswith(saved["pending"][0])

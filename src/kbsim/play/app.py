@@ -171,8 +171,9 @@ class PlayApp(App):
         self.query_one("#table", Static).update(up.drawing)
         self.query_one("#note", Static).update(Text(up.status))
         log = self.query_one("#log", RichLog)
+        width = max(40, log.scrollable_content_region.width - 1)  # (wrapped to the log's width, not 78 columns)
         for line in up.log:
-            log.write(Text(line))
+            log.write(Text(line), width=width)
         moves = self.query_one("#moves", OptionList)
         self.prompt = up.prompt
         self.listed = list(up.moves)

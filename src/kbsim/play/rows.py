@@ -52,6 +52,10 @@ _RULES: dict[type, list[tuple[str, str]]] = {
 }
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
 class RowsPart:
     """The rows family's part of ``kbsim play`` (the interface of :class:`kbsim.play.base.PlayPart`)."""
 
@@ -76,8 +80,8 @@ class RowsPart:
         parts: list[RenderableType] = [self._rows_table(ctx, state), self._seats_table(ctx, state, on_turn)]
         extra = []
         if state.shared:
-            extra.append(f"stock: {len(state.piles[0])} cards")
-        extra.append(f"discard pile: {len(state.discard)} cards")
+            extra.append(f"stock: {_count(len(state.piles[0]), 'card')}")
+        extra.append(f"discard pile: {_count(len(state.discard), 'card')}")
         if g.chars_enabled and g.chars_display_mode:
             shown = ", ".join(self._char_name(g, k) for k in state.display) or "none"
             extra.append(f"characters face up: {shown}; face down: {len(state.char_deck)}; out: {len(state.box)}")

@@ -490,6 +490,7 @@ BAD_FLAGS = {
     "seat": (["-p", "2", "--seat", "2"], "--seat 2"),
     "bot": (["--bots", "nosuch"], "nosuch"),
     "bots-count": (["-p", "3", "--bots", "greedy,greedy,greedy"], "other seat"),
+    "bots-solo": (["-p", "1", "--variant", "solo", "--bots", "planner"], "no other seat"),
     "pace": (["--pace", "-1"], "--pace"),
     "records-suffix": (["--records", "x.txt"], ".parquet"),
     "records-folder": (["--records", "nofolder/x.parquet"], "does not exist"),
@@ -637,3 +638,81 @@ def test_an_interrupted_game_in_a_real_terminal_is_saved_and_resumes(tmp_path, h
     assert listener.done.wait(60) and listener.outcome[0] == "finished", listener.outcome
     got = _check_record(setup, loaded, g)
     assert got["moves"][0].split(": ", 1)[1].startswith(saved["pending"][0])
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def _textual_serve_missing() -> bool:
+    import importlib.util
+    import shutil
+
+    return importlib.util.find_spec("textual_serve") is None or shutil.which("chromedriver") is None
+
+
+@pytest.mark.skipif(
+    not CHROMIUM.exists() or _textual_serve_missing(),
+    reason="needs Debian chromium and chromedriver, and textual-dev (the dev extra)",
+)
+def test_the_app_is_served_in_a_browser(tmp_path):
+    """``textual serve -c "kbsim play ..."``: the game starts in headless Chromium and reaches the person's turn."""
+    import os
+    import shlex
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    from conftest import cli_env
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    records = tmp_path / "r.parquet"
+    command = shlex.join([sys.executable, "-m", "kbsim.cli", "play", "-p", "2", "--seed", "3", "--fast"])
+    command += f" --records {shlex.quote(str(records))}"
+    textual = Path(sys.executable).with_name("textual")
+    server = subprocess.Popen(
+        [str(textual), "serve", "-c", "-h", "127.0.0.1", "-p", str(port), command],
+        cwd=tmp_path,
+        env=cli_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group: the served app goes with it at the end
+    )
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--window-size=1400,900"):
+        opts.add_argument(flag)
+    opts.add_argument(f"--user-data-dir={tmp_path / 'profile'}")
+    driver = None
+    try:
+        end = time.monotonic() + 60
+        while True:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < end, "textual serve did not start"
+            time.sleep(0.2)
+        import shutil
+
+        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
+        driver.get(f"http://127.0.0.1:{port}/")
+        save = save_path(records)
+        end = time.monotonic() + 90
+        while True:
+            try:
+                if read_save(save)["check"]["at"] == "prompt":
+                    break
+            except Exception:
+                pass
+            assert time.monotonic() < end, "the served game never reached the person's turn"
+            time.sleep(0.3)
+    finally:
+        if driver is not None:
+            driver.quit()
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(30)

@@ -122,6 +122,8 @@ def _new_game(given: dict[str, Any], records: Path | None, pace: float):
     seat = given["seat"] if given["seat"] is not None else part.first_seat(g, players)
     if not 0 <= seat < players:
         fail(f"--seat {seat}: expected a seat from 0 to {players - 1} ({players} players)")
+    if players == 1 and given["bots"]:
+        fail(f"--bots {given['bots']}: a game of 1 player has no other seat for a bot")
     try:
         others = parse_bots(given["bots"] or "greedy", players - 1, g.family) if players > 1 else []
     except UnknownBot as e:
@@ -228,6 +230,11 @@ def _resumed(records: Path | None, given: dict[str, Any], pace: float):
 
 
 def _check_terminal() -> None:
+    """Refuse to start without a terminal, unless Textual draws elsewhere (``textual serve`` sets its driver)."""
+    import os
+
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         fail("kbsim play draws the table in a terminal: run it in one (stdin and stdout must be a terminal)")
 

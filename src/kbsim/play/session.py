@@ -314,7 +314,8 @@ class GameSession:
             self._replay_turn(turn, self._script.popleft())
             return
         part = self.part
-        work = part.fork(turn) or turn
+        fork = part.fork(turn)
+        work = fork if fork is not None else turn
         made: list[tuple[str, Any]] = []  # (text, move) of the moves made this turn
         if self._pending:
             for text in self._pending:

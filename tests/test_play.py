@@ -23,12 +23,10 @@ from kbsim.engine.seeds import game_seed
 from kbsim.play.app import PlayApp
 from kbsim.play.base import HUMAN, TableContext
 from kbsim.play.script import ScriptError, replay_log
-from kbsim.play.session import GameSession, PlaySetup
+from kbsim.play.session import GameSession, PlaySetup, game_record
 from kbsim.play.store import read_save, save_path
 from kbsim.records import load as load_records
 from kbsim.rules.loader import load_rules
-from kbsim.sim.records import empty_columns
-from kbsim.sim.runner import RunSpec, append_record
 
 SIZE = (120, 40)
 
@@ -90,7 +88,7 @@ async def _play_to_end(pilot, app, hints=False, limit=3000) -> int:
     """
     answered = 0
     while app.outcome[0] != "finished":
-        await _wait(pilot, lambda: app.prompt > answered or app.outcome[0] in ("finished", "failed"))
+        await _wait(pilot, lambda a=answered: app.prompt > a or app.outcome[0] in ("finished", "failed"))
         assert app.outcome[0] != "failed", app.outcome
         if app.outcome[0] == "finished":
             break
@@ -114,20 +112,7 @@ async def _play_to_end(pilot, app, hints=False, limit=3000) -> int:
 def _engine_record(setup, loaded, g, moves: list[str]) -> dict:
     """The record the engine gives for the game's seed and move log (the family's own loop, scripted seats)."""
     result = replay_log(g, setup.bots, setup.game_seed, moves)
-    cols = empty_columns(g.family)
-    spec = RunSpec(g, setup.players, setup.bots, 1, setup.seed, rules_hash=loaded.rules_hash)
-    append_record(
-        cols,
-        run_id=spec.run_id,
-        index=setup.game_index,
-        seed=setup.game_seed,
-        game=g,
-        players=setup.players,
-        bots=list(setup.bots),
-        result=result,
-        moves=moves,
-    )
-    return {k: v[0] for k, v in cols.items()}
+    return {k: v[0] for k, v in game_record(setup, loaded.rules_hash, g, result, moves).items()}
 
 
 # name -> (game, variants, players, bots, seed): short games (few turns of the person's) of each family
@@ -231,9 +216,9 @@ def test_every_variant_plays_to_its_record(tmp_path, name):
 def test_the_person_sees_only_their_seats_view(tmp_path):
     setup, loaded, g = _setup(tmp_path, "kingsbridge", ("characters",), 3)
     part = family_of(g).part("play_ui")
-    from kbsim.engine.rows.state import deal
-
     import random
+
+    from kbsim.engine.rows.state import deal
 
     st = deal(g, 3, random.Random(5))
     mine = setup.seat
@@ -596,9 +581,10 @@ def _wait_exit(pid, timeout=60.0) -> int:
     raise AssertionError("kbsim play did not exit")
 
 
-@pytest.mark.parametrize("how", ["ctrl-c", "terminal-closed"])
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm", "terminal-closed"])
 def test_an_interrupted_game_in_a_real_terminal_is_saved_and_resumes(tmp_path, how):
     import os
+    import signal
 
     pid, fd = _spawn_in_terminal(["play", "-p", "2", "--seed", "5", "--fast"], tmp_path)
     save = tmp_path / "runs" / "play-kingsbridge-base-2p.parquet.unfinished.json"
@@ -613,15 +599,18 @@ def test_an_interrupted_game_in_a_real_terminal_is_saved_and_resumes(tmp_path, h
         _drain_until(fd, pid, at_prompt)
         os.write(fd, b"1\r")  # the first listed move (a lay: provisional until the turn ends)
         _drain_until(fd, pid, lambda _o: bool(read_save(save)["pending"]))
-        if how == "ctrl-c":
-            os.write(fd, b"\x03")
+        if how in ("ctrl-c", "sigterm"):
+            if how == "ctrl-c":
+                os.write(fd, b"\x03")
+            else:
+                os.kill(pid, signal.SIGTERM)
             tail = _drain_until(fd, pid, lambda o: b"kbsim play --resume" in o)
             assert b"game saved" in tail
             assert _wait_exit(pid) == 0
         else:
             os.close(fd)  # the terminal goes away: the kernel hangs up on the session (SIGHUP)
             fd = -1
-            _wait_exit(pid)
+            assert _wait_exit(pid) == 129  # 128 + SIGHUP
     finally:
         if fd >= 0:
             os.close(fd)

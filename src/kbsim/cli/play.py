@@ -249,8 +249,8 @@ def _run_app(setup, loaded, g, saved) -> None:
 
     variant = g.variant
     title = (
-        f"{g.title} ({variant}) · {setup.players} player{'s' * (setup.players != 1)} · seed {setup.seed} game {setup.game_index} · "
-        f"you are seat {setup.seat}"
+        f"{g.title} ({variant}) · {setup.players} player{'s' * (setup.players != 1)} · "
+        f"seed {setup.seed} game {setup.game_index} · you are seat {setup.seat}"
     )
     app = PlayApp(make, title, handle_signals=True)
     app.run()

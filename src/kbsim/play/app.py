@@ -18,6 +18,7 @@ after every move anyway).
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 from collections.abc import Callable
 from typing import Any
@@ -141,8 +142,8 @@ class PlayApp(App):
         self.query_one("#moves", OptionList).focus()
         if self.handle_signals:
             loop = asyncio.get_running_loop()
-            for sig in (signal.SIGHUP, signal.SIGTERM):
-                loop.add_signal_handler(sig, lambda: asyncio.ensure_future(self.action_save_quit()))
+            loop.add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(self.action_save_quit()))
+            loop.add_signal_handler(signal.SIGHUP, self._hang_up)
         self.session = self._make_session(_AppListener(self))
         self.session.start()
 
@@ -256,6 +257,17 @@ class PlayApp(App):
     def action_to_list(self) -> None:
         """Move the focus back to the list of moves."""
         self.query_one("#moves", OptionList).focus()
+
+    def _hang_up(self) -> None:
+        """The terminal went away (SIGHUP): stop the game (it is saved) and leave at once.
+
+        There is no terminal left to restore, and Textual's orderly exit would wait for output that can no longer
+        be written, so the process ends here, after the game thread has stopped (no saved game is half written).
+        """
+        if self.session is not None:
+            self.session.stop()
+            self.session.join(10)
+        os._exit(128 + signal.SIGHUP)
 
     async def action_save_quit(self) -> None:
         """Stop the game (saved after every move) and leave; the command line says how to resume."""

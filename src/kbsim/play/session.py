@@ -114,6 +114,36 @@ class PlaySetup:
         )
 
 
+def game_record(setup: PlaySetup, rules_hash: str, game: Any, result: Any, moves: list[str]) -> dict[str, list]:
+    """The record of a finished game of ``setup`` (column lists of one row), by the one record builder.
+
+    Args:
+        setup: the game's setup (seeds, seats and their players).
+        rules_hash: the rules' hash (part of the run id).
+        game: the compiled rules.
+        result: the family's game result.
+        moves: the move log (``SEAT: MOVE; MOVE`` per turn).
+
+    Returns:
+        The record as :func:`kbsim.sim.runner.append_record` builds it; the run id is that of a run of this one
+        game (:class:`kbsim.sim.runner.RunSpec` of the setup's lineup and run seed).
+    """
+    cols = empty_columns(game.family)
+    spec = RunSpec(game, setup.players, setup.bots, 1, setup.seed, rules_hash=rules_hash)
+    append_record(
+        cols,
+        run_id=spec.run_id,
+        index=setup.game_index,
+        seed=setup.game_seed,
+        game=game,
+        players=setup.players,
+        bots=list(setup.bots),
+        result=result,
+        moves=moves,
+    )
+    return cols
+
+
 @dataclass(frozen=True)
 class Update:
     """A new state of the table for the interface.
@@ -473,19 +503,7 @@ class GameSession:
         self.result = result
         setup, g = self.setup, self.game
         lines = self.part.log_lines(g, setup.players, result)
-        cols = empty_columns(g.family)
-        spec = RunSpec(g, setup.players, setup.bots, 1, setup.seed, rules_hash=self.loaded.rules_hash)
-        append_record(
-            cols,
-            run_id=spec.run_id,
-            index=setup.game_index,
-            seed=setup.game_seed,
-            game=g,
-            players=setup.players,
-            bots=list(setup.bots),
-            result=result,
-            moves=lines,
-        )
+        cols = game_record(setup, self.loaded.rules_hash, g, result, lines)
         meta = {
             "version": __version__,
             "run": file_identity(g, setup.players, self.loaded.rules_hash),
@@ -514,4 +532,4 @@ class GameSession:
         return lines
 
 
-__all__ = ["GameSession", "Listener", "PlaySetup", "ResumeError", "Stopped", "Update"]
+__all__ = ["GameSession", "Listener", "PlaySetup", "ResumeError", "Stopped", "Update", "game_record"]

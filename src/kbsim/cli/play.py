@@ -50,7 +50,11 @@ def play(
     fast: Annotated[bool, typer.Option("--fast", help="Bots play at once instead of at a readable pace.")] = False,
     pace: Annotated[float, typer.Option(help="Seconds each bot's turn is shown before it plays.")] = 1.0,
     hint_bot: Annotated[
-        Optional[str], typer.Option("--hint-bot", help="The bot the hint key asks (default: planner; market: greedy).")
+        Optional[str],
+        typer.Option(
+            "--hint-bot",
+            help="The bot the hint key asks, e.g. planner(budget=2000) (default: planner; market: greedy).",
+        ),
     ] = None,
     records: Annotated[
         Optional[Path],
@@ -100,7 +104,7 @@ def play(
 
 def _new_game(given: dict[str, Any], records: Path | None, pace: float):
     """Check the flags of a new game and build its setup; every problem is one line (exit 2)."""
-    from kbsim.bots import UnknownBot, bots_for, parse_bots
+    from kbsim.bots import UnknownBot, canonical_bot, parse_bots
     from kbsim.engine.families import family_of
     from kbsim.engine.seeds import new_run_seed
     from kbsim.play.base import HUMAN
@@ -128,9 +132,10 @@ def _new_game(given: dict[str, Any], records: Path | None, pace: float):
         others = parse_bots(given["bots"] or "greedy", players - 1, g.family) if players > 1 else []
     except UnknownBot as e:
         fail(str(e).replace(f"for {players - 1} players", f"for the {players - 1} other seat(s)"))
-    hint = given["hint_bot"] or part.hint_bot
-    if hint not in bots_for(g.family):
-        fail(f"--hint-bot {hint!r}: expected one of: {', '.join(sorted(bots_for(g.family)))}")
+    try:
+        hint = canonical_bot(given["hint_bot"] or part.hint_bot, g.family)
+    except UnknownBot as e:
+        fail(f"--hint-bot {given['hint_bot']}: {e}")
     names = [*others[:seat], HUMAN, *others[seat:]]
     path = records if records is not None else default_records_path(g, players)
     if records is not None and not path.parent.is_dir():

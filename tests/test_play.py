@@ -442,6 +442,15 @@ def test_replay_cli_replays_a_human_record(tmp_path, monkeypatch, capsys):
     got = json.loads(out)
     assert (got["turns"], got["winners"], got["scores"]) == (rec["turns"], rec["winners"], rec["scores"])
     _one_line_error(_cli(["replay", "--records", setup.records, "-i", "4"], tmp_path, monkeypatch, capsys), "no record")
+    # kbsim compare reads it beside the bots' records of the same deals (same run seed)
+    run = ["run", "--game", "continental-express", "-p", "2", "-n", "2", "--seed", "1", "--backend", "serial"]
+    code, _, err = _cli([*run, "-o", "bots.parquet"], tmp_path, monkeypatch, capsys)
+    assert code == 0, err
+    code, out, err = _cli(
+        ["compare", "bots.parquet", setup.records, "-o", "cmp.html", "--json"], tmp_path, monkeypatch, capsys
+    )
+    assert code == 0, err
+    assert (tmp_path / "cmp.html").is_file() and len(json.loads(out)["files"]) == 2
 
 
 def _cli(args, cwd, monkeypatch, capsys) -> tuple[int, str, str]:
@@ -705,3 +714,56 @@ def test_the_app_is_served_in_a_browser(tmp_path):
             driver.quit()
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(30)
+
+
+def _every_variant() -> list[tuple[str, str]]:
+    out = []
+    for game in kbsim.shipped_games():
+        out.append((game, ""))
+        out.extend((game, v) for v in load_rules(game).model.variants)
+    return out
+
+
+class _FirstMoves(_Follower):
+    """Plays the policy's move at the first ``moves`` prompts, then stops the game."""
+
+    def __init__(self, moves: int):
+        super().__init__(False)
+        self.left = moves
+        self.updates = []
+
+    def update(self, up):
+        self.updates.append(up)
+        if not up.prompt:
+            return
+        if self.left == 0 or not up.moves:
+            self.done.set()
+            return
+        self.left -= 1
+        self.session.send(("pick", up.prompt, _policy(up.moves)))
+
+
+@pytest.mark.parametrize("game,variant", _every_variant())
+def test_every_shipped_game_and_variant_starts_draws_and_takes_moves(tmp_path, game, variant):
+    variants = (variant,) if variant else ()
+    loaded = load_rules(game, variants, {})
+    players = loaded.model.players.min
+    setup, loaded, g = _setup(tmp_path, game, variants, players, "greedy", seed=2)
+    listener = _FirstMoves(3)
+    session = GameSession(setup, listener, loaded, g)
+    listener.session = session
+    session.start()
+    try:
+        assert listener.done.wait(60), "no prompt came"
+        assert listener.outcome is None, listener.outcome
+    finally:
+        session.stop()
+        session.join(10)
+    console = Console(width=160, record=True)
+    for up in listener.updates:
+        console.print(up.drawing)
+    text = console.export_text()
+    assert "your" in text and "seat" in text
+    assert sum(1 for up in listener.updates if up.prompt) >= 2
+    saved = read_save(save_path(Path(setup.records)))
+    assert sum(len(t) for t in saved["turns"]) + len(saved["pending"]) >= 1

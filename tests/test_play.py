@@ -442,6 +442,10 @@ def test_replay_cli_replays_a_human_record(tmp_path, monkeypatch, capsys):
     got = json.loads(out)
     assert (got["turns"], got["winners"], got["scores"]) == (rec["turns"], rec["winners"], rec["scores"])
     _one_line_error(_cli(["replay", "--records", setup.records, "-i", "4"], tmp_path, monkeypatch, capsys), "no record")
+    # one game per deal and lineup in a file (as kbsim compare counts them); the next deal is free
+    again = ["play", "--game", "continental-express", "-p", "2", "--seed", "1", "--records", setup.records]
+    _one_line_error(_cli([*again, "--game-index", "0"], tmp_path, monkeypatch, capsys), "already holds a game")
+    _one_line_error(_cli(again, tmp_path, monkeypatch, capsys), "terminal")  # index 1: fine, but no terminal
     # kbsim compare reads it beside the bots' records of the same deals (same run seed)
     run = ["run", "--game", "continental-express", "-p", "2", "-n", "2", "--seed", "1", "--backend", "serial"]
     code, _, err = _cli([*run, "-o", "bots.parquet"], tmp_path, monkeypatch, capsys)

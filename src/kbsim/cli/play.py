@@ -106,7 +106,7 @@ def _new_game(given: dict[str, Any], records: Path | None, pace: float):
     """Check the flags of a new game and build its setup; every problem is one line (exit 2)."""
     from kbsim.bots import UnknownBot, canonical_bot, parse_bots
     from kbsim.engine.families import family_of
-    from kbsim.engine.seeds import new_run_seed
+    from kbsim.engine.seeds import game_seed, new_run_seed
     from kbsim.play.base import HUMAN
     from kbsim.play.session import PlaySetup
     from kbsim.play.store import (
@@ -114,6 +114,7 @@ def _new_game(given: dict[str, Any], records: Path | None, pace: float):
         check_records_file,
         default_records_path,
         file_identity,
+        holds_game,
         next_game_index,
         save_path,
     )
@@ -153,8 +154,14 @@ def _new_game(given: dict[str, Any], records: Path | None, pace: float):
     seed = given["seed"] if given["seed"] is not None else new_run_seed()
     try:
         index = given["game_index"] if given["game_index"] is not None else next_game_index(path, seed)
+        played = holds_game(path, game_seed(seed, index), names)
     except Exception as e:  # an unreadable records file
         fail(f"--records {path}: cannot read it ({type(e).__name__}: {e})")
+    if played:
+        fail(
+            f"--game-index {index}: {path} already holds a game of this deal (run seed {seed}) with these players; "
+            "one file holds one game per deal and lineup: choose another --game-index or --records file"
+        )
     setup = PlaySetup(
         game=given["game"] or "kingsbridge",
         variants=tuple(variants),

@@ -111,6 +111,20 @@ def played_seeds(path: Path) -> set[int]:
     return {s for batch in iter_batches(path, ["seed"]) for s in batch.get("seed", [])}
 
 
+def holds_game(path: Path, seed: int, bots: list[str]) -> bool:
+    """Whether the records file holds a game on the deal with game seed ``seed`` played by the lineup ``bots``.
+
+    ``kbsim compare`` counts one game per deal and seat lineup in an arm, so a file holds at most one such game.
+    """
+    if not Path(path).is_file():
+        return False
+    return any(
+        s == seed and list(b) == list(bots)
+        for batch in iter_batches(path, ["seed", "bots"])
+        for s, b in zip(batch["seed"], batch["bots"], strict=True)
+    )
+
+
 def next_game_index(path: Path, run_seed: int) -> int:
     """The first game index of run seed ``run_seed`` whose deal the records file does not hold yet."""
     seeds = played_seeds(path)
@@ -223,6 +237,7 @@ __all__ = [
     "check_records_file",
     "default_records_path",
     "file_identity",
+    "holds_game",
     "next_game_index",
     "read_save",
     "save_path",

@@ -524,7 +524,10 @@ class GameSession:
         for label, attr in (("scores", "scores"), ("penalties", "penalties"), ("cards left", "cards_left")):
             values = getattr(r, attr, None)
             if values:
-                lines.append(f"{label}: " + ", ".join(f"seat {s} {v}" for s, v in enumerate(values)))
+                you = self.setup.seat
+                lines.append(
+                    f"{label}: " + ", ".join(f"seat {s}{' (you)' * (s == you)} {v}" for s, v in enumerate(values))
+                )
         if getattr(r, "score", None) is not None:
             lines.append(f"team score: {r.score}")
         where = f"record of game {setup.game_index} (run seed {setup.seed})"

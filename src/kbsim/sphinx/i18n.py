@@ -125,3 +125,60 @@ class Words:
         if pos < len(text):
             out.append(text[pos:])
         return out
+
+
+#: How kbsim marks its words (the arguments of these calls are extracted into the template).
+KEYWORDS = {"_": None, "N_": None, "tr": None, "parts": None, "ngettext": (1, 2)}
+
+
+def template() -> Any:
+    """Every word the code of :mod:`kbsim.sphinx` marks, as a Babel catalog (what ``kbsim.pot`` holds).
+
+    Returns:
+        A :class:`babel.messages.catalog.Catalog`; each message lists where the code uses it.
+    """
+    from babel.messages.catalog import Catalog
+    from babel.messages.extract import extract_from_dir
+
+    catalog = Catalog(project="kbsim", domain=DOMAIN, fuzzy=False)
+    here = Path(__file__).resolve().parent
+    for filename, lineno, message, comments, context in extract_from_dir(
+        str(here), method_map=[("**.py", "python")], keywords=KEYWORDS
+    ):
+        catalog.add(message, locations=[(f"kbsim/sphinx/{filename}", lineno)], auto_comments=comments, context=context)
+    return catalog
+
+
+def update_catalogs() -> list[Path]:
+    """Write ``locale/kbsim.pot`` from the code, and bring every catalog up to date with it (Babel's update).
+
+    A word the code no longer marks becomes obsolete in each catalog; a new word is added untranslated
+    (it shows in English until a translator fills it in). Run ``python -m kbsim.sphinx.i18n`` after
+    changing kbsim's words.
+
+    Returns:
+        The files written.
+    """
+    from babel.messages.pofile import read_po, write_po
+
+    tmpl = template()
+    pot = LOCALE / f"{DOMAIN}.pot"
+    with pot.open("wb") as f:
+        write_po(f, tmpl, omit_header=False, sort_output=True, width=120)
+    written = [pot]
+    for lang in languages():
+        path = catalog_path(lang)
+        if not path.is_file():
+            continue
+        with path.open("rb") as f:
+            catalog = read_po(f, locale=lang, domain=DOMAIN)
+        catalog.update(tmpl, no_fuzzy_matching=True)
+        with path.open("wb") as f:
+            write_po(f, catalog, sort_output=True, width=120, ignore_obsolete=True)
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for written in update_catalogs():
+        print(f"wrote {written}")

@@ -379,14 +379,15 @@ class ReferenceRenderer:
         for k, v, _info in extra:
             items.append((self.title_for(k), [code(scalar(v))]))
         sec += field_list(items)
+        word, options, variants = _("code"), _("Options"), _("Variants")  # (not inside parts(): for extraction)
         sec += para(
             *_.parts(
                 "Values in {code} are the ones written in the rule file. Options that change a rule are linked from "
                 "the rule they change; {options} lists them with the default kbsim uses, and {variants} lists the "
                 "named sets of changes a run can select with {flag}.",
-                code=code(_("code")),
-                options=self.ref("options", _("Options")),
-                variants=self.ref("variants", _("Variants")),
+                code=code(word),
+                options=self.ref("options", options),
+                variants=self.ref("variants", variants),
                 flag=code("--variant"),
             )
         )
@@ -662,13 +663,14 @@ class ReferenceRenderer:
         m = self.model
         _ = self._
         sec = self.section(self._id("options"), _("Options"))
+        usage = _("--option NAME=VALUE")
         sec += para(
             *_.parts(
                 "Each option is a named switch over one setting of the rule file. The default, in bold, is the value "
                 "the engine uses when no variant or {option} changes it; run with {usage} (repeatable) or pick a "
                 "variant to change it.",
                 option=code("--option"),
-                usage=code(_("--option NAME=VALUE")),
+                usage=code(usage),
             )
         )
         if not m.options:
@@ -767,11 +769,12 @@ class ReferenceRenderer:
         m = self.model
         _ = self._
         sec = self.section(self._id("variants"), _("Variants"))
+        usage = _("--variant NAME")
         sec += para(
             *_.parts(
                 "A variant is a named set of changes laid over the base rules; select one or more with {usage}. "
                 "The changes listed are those the engine reports after applying the variant.",
-                usage=code(_("--variant NAME")),
+                usage=code(usage),
             )
         )
         if not m.variants:

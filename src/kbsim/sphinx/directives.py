@@ -87,7 +87,12 @@ class RulesDirective(SphinxDirective):
         if part is not None:
             parts = renderer.parts(renderer.model)
             characters = [p for p in parts if p.startswith("character-")]
-            below = {"index": [p for p in parts[1:] if p not in characters], "characters": characters}.get(part, [])
+            examples = [p for p in parts if p.startswith("examples-")]
+            below = {
+                "index": [p for p in parts[1:] if p not in characters + examples],
+                "characters": characters,
+                "examples": examples,
+            }.get(part, [])
             if below and page and isinstance(page[-1], nodes.section):
                 page[-1] += self.toctree(below)
         return page

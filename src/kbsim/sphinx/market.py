@@ -313,24 +313,25 @@ class MarketRulesRenderer(ReferenceRenderer):
         return facts
 
     # ---- examples
-    def examples_section(self) -> nodes.section:
-        """Examples drawn as market lines, with the move forms and the examples' own card list."""
+    def examples_intro(self) -> list[nodes.Node]:
+        """How the examples are drawn (market lines), the move forms, and the examples' own card list."""
         m = self.model
         _ = self._
-        sec = self.section(self._id("examples"), _("Examples"))
-        sec += para(
-            *_.parts(
-                "Each example lays out a table (the market lines, cheapest place first, with what is left in each "
-                "deck; the face-up objectives; every player's cards), plays the listed moves and states the result; "
-                "what it leaves out is not checked. The same examples run in the test suite ({command}), and the "
-                "documentation build runs them too: it warns, and a build with warnings as errors stops, if the "
-                "engine no longer gives a stated result.",
-                command=code("kbsim rules test"),
+        out: list[nodes.Node] = [
+            para(
+                *_.parts(
+                    "Each example lays out a table (the market lines, cheapest place first, with what is left in "
+                    "each deck; the face-up objectives; every player's cards), plays the listed moves and states the "
+                    "result; what it leaves out is not checked. The same examples run in the test suite ({command}), "
+                    "and the documentation build runs them too: it warns, and a build with warnings as errors stops, "
+                    "if the engine no longer gives a stated result.",
+                    command=code("kbsim rules test"),
+                )
             )
-        )
+        ]
         forms = self.move_forms()
         if forms:
-            sec += para(nodes.strong(_("Moves."), _("Moves.")), " ", *forms)
+            out.append(para(nodes.strong(_("Moves."), _("Moves.")), " ", *forms))
         if getattr(m, "example_cards", None) is not None:
             sub = self.section(self._id("examples-cards"), _("Cards the examples use"))
             if m.example_cards.summary:
@@ -343,10 +344,8 @@ class MarketRulesRenderer(ReferenceRenderer):
                 )
             )
             sub += self.card_lists(m.example_cards)
-            sec += sub
-        for ex in m.examples:
-            sec += self.example(ex)
-        return sec
+            out.append(sub)
+        return out
 
     @staticmethod
     def move_forms() -> list[nodes.Node]:

@@ -61,6 +61,15 @@ _COMPONENTS = ("cards", "table")
 _CLOSING_PARTS = ("options", "variants", "clarifications", "examples")
 
 
+#: Examples per page when a game's examples fill several pages (each is drawn as boards: about 700 px high).
+EXAMPLES_PER_PAGE = 6
+
+
+def examples_pages(model: Any) -> int:
+    """How many pages a rule file's examples fill (one when they fit on one)."""
+    return max(1, -(-len(model.examples) // EXAMPLES_PER_PAGE))
+
+
 def part_name(key: str) -> str:
     """The page name of a top-level rule section (``turn_limit`` -> ``turn-limit``)."""
     return key.replace("_", "-")
@@ -209,7 +218,9 @@ class ReferenceRenderer:
         ``index`` (overview, components and the list of pages), one page per top-level rule
         section (named as the field, ``_`` written ``-``: ``setup``, ``turn``, ``end``...),
         ``characters`` and, when they have examples, ``character-KEY`` for each character,
-        then ``options``, ``variants``, ``clarifications`` and ``examples``.
+        then ``options``, ``variants``, ``clarifications`` and ``examples`` (with, when the
+        examples fill several pages, ``examples-1``, ``examples-2``...: the ``examples`` page then
+        lists them).
 
         Args:
             model: the validated rule file.
@@ -220,7 +231,9 @@ class ReferenceRenderer:
             out.append("characters")
             if cls.characters_apart(model):
                 out += [f"character-{slug(k)}" for k, _ in chars]
-        return out + list(_CLOSING_PARTS)
+        out += list(_CLOSING_PARTS)
+        pages = examples_pages(model)
+        return out + [f"examples-{i}" for i in range(1, pages + 1)] if pages > 1 else out
 
     def render(self, part: str | None = None) -> list[nodes.Node]:
         """The whole reference on one page, or one of its pages.
@@ -250,9 +263,10 @@ class ReferenceRenderer:
             if part == f"character-{slug(key)}":
                 return self.character(key, ch)
         if part == "examples":
-            sec = self.examples_section()
             self.check_examples()
-            return [sec]
+            return [self.examples_list() if examples_pages(m) > 1 else self.examples_section()]
+        if part.startswith("examples-"):
+            return [self.examples_page(int(part.removeprefix("examples-")))]
         return [{"options": self.options, "variants": self.variants, "clarifications": self.clarifications}[part]()]
 
     def whole(self) -> list[nodes.Node]:
@@ -296,6 +310,12 @@ class ReferenceRenderer:
     def part_title(self, part: str) -> str:
         """The title of a page of the reference (:meth:`parts`), as its section is titled."""
         titles = {
+            f"examples-{i}": self._("Examples {first} to {last}").format(
+                first=(i - 1) * EXAMPLES_PER_PAGE + 1, last=min(i * EXAMPLES_PER_PAGE, len(self.model.examples))
+            )
+            for i in range(1, examples_pages(self.model) + 1)
+        }
+        titles |= {
             "index": self.page_title(),
             "characters": self._("Characters"),
             "options": self._("Options"),
@@ -314,7 +334,7 @@ class ReferenceRenderer:
         sec = self.section(self._id("contents"), self._("In this reference"))
         items = []
         for part in self.parts(self.model)[1:]:
-            if part.startswith("character-"):
+            if part.startswith(("character-", "examples-")):
                 continue
             ref = addnodes.pending_xref(
                 "", refdomain="std", reftype="doc", reftarget=part, refexplicit=True, refdoc=self.env.docname
@@ -880,10 +900,38 @@ class ReferenceRenderer:
         """
         return []
 
+    def examples_intro(self) -> list[nodes.Node]:
+        """What the examples page says before the examples (a family's renderer says how it draws them)."""
+        return []
+
     def examples_section(self) -> nodes.section:
-        """The examples, each drawn by :meth:`example`."""
+        """The examples (:meth:`examples_intro`, then each drawn by :meth:`example`), all on one page."""
         sec = self.section(self._id("examples"), self._("Examples"))
+        sec += self.examples_intro()
         for ex in self.model.examples:
+            sec += self.example(ex)
+        return sec
+
+    def examples_list(self) -> nodes.section:
+        """The examples page when they fill several: the intro, then each example's name (linked) and summary."""
+        _ = self._
+        sec = self.section(self._id("examples"), _("Examples"))
+        sec += self.examples_intro()
+        rows = [
+            [[self.ref(f"example-{slug(ex.name)}", code(ex.name))], getattr(ex, "summary", "") or ""]
+            for ex in self.model.examples
+        ]
+        sec += table([_("Example"), _("Summary")], rows, classes=["kbsim-examples"], widths=[2, 5])
+        return sec
+
+    def examples_page(self, number: int) -> nodes.section:
+        """Page ``number`` (from 1) of the examples, :data:`EXAMPLES_PER_PAGE` of them."""
+        examples = self.model.examples
+        first = (number - 1) * EXAMPLES_PER_PAGE
+        chunk = examples[first : first + EXAMPLES_PER_PAGE]
+        title = self._("Examples {first} to {last}").format(first=first + 1, last=first + len(chunk))
+        sec = self.section(self._id(f"examples-{number}"), title)
+        for ex in chunk:
             sec += self.example(ex)
         return sec
 

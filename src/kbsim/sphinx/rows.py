@@ -92,23 +92,21 @@ class RulesRenderer(ReferenceRenderer):
             return [para(intro), bullets([" / ".join(r) for r in rows])]
         return [para(intro), table(header, rows, classes=["kbsim-deal"])]
 
-    def examples_section(self) -> nodes.section:
-        """The examples, each drawn as boards of rows before and after."""
+    def examples_intro(self) -> list[nodes.Node]:
+        """How the examples are set up, checked and drawn (as boards of rows, before and after)."""
         _ = self._
-        sec = self.section(self._id("examples"), _("Examples"))
-        sec += para(
-            *_.parts(
-                "Each example sets up rows, a hand and a draw pile, plays the listed moves and states the result. "
-                "The same examples run in the test suite ({command}), and the documentation build runs them too: it "
-                "warns, and a build with warnings as errors stops, if the engine no longer gives a stated result. "
-                "Rows are drawn as on the table: one column per row card, first card at the top, the end of the row "
-                "at the bottom.",
-                command=code("kbsim rules test"),
+        return [
+            para(
+                *_.parts(
+                    "Each example sets up rows, a hand and a draw pile, plays the listed moves and states the result. "
+                    "The same examples run in the test suite ({command}), and the documentation build runs them too: "
+                    "it warns, and a build with warnings as errors stops, if the engine no longer gives a stated "
+                    "result. Rows are drawn as on the table: one column per row card, first card at the top, the end "
+                    "of the row at the bottom.",
+                    command=code("kbsim rules test"),
+                )
             )
-        )
-        for ex in self.model.examples:
-            sec += self.example(ex)
-        return sec
+        ]
 
     def _notation(self) -> tuple[Any, Any]:
         """``(parse, format)`` for this game's cards, from the engine's notation.

@@ -15,7 +15,9 @@ and the search page loads it with ``static/kbsim-search.js``, which:
   one does is dropped;
 * ranks the pages of rules references (the pages a ``{kbsim-rules}`` directive renders)
   above the others (the guide, the API): :data:`RULES_BOOST` is added to their score,
-  more than an exact match of a Python object's name gets (11 + 15).
+  more than an exact match of a Python object's name gets (11 + 15), and
+  :data:`TITLE_BOOST` more to a heading of theirs that matches (a search for "rebuild"
+  then lists the section "Rebuilding" first).
 """
 
 from __future__ import annotations
@@ -39,34 +41,49 @@ TEXT_FILE = "kbsim-search-text.js"
 SCRIPT_FILE = "kbsim-search.js"
 #: Added to the score of a result on a rules page (Sphinx scores: a title 15, a word 5, an object up to 26).
 RULES_BOOST = 30
+#: Added too when a rules page's result is a heading that matches (it then ranks above pages that merely use the word).
+TITLE_BOOST = 20
 #: The most characters of one section's own text kept in the index.
 MAX_SECTION_TEXT = 4_000
 _SKIP = (nodes.raw, nodes.comment, nodes.system_message, nodes.title, addnodes.index, addnodes.toctree)
 
 
 def _text(node: nodes.Node) -> str:
-    """The visible text of a node: inline parts joined as they are, blocks with a space."""
+    """The visible text of a node: inline parts joined as they are, blocks with a space.
+
+    Subsections and the descriptions of API objects have entries of their own, so they are left out.
+    """
     if isinstance(node, nodes.Text):
         return str(node)
-    if isinstance(node, _SKIP + (nodes.section,)):
+    if isinstance(node, _SKIP + (nodes.section, addnodes.desc)):
         return ""
     joiner = "" if isinstance(node, nodes.TextElement) else " "
     return joiner.join(_text(child) for child in node.children)
 
 
-def sections_text(doctree: nodes.document) -> list[list[str]]:
-    """[anchor, title, own text] of every section of a page, in reading order.
+def _entry(anchor: str, title: str, children: list[nodes.Node]) -> list[str]:
+    text = " ".join(" ".join(_text(child) for child in children).split())
+    return [anchor, " ".join(title.split()), text[:MAX_SECTION_TEXT]]
 
-    A section's own text leaves out its subsections (each has its entry) and the raw HTML
-    around folded settings tables; it is cut at :data:`MAX_SECTION_TEXT` characters.
+
+def sections_text(doctree: nodes.document) -> list[list[str]]:
+    """[anchor, title, own text] of every section of a page, and of every API object described, in reading order.
+
+    A section's own text leaves out its subsections and the API objects it describes (each has its
+    entry) and the raw HTML around folded settings tables; it is cut at :data:`MAX_SECTION_TEXT`
+    characters. An object's entry is its signature and its description.
     """
     out = []
-    for sec in doctree.findall(nodes.section):
-        if not sec["ids"]:
+    for node in doctree.findall(lambda n: isinstance(n, nodes.section | addnodes.desc)):
+        if isinstance(node, nodes.section):
+            if node["ids"]:
+                title = node[0].astext() if len(node) and isinstance(node[0], nodes.title) else ""
+                out.append(_entry(node["ids"][0], title, node.children))
             continue
-        title = sec[0].astext() if len(sec) and isinstance(sec[0], nodes.title) else ""
-        text = " ".join(" ".join(_text(child) for child in sec.children).split())
-        out.append([sec["ids"][0], title, text[:MAX_SECTION_TEXT]])
+        signatures = [c for c in node.children if isinstance(c, addnodes.desc_signature) and c["ids"]]
+        content = [c for c in node.children if isinstance(c, addnodes.desc_content)]
+        for sig in signatures:
+            out.append(_entry(sig["ids"][0], sig.astext(), content[0].children if content else []))
     return out
 
 
@@ -97,7 +114,7 @@ def write_search_text(app: Sphinx, exc: Exception | None) -> None:
     games = {app.builder.get_target_uri(d): title for d, title in sorted(rules.items()) if d in env.found_docs}
     if len(set(games.values())) < 2:
         games = {}  # one game: its name in every result would say nothing
-    data = {"boost": RULES_BOOST, "rules": sorted(rules), "games": games, "docs": docs}
+    data = {"boost": RULES_BOOST, "title_boost": TITLE_BOOST, "rules": sorted(rules), "games": games, "docs": docs}
     static = Path(app.outdir) / "_static"
     static.mkdir(parents=True, exist_ok=True)
     text = "window.KBSIM_SEARCH = " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ";\n"

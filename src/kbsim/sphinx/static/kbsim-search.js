@@ -73,6 +73,7 @@
       link.setAttribute("href", `${page}#${section[0]}`);
       link.textContent = `${link.textContent} › ${section[1]}`;
     }
+    if (anchor && item.querySelector("span")) link.textContent = section[1]; // an object: its name as shown
     const game = (data.games || {})[page];
     if (game && !link.textContent.startsWith(game)) link.textContent = `${game}: ${link.textContent}`;
     const href = link.getAttribute("href");
@@ -85,8 +86,8 @@
     }
     let text = section[2];
     let at = firstMatch(text, terms);
-    if (at < 0 && !anchor) {
-      // the words are in a subsection's text: show the first that holds them
+    if (at < 0 && !anchor && firstMatch(section[1], terms) < 0) {
+      // the words are in a subsection's text: show the first that holds them (a heading that matches shows its own)
       const other = sections.find((s) => firstMatch(s[2], terms) > -1);
       if (other) [text, at] = [other[2], firstMatch(other[2], terms)];
     }
@@ -107,7 +108,8 @@
       const previous = Scorer.score;
       Scorer.score = (result) => {
         const score = previous ? previous(result) : result[4];
-        return rules.has(result[0]) ? score + data.boost : score;
+        if (!rules.has(result[0])) return score;
+        return score + data.boost + (result[6] === "title" ? data.title_boost : 0); // a heading that matches
       };
     }
     const results = document.getElementById("search-results");

@@ -102,13 +102,14 @@ from kbsim.sphinx.search import add_search_scripts, write_search_text
 STATIC = Path(__file__).resolve().parent / "static"
 
 
-def _copy_static(app: Sphinx, exc: Exception | None) -> None:
-    """Copy :data:`STATIC` (``kbsim.css``) into the HTML output's ``_static`` after a successful build.
+def _copy_static(app: Sphinx) -> None:
+    """Copy :data:`STATIC` (``kbsim.css``, ``kbsim-search.js``) into the HTML output's ``_static``, before writing.
 
     Copied by the extension rather than listed in ``html_static_path``, so that the
-    project's configuration is never changed (which would make every later build a full one).
+    project's configuration is never changed (which would make every later build a full one);
+    copied before the pages are written, so that every page links them with the same checksum.
     """
-    if exc is None and app.builder.format == "html":
+    if app.builder.format == "html":
         static = Path(app.outdir) / "_static"
         static.mkdir(parents=True, exist_ok=True)
         for path in sorted(STATIC.iterdir()):
@@ -155,11 +156,11 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(ResolveRefs)
     app.connect("config-inited", _object_types)
     app.connect("builder-inited", write_reference_pages)
+    app.connect("builder-inited", _copy_static)
     app.connect("env-purge-doc", purge_rendered)
     app.connect("env-merge-info", merge_rendered)
     app.connect("env-check-consistency", check_all_rendered)
     app.connect("html-page-context", add_search_scripts)
-    app.connect("build-finished", _copy_static)
     app.connect("build-finished", write_search_text)
     app.add_css_file("kbsim.css")
     from kbsim import __version__

@@ -277,11 +277,9 @@ def _conf(site: Site) -> str:
         "extensions": ["myst_parser", "kbsim.sphinx"],
         "source_suffix": {".md": "markdown"},
         "root_doc": "index",
-        "exclude_patterns": ["_extra"],
         "myst_enable_extensions": ["colon_fence", "deflist"],
         "html_theme": "furo",
         "html_title": site.title,
-        "html_extra_path": ["_extra"] if site.reports else [],
         "html_copy_source": False,
         "html_show_copyright": False,
         "html_show_sourcelink": False,
@@ -357,13 +355,6 @@ def build_site(site: Site) -> Built:
     _write(out / MARKER, json.dumps(marker, indent=2))
     _write(src / "conf.py", _conf(site))
     _write(src / "index.md", _home(site))
-    extra = src / "_extra"
-    if extra.exists():
-        shutil.rmtree(extra)
-    if site.reports:
-        (extra / "reports").mkdir(parents=True)
-        for path, _title in site.reports:
-            shutil.copyfile(path, extra / "reports" / path.name)
     warnings = io.StringIO()
     try:
         with patch_docutils(src), docutils_namespace():
@@ -380,7 +371,14 @@ def build_site(site: Site) -> Built:
             app.build()
     except Exception as e:  # Sphinx's own errors have many types; the message names the cause
         raise RuntimeError(f"Sphinx could not build the site: {type(e).__name__}: {e}") from e
-    (out / ".nojekyll").touch()  # GitHub Pages: serve _static/ and _sources/ as they are
+    (out / ".nojekyll").touch()  # GitHub Pages: serve _static/ as it is
+    reports = out / "reports"  # the pages link reports/NAME.html (kbsim_reports)
+    if reports.is_dir() and not reports.is_symlink():
+        shutil.rmtree(reports)
+    if site.reports:
+        reports.mkdir()
+        for path, _title in site.reports:
+            shutil.copyfile(path, reports / path.name)
     marker["status"] = "built"
     _write(out / MARKER, json.dumps(marker, indent=2))
     text = re.sub(r"\x1b\[[0-9;]*m", "", warnings.getvalue())  # Sphinx colours its warnings on a terminal

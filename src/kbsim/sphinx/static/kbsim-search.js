@@ -91,7 +91,12 @@
       const other = sections.find((s) => firstMatch(s[2], terms) > -1);
       if (other) [text, at] = [other[2], firstMatch(other[2], terms)];
     }
-    if (!text) return;
+    if (!text) {
+      // a section with nothing of its own (a page title above its subsections): the text that follows it
+      const next = sections.slice(sections.indexOf(section) + 1).find((s) => s[2]);
+      if (!next) return;
+      [text, at] = [next[2], firstMatch(next[2], terms)];
+    }
     const summary = document.createElement("p");
     summary.classList.add("context");
     summary.textContent = snippet(text, Math.max(at, 0));

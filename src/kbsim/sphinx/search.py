@@ -45,7 +45,7 @@ RULES_BOOST = 30
 TITLE_BOOST = 20
 #: The most characters of one section's own text kept in the index.
 MAX_SECTION_TEXT = 4_000
-_SKIP = (nodes.raw, nodes.comment, nodes.system_message, nodes.title, addnodes.index, addnodes.toctree)
+_SKIP = (nodes.raw, nodes.comment, nodes.system_message, nodes.title, nodes.thead, addnodes.index, addnodes.toctree)
 
 
 def _text(node: nodes.Node) -> str:

@@ -71,7 +71,7 @@
     if (!section) return;
     if (!anchor && section !== sections[0]) {
       link.setAttribute("href", `${page}#${section[0]}`);
-      link.textContent = `${link.textContent} › ${section[1]}`;
+      link.textContent = `${link.textContent} > ${section[1]}`;
     }
     if (anchor && item.querySelector("span")) link.textContent = section[1]; // an object: its name as shown
     const game = (data.games || {})[page];

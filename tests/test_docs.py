@@ -567,3 +567,17 @@ def test_rule_pages_lead_with_prose_and_fold_the_engine_settings(html_dir: Path,
         closed = text.rfind("</details>", 0, pos)
         assert opened > closed, f"{game}: a settings table at {pos} is not folded"
         assert '<details class="kbsim-settings-fold" open' not in text
+
+
+def test_read_the_docs_builds_these_docs_from_the_package() -> None:
+    """.readthedocs.yaml builds docs/conf.py with warnings as errors, after installing kbsim with its docs extra."""
+    import tomllib
+
+    config = yaml.safe_load((ROOT / ".readthedocs.yaml").read_text(encoding="utf-8"))
+    assert config["version"] == 2
+    assert (ROOT / config["sphinx"]["configuration"]).resolve() == (DOCS / "conf.py").resolve()
+    assert config["sphinx"]["fail_on_warning"] is True
+    (install,) = config["python"]["install"]
+    assert install["path"] == "." and install["extra_requirements"] == ["docs"]
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert {"sphinx", "myst-parser", "furo", "babel"} <= {re.split(r"[<>=\[]", d)[0] for d in extras["docs"]}

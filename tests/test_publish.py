@@ -290,3 +290,23 @@ def test_the_language_field_is_checked(tmp_path: Path) -> None:
     (line,) = proc.stderr.strip().splitlines()
     assert "language" in line and "french" in line
     assert load_rules("kings-corners").model.language == "en"
+
+
+def test_without_the_docs_extra_the_command_says_what_to_install(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from conftest import cli_env
+
+    code = (
+        "import sys; sys.modules['sphinx'] = None; "  # as if Sphinx were not installed
+        "sys.argv = ['kbsim', 'rules', 'publish', 'kingsbridge', '-o', 'site']; "
+        "from kbsim.cli import main; main()"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=cli_env(), capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 2, proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("kbsim: error: ") and 'pip install "kbsim[docs]"' in line
+    assert not (tmp_path / "site").exists()

@@ -104,15 +104,19 @@ def inline(text: str) -> list[nodes.Node]:
     return out
 
 
-def para(*parts: str | nodes.Node, classes: Iterable[str] = ()) -> nodes.paragraph:
-    """A paragraph from strings (parsed with :func:`inline`) and nodes."""
-    p = nodes.paragraph(classes=list(classes))
+def fill(node: nodes.Element, parts: Iterable[str | nodes.Node]) -> nodes.Element:
+    """Append ``parts`` to ``node``: strings parsed with :func:`inline`, nodes as they are; returns ``node``."""
     for part in parts:
         if isinstance(part, str):
-            p.extend(inline(part))
+            node.extend(inline(part))
         else:
-            p += part
-    return p
+            node += part
+    return node
+
+
+def para(*parts: str | nodes.Node, classes: Iterable[str] = ()) -> nodes.paragraph:
+    """A paragraph from strings (parsed with :func:`inline`) and nodes."""
+    return fill(nodes.paragraph(classes=list(classes)), parts)
 
 
 def code(text: Any, classes: Iterable[str] = ()) -> nodes.literal:
@@ -139,13 +143,7 @@ def _cell(content: Any) -> nodes.entry:
     elif isinstance(content, nodes.Node):
         entry += para(content)
     else:
-        p = nodes.paragraph()
-        for part in content:
-            if isinstance(part, str):
-                p.extend(inline(part))
-            else:
-                p += part
-        entry += p
+        entry += fill(nodes.paragraph(), content)
     return entry
 
 

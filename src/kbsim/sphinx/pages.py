@@ -48,13 +48,17 @@ def page_sources(game: str, model: Any) -> dict[str, str]:
     return {f"{part}.md": f"```{{kbsim-rules}} {game}\n:part: {part}\n```\n" for part in parts}
 
 
-def _write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` unless it already holds it (so the file's time stays for incremental builds)."""
+def write_if_changed(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (making its folder) unless it already holds it.
+
+    The file's time then stays as it was, so an incremental build does not read it again.
+    """
     try:
         if path.read_text(encoding="utf-8") == text:
             return
     except OSError:
         pass
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
 
 
@@ -86,7 +90,7 @@ def write_reference_pages(app: Sphinx) -> None:
         (here / MARK).touch()
         pages = page_sources(target, model)
         for name, text in pages.items():
-            _write(here / name, text)
+            write_if_changed(here / name, text)
         for old in here.glob("*.md"):
             if old.name not in pages:
                 old.unlink()

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from kbsim.sphinx.i18n import DEFAULT, Words, has_catalog
+from kbsim.sphinx.pages import write_if_changed
 
 #: The marker of a site kbsim published, relative to the site's folder.
 MARKER = Path(".kbsim") / "site.json"
@@ -309,17 +310,6 @@ def _home(site: Site) -> str:
     return text + f"```{{toctree}}\n:hidden:\n\n{toc}\n```\n"
 
 
-def _write(path: Path, text: str) -> None:
-    """Write ``text`` unless the file holds it already (its time then stays, for incremental builds)."""
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return
-    except OSError:
-        pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
 def _empty(folder: Path) -> None:
     """Remove everything in ``folder`` (a site kbsim published: its marker was checked), links not followed."""
     for child in folder.iterdir():
@@ -352,9 +342,9 @@ def build_site(site: Site) -> Built:
     work = out / WORK
     src = work / "src"
     marker = {"written_by": "kbsim rules publish", "identity": site.identity(), "status": "building"}
-    _write(out / MARKER, json.dumps(marker, indent=2))
-    _write(src / "conf.py", _conf(site))
-    _write(src / "index.md", _home(site))
+    write_if_changed(out / MARKER, json.dumps(marker, indent=2))
+    write_if_changed(src / "conf.py", _conf(site))
+    write_if_changed(src / "index.md", _home(site))
     warnings = io.StringIO()
     try:
         with patch_docutils(src), docutils_namespace():
@@ -380,7 +370,7 @@ def build_site(site: Site) -> Built:
         for path, _title in site.reports:
             shutil.copyfile(path, reports / path.name)
     marker["status"] = "built"
-    _write(out / MARKER, json.dumps(marker, indent=2))
+    write_if_changed(out / MARKER, json.dumps(marker, indent=2))
     text = re.sub(r"\x1b\[[0-9;]*m", "", warnings.getvalue())  # Sphinx colours its warnings on a terminal
     lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
     pages = sum(1 for _ in out.rglob("*.html") if WORK.name not in _.parts)

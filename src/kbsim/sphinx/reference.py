@@ -25,6 +25,7 @@ from kbsim.sphinx.helpers import (
     field_at,
     field_list,
     fields_of,
+    fill,
     has_summary,
     inline,
     items_of,
@@ -143,13 +144,7 @@ class ReferenceRenderer:
     def section(self, ident: str, *title: str | nodes.Node, label: bool = True) -> nodes.section:
         """A section with a fixed anchor; ``label`` also makes ``GAME-ANCHOR`` a Sphinx label for ``{ref}``."""
         sec = nodes.section(ids=[ident])
-        t = nodes.title()
-        for part in title:
-            if isinstance(part, str):
-                t.extend(inline(part))
-            else:
-                t += part
-        sec += t
+        sec += fill(nodes.title(), title)
         if label and self.labels:
             sec["names"].append(f"{self.game}-{ident}")
             self.document.note_explicit_target(sec, sec)

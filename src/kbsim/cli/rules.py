@@ -97,8 +97,9 @@ def rules_schema(
     """Print the JSON Schema of rule files (for editors and validators)."""
     from kbsim.rules.families import RULE_MODELS, json_schema
 
-    if family != "all" and family not in RULE_MODELS:
-        fail(f"--family {family!r}: expected one of: {', '.join([*RULE_MODELS, 'all'])}")
+    choices = [*RULE_MODELS, "all"]
+    if family not in choices:
+        fail(f"--family {family!r}: expected one of: {', '.join(choices)}")
     schema = json_schema(family)
     print(dumps_json(schema, indent=2))
 

@@ -17,6 +17,7 @@ import pytest
 from rich.console import Console
 
 import kbsim
+from conftest_browser import browser, needs_chromium
 from kbsim.engine.families import family_of
 from kbsim.engine.rows.game import deal_hash_of
 from kbsim.engine.seeds import game_seed
@@ -642,20 +643,14 @@ def test_an_interrupted_game_in_a_real_terminal_is_saved_and_resumes(tmp_path, h
     assert got["moves"][0].split(": ", 1)[1].startswith(saved["pending"][0])
 
 
-CHROMIUM = Path("/usr/bin/chromium")
-
-
 def _textual_serve_missing() -> bool:
     import importlib.util
-    import shutil
 
-    return importlib.util.find_spec("textual_serve") is None or shutil.which("chromedriver") is None
+    return importlib.util.find_spec("textual_serve") is None
 
 
-@pytest.mark.skipif(
-    not CHROMIUM.exists() or _textual_serve_missing(),
-    reason="needs Debian chromium and chromedriver, and textual-dev (the dev extra)",
-)
+@needs_chromium
+@pytest.mark.skipif(_textual_serve_missing(), reason="needs textual-dev (the dev extra)")
 def test_the_app_is_served_in_a_browser(tmp_path):
     """``textual serve -c "kbsim play ..."``: the game starts in headless Chromium and reaches the person's turn."""
     import os
@@ -664,9 +659,6 @@ def test_the_app_is_served_in_a_browser(tmp_path):
     import socket
     import subprocess
     import sys
-
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
 
     from conftest import cli_env
 
@@ -685,12 +677,6 @@ def test_the_app_is_served_in_a_browser(tmp_path):
         stderr=subprocess.DEVNULL,
         start_new_session=True,  # its own process group: the served app goes with it at the end
     )
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--window-size=1400,900"):
-        opts.add_argument(flag)
-    opts.add_argument(f"--user-data-dir={tmp_path / 'profile'}")
-    driver = None
     try:
         end = time.monotonic() + 60
         while True:
@@ -699,23 +685,19 @@ def test_the_app_is_served_in_a_browser(tmp_path):
                     break
             assert time.monotonic() < end, "textual serve did not start"
             time.sleep(0.2)
-        import shutil
-
-        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
-        driver.get(f"http://127.0.0.1:{port}/")
-        save = save_path(records)
-        end = time.monotonic() + 90
-        while True:
-            try:
-                if read_save(save)["check"]["at"] == "prompt":
-                    break
-            except Exception:
-                pass
-            assert time.monotonic() < end, "the served game never reached the person's turn"
-            time.sleep(0.3)
+        with browser() as driver:
+            driver.get(f"http://127.0.0.1:{port}/")
+            save = save_path(records)
+            end = time.monotonic() + 90
+            while True:
+                try:
+                    if read_save(save)["check"]["at"] == "prompt":
+                        break
+                except Exception:
+                    pass
+                assert time.monotonic() < end, "the served game never reached the person's turn"
+                time.sleep(0.3)
     finally:
-        if driver is not None:
-            driver.quit()
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(30)
 

@@ -268,40 +268,71 @@ def default_chunk_size(games: int, workers: int) -> int:
     return max(1, min(500, games // max(1, workers * 8)))
 
 
+def append_record(
+    cols: dict[str, list],
+    *,
+    run_id: str,
+    index: int,
+    seed: int,
+    game: CompiledGame,
+    players: int,
+    bots: list[str],
+    result,
+    moves: list[str] | None = None,
+) -> None:
+    """Append the record of one finished game to ``cols`` (the column lists of :func:`empty_columns`).
+
+    The one place a game result becomes a record (``kbsim run`` and ``kbsim play``).
+
+    Args:
+        cols: column lists of the game's family, appended to in place.
+        run_id: the run's id.
+        index: the game's index in its run.
+        seed: the game's own seed.
+        game: the compiled rules played.
+        players: seats.
+        bots: the name of the player in each seat (``human`` for a person).
+        result: the family's game result.
+        moves: the move log in notation (games with a human seat); None or empty for bots only.
+    """
+    cols["run_id"].append(run_id)
+    cols["game_index"].append(index)
+    cols["seed"].append(seed)
+    cols["game"].append(game.game)
+    cols["variant"].append(game.variant)
+    cols["options"].append(json.dumps(game.options, sort_keys=True))
+    cols["players"].append(players)
+    cols["bots"].append(list(bots))
+    cols["winners"].append(list(result.winners))
+    cols["end_reason"].append(result.end_reason)
+    cols["turns"].append(result.turns)
+    cols["passes"].append(result.passes)
+    cols["character_plays"].append(
+        [{"seat": seat, "character": key, "plays": k} for (seat, key), k in sorted(result.character_plays.items())]
+    )
+    cols["hands"].append(result.hands)
+    cols["scores"].append(result.scores)
+    for name, value in family_of(game).record_values(result).items():  # the family's own columns
+        cols[name].append(value)
+    cols["deal_hash"].append(result.deal_hash or deal_hash_of(game, players, seed))
+    # market games: empty
+    cols["rule_usage"].append(usage_record(getattr(result, "rule_usage", {}), getattr(result, "rule_legal", {})))
+    cols["moves"].append(list(moves or []))
+
+
 def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
     """Play the games of ``chunk`` and return their records as column lists."""
     g = spec.game
     cols = empty_columns(g.family)
-    options = json.dumps(g.options, sort_keys=True)
     run_id = spec.run_id
     for i in chunk:
         deal, lineup = spec.deal_of(i)
         seed = game_seed(spec.seed, deal)
         bots = [make_bot(name, g.family) for name in lineup]
-        bots_list = list(lineup)
         r = play_game(g, bots, seed, check=spec.check)
-        cols["run_id"].append(run_id)
-        cols["game_index"].append(i)
-        cols["seed"].append(seed)
-        cols["game"].append(g.game)
-        cols["variant"].append(g.variant)
-        cols["options"].append(options)
-        cols["players"].append(spec.players)
-        cols["bots"].append(bots_list)
-        cols["winners"].append(list(r.winners))
-        cols["end_reason"].append(r.end_reason)
-        cols["turns"].append(r.turns)
-        cols["passes"].append(r.passes)
-        cols["character_plays"].append(
-            [{"seat": seat, "character": key, "plays": k} for (seat, key), k in sorted(r.character_plays.items())]
+        append_record(
+            cols, run_id=run_id, index=i, seed=seed, game=g, players=spec.players, bots=list(lineup), result=r
         )
-        cols["hands"].append(r.hands)
-        cols["scores"].append(r.scores)
-        for name, value in family_of(g).record_values(r).items():  # the family's own columns
-            cols[name].append(value)
-        cols["deal_hash"].append(r.deal_hash or deal_hash_of(spec.game, spec.players, seed))
-        # market games: empty
-        cols["rule_usage"].append(usage_record(getattr(r, "rule_usage", {}), getattr(r, "rule_legal", {})))
     return cols
 
 

@@ -100,6 +100,7 @@ class Knowledge:
         "_len0",
         "_hand0",
         "_joker0",
+        "_blank",
     )
 
     def __init__(self, game: CompiledGame, players: int) -> None:
@@ -122,6 +123,9 @@ class Knowledge:
         self._len0 = [0] * players
         self._hand0: list[int] | None = None
         self._joker0 = False
+        # per pile, a list of placeholders the game loop's masks reuse while the pile's size is unchanged and nothing
+        # was put on it while masked (never handed out with a known card; see mask)
+        self._blank: list[list[int] | None] = [None] * players
 
     def copy(self) -> Knowledge:
         """An independent copy (for a copy of the position it describes)."""
@@ -145,6 +149,7 @@ class Knowledge:
         k._len0 = self._len0[:]
         k._hand0 = None if self._hand0 is None else self._hand0[:]
         k._joker0 = self._joker0
+        k._blank = [None] * len(self.top)  # (the copy's masks make their own)
         return k
 
     # ------------------------------------------------------------------ the hand loop's calls
@@ -332,13 +337,14 @@ class Vault:
         deck: the real face-down character deck, or None when it was empty.
     """
 
-    __slots__ = ("seat", "piles", "hands", "deck")
+    __slots__ = ("seat", "piles", "hands", "deck", "blank")
 
     def __init__(self, seat: int, piles: list[list[int]], hands: list[list[int]]) -> None:
         self.seat = seat
         self.piles = piles
         self.hands = hands
         self.deck: list[str] | None = None
+        self.blank: list[list[int] | None] | None = None
 
 
 def mask(state: GameState, know: Knowledge, seat: int, turn: Turn | None = None) -> Vault:
@@ -347,7 +353,10 @@ def mask(state: GameState, know: Knowledge, seat: int, turn: Turn | None = None)
     Draw piles become :data:`HIDDEN` except the cards ``seat`` knows (its own exchanged cards at the bottom of its
     pile, and cards everybody saw put on top of any pile); other seats' hands become their known cards followed
     by :data:`HIDDEN`; the face-down character deck becomes :data:`HIDDEN_CHARACTER`. Sizes do not change. The
-    zones are swapped, not copied: the real lists go into the vault untouched (a few list headers per turn).
+    zones are swapped, not copied: the real lists go into the vault untouched (a few list headers per turn). With
+    ``turn`` (the game loop's masks), a pile of which nobody knows a card is masked by the list of placeholders of
+    the previous turn when its size is the same and nothing was put on it (``know``'s cache; :func:`unmask` drops
+    a list the turn changed), so most turns build no new pile list.
 
     Args:
         state: the live state (its zone lists are replaced).
@@ -362,23 +371,39 @@ def mask(state: GameState, know: Knowledge, seat: int, turn: Turn | None = None)
     hands = state.hands
     vault = Vault(seat, piles[:], hands[:])
     n = len(piles)
+    blank = know._blank if turn is not None else None
+    vault.blank = blank
     if state.shared:
-        masked = [HIDDEN] * len(piles[0])
+        size = len(piles[0])
+        masked = blank[0] if blank is not None else None
+        if masked is None or len(masked) != size:
+            masked = [HIDDEN] * size
+            if blank is not None:
+                blank[0] = masked
         for s in range(n):
             piles[s] = masked
     else:
         top = know.top
+        b = know.own_bottom[seat]
         for s in range(n):
             real = piles[s]
             size = len(real)
-            masked = [HIDDEN] * size
             t = top[s]
-            if t:
-                masked[size - t :] = real[size - t :]
+            if t or (b and s == seat):
+                masked = [HIDDEN] * size
+                if t:
+                    masked[size - t :] = real[size - t :]
+                if b and s == seat:
+                    masked[:b] = real[:b]
+            else:
+                cached = blank[s] if blank is not None else None
+                if cached is not None and len(cached) == size:
+                    masked = cached
+                else:
+                    masked = [HIDDEN] * size
+                    if blank is not None:
+                        blank[s] = masked
             piles[s] = masked
-        b = know.own_bottom[seat]
-        if b:
-            piles[seat][:b] = vault.piles[seat][:b]
     if turn is not None:
         turn._pile = piles[seat]
     known = know.known
@@ -424,6 +449,9 @@ def unmask(state: GameState, vault: Vault, exchanged: int, turn: Turn | None = N
             continue
         if len(now) < k + size:
             raise InvariantError(f"draw pile {i + 1} lost cards while masked ({len(now)} < {k + size})")
+        blank = vault.blank
+        if blank is not None and blank[0 if shared else i] is now:
+            blank[0 if shared else i] = None  # (the turn put cards on the cached list: it is not blank any more)
         if shared:
             merged = now[:k] + real_piles[i] + now[k + size :]
             for j in range(len(piles)):

@@ -59,6 +59,10 @@ class Knowledge:
     per seat; piles are counted from their bottom (index 0), as :class:`~kbsim.engine.rows.state.GameState`
     stores them.
 
+    Args:
+        game: the compiled rules (None: an empty shell, which :meth:`copy` fills).
+        players: seats.
+
     Attributes:
         own_bottom: cards at the bottom of each seat's draw pile that the seat put there by exchanging (it knows
             them and their order; the others know only how many).
@@ -103,7 +107,7 @@ class Knowledge:
         "_blank",
     )
 
-    def __init__(self, game: CompiledGame, players: int) -> None:
+    def __init__(self, game: CompiledGame | None, players: int) -> None:
         self.own_bottom = [0] * players
         self.top = [0] * players
         self.known: list[list[int]] = [[] for _ in range(players)]
@@ -118,8 +122,10 @@ class Knowledge:
         self.hand_no = 0
         self.dealer = 0
         self.totals = [0] * players
-        self._joker_key = next((c.key for c in game.roster if c.is_joker), "") if game.chars_display_mode else ""
-        self._powers = game.chars_enabled  # (only a character's power puts cards on a pile during a turn)
+        joker = game is not None and game.chars_display_mode
+        self._joker_key = next((c.key for c in game.roster if c.is_joker), "") if game is not None and joker else ""
+        # (only a character's power puts cards on a pile during a turn)
+        self._powers = game.chars_enabled if game is not None else False
         self._len0 = [0] * players
         self._hand0: list[int] | None = None
         self._joker0 = False
@@ -129,7 +135,7 @@ class Knowledge:
 
     def copy(self) -> Knowledge:
         """An independent copy (for a copy of the position it describes)."""
-        k = Knowledge.__new__(Knowledge)
+        k = Knowledge(None, 0)  # (a shell filled below; no __new__: the class is compiled by mypyc)
         k.own_bottom = self.own_bottom[:]
         k.top = self.top[:]
         k.known = [x[:] for x in self.known]

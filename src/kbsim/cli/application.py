@@ -69,6 +69,11 @@ def main() -> None:
             closed_pipe()
         raise
     except Exception as e:  # click/typer usage errors (exit code 2), whichever click typer bundles
+        from kbsim.records import RecordsError  # imported only here: pyarrow is not needed to start kbsim
+
+        if isinstance(e, RecordsError):  # a records file that cannot be used (damaged, not records...)
+            print(f"kbsim: error: {e}", file=sys.stderr)
+            sys.exit(2)
         if getattr(e, "exit_code", None) == 2 and hasattr(e, "format_message"):
             ctx = getattr(e, "ctx", None)
             where = f" (see: {ctx.command_path} --help)" if ctx is not None else ""

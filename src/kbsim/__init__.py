@@ -12,7 +12,7 @@ The front door for a script or a test, the same for every game and engine family
 Each engine family (rows, market) is found through :mod:`kbsim.engine.families`.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 from collections.abc import Mapping, Sequence  # noqa: E402 - after __version__, which the modules below import
 from typing import Any  # noqa: E402

@@ -15,7 +15,14 @@ from typing import Any
 
 import polars as pl
 
-from kbsim.records import RecordsError, RecordsFile, describe_version, open_records
+from kbsim.records import (
+    RECORDS_SCHEMA_VERSION,
+    SCHEMA_CHANGES,
+    RecordsError,
+    RecordsFile,
+    describe_version,
+    open_records,
+)
 from kbsim.sim.conditions import Condition, SweepInfo
 
 NEEDED_COLUMNS = ["game_index", "seed", "players", "bots", "winners", "end_reason", "turns"]
@@ -78,6 +85,22 @@ def _read(rf: RecordsFile, need: Sequence[str]) -> pl.DataFrame:
     except RecordsError as e:
         raise ReportError(str(e)) from None
     return pl.from_arrow(table)  # type: ignore[return-value]
+
+
+def _older_records(opened: Sequence[RecordsFile]) -> list[tuple[str, str]]:
+    """A parameters row saying what changed since the oldest records schema among the files (none if current)."""
+    oldest = min((rf.schema_version for rf in opened), default=RECORDS_SCHEMA_VERSION)
+    if oldest >= RECORDS_SCHEMA_VERSION:
+        return []
+    files = sum(rf.schema_version < RECORDS_SCHEMA_VERSION for rf in opened)
+    since = "; ".join(f"{v}: {SCHEMA_CHANGES[v]}" for v in range(oldest + 1, RECORDS_SCHEMA_VERSION + 1))
+    return [
+        (
+            "older records",
+            f"{files} file(s) of records schema {oldest} or later, read by migration and without checksums; "
+            f"changed since: {since}",
+        )
+    ]
 
 
 def _plain(v: Any) -> str:
@@ -286,6 +309,7 @@ def compare_input(paths: Sequence[Path]) -> ReportInput:
         ("pairing", "games of two arms are paired when they have the same game seed (same run seed and index)"),
     ]
     params += [(f"provisional data ({g})", note) for g, note in provisional]
+    params += _older_records(opened)
     for i, (p, meta) in enumerate(file_rows):
         run = meta.get("run", {}) if isinstance(meta.get("run"), dict) else {}
         what = ", ".join(f"{k} {run[k]}" for k in ("variant", "players", "bots", "games", "seed") if k in run)
@@ -374,6 +398,7 @@ def study_input(plan: Any) -> ReportInput:
             )
         )
     params.append(("records", str(plan.records_dir)))
+    params += _older_records(opened)
     provisional = next(
         (
             m["rules"]["provisional"]

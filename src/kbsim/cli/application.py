@@ -15,7 +15,7 @@ import typer
 from kbsim import __version__
 from kbsim.cli import compare, replay, report, rules, run, solve
 from kbsim.cli.checks import ArgError
-from kbsim.cli.common import UserError, closed_pipe
+from kbsim.cli.common import UserError, closed_pipe, safe_streams
 
 app = typer.Typer(
     name="kbsim",
@@ -50,6 +50,7 @@ def _main(
 
 def main() -> None:
     """Console-script entry point: run the app, turning every user error into one line and exit 2."""
+    safe_streams()  # any terminal encoding: symbols it cannot show are written as ASCII stand-ins
     try:
         rc = app(standalone_mode=False)
         sys.stdout.flush()  # a closed pipe shows here, inside the handlers below

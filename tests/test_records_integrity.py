@@ -190,8 +190,11 @@ def test_resume_replays_a_damaged_chunk(tmp_path):
     again = RunOutput(out, params, "x", resume=True)
     assert len(again.dropped) == 1 and str(chunk) in again.dropped[0] and "damaged" in again.dropped[0]
     again._unlock()
+    write_records(table.slice(10, 10), chunk)  # staged and damaged again (the check above deleted it)
+    _damaged(chunk, chunk, chunk.stat().st_size // 2, b"\0" * 40)
     code, o, err = kb(*args, "-o", str(out), "--resume", "--json")
     assert code == 0, err
+    assert f"kbsim: note: {chunk}: damaged" in err and "playing that chunk again" in err
     assert json.loads(o)["games_played_now"] == 10
     assert _plain(out).drop("run_id").equals(_plain(full).drop("run_id"))
     open_records(out).verify()

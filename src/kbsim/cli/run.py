@@ -149,8 +149,7 @@ def run(
         fail(str(e))
     except OSError as e:
         fail(f"--out {out_path}: cannot write: {e.strerror}")
-    if chosen_seed:
-        err.print(f"kbsim: no --seed given; using --seed {seed}", highlight=False, markup=False)
+    _print_start_notes(run_.output.dropped, seed if chosen_seed else None)
     # never more workers than chunks to play
     n_workers = max(1, min(workers or default_workers(), -(-games // run_.chunk_size)))
     be = make_backend(backend, n_workers, scheduler)
@@ -209,6 +208,14 @@ def run(
         print(dumps_json(result, indent=2))
     else:
         _print_summary(result)
+
+
+def _print_start_notes(dropped: list[str], chosen_seed: int | None) -> None:
+    """On stderr: the staged chunks a resume found damaged (played again), and the seed picked for the user."""
+    for problem in dropped:
+        err.print(f"kbsim: note: {problem}; playing that chunk again", highlight=False, markup=False)
+    if chosen_seed is not None:
+        err.print(f"kbsim: no --seed given; using --seed {chosen_seed}", highlight=False, markup=False)
 
 
 def _records_path(out_path: Path | None, spec, deals: int, resume: bool, force: bool, rule_file: Path) -> Path:

@@ -79,8 +79,8 @@ def declared_optional(counter: str, option_paths: Iterable[str]) -> bool:
 
     That is a counter named after the path of one of the file's options (or a path below one), a power, or a
     character (the file's characters are played only by choosing them, e.g. with a variant). A rule the base
-    rules simply allow (King's Corners lays no minimum of cards per turn) is not optional: a run that never used
-    it says nothing about it.
+    rules simply allow (a game whose turns need lay no minimum of cards, with no option to change that) is not
+    optional: a run that never used it says nothing about it.
 
     Args:
         counter: a usage counter name (:data:`COUNTERS`, ``characters.play.<key>``).

@@ -22,6 +22,11 @@ from test_strict_input import assert_user_error, kb
 OLD = REPO / "tests" / "data" / "records"  # written by kbsim 0.1.0 at the commit of each schema (see README there)
 
 
+def run(out: Path, *args: str) -> tuple[int, str, str]:
+    """``kbsim run ARGS --workers 1 -o OUT`` in this process: (exit code, stdout, stderr)."""
+    return kb("run", *args, "--workers", "1", "-o", str(out))
+
+
 def _kbsim_bytes(*args: str, cwd: Path, encoding: str) -> subprocess.CompletedProcess:
     env = cli_env() | {"PYTHONIOENCODING": encoding}
     return subprocess.run(
@@ -114,9 +119,7 @@ def test_speeds_print_grouped_never_in_e_notation():
 # ------------------------------------------------------------------ seat rotations
 def test_mixed_lineup_says_it_plays_every_rotation(tmp_path):
     rec = tmp_path / "r.parquet"
-    code, out, err = kb(
-        "run", "-p", "3", "-n", "4", "--seed", "2", "--workers", "1", "--bots", "greedy,random,greedy", "-o", str(rec)
-    )
+    code, out, err = run(rec, "-p", "3", "-n", "4", "--seed", "2", "--bots", "greedy,random,greedy")
     assert code == 0, err
     assert "4 deals x 3 seat rotations = 12 games" in out.splitlines()[0]
     assert open_records(rec).num_rows == 12
@@ -130,21 +133,7 @@ def test_compare_reads_a_folder(tmp_path):
     folder = tmp_path / "runs"
     folder.mkdir()
     for name, opt in (("a", "hand_size=6"), ("b", "hand_size=5")):
-        code, _, err = kb(
-            "run",
-            "-p",
-            "2",
-            "-n",
-            "10",
-            "--seed",
-            "3",
-            "--workers",
-            "1",
-            "--option",
-            opt,
-            "-o",
-            str(folder / f"{name}.parquet"),
-        )
+        code, _, err = run(folder / f"{name}.parquet", "-p", "2", "-n", "10", "--seed", "3", "--option", opt)
         assert code == 0, err
     code, out, err = kb("compare", str(folder), "-o", str(tmp_path / "c.html"), "--json")
     assert code == 0, err
@@ -153,21 +142,7 @@ def test_compare_reads_a_folder(tmp_path):
     empty.mkdir()
     code, _, err = kb("compare", str(empty), "-o", str(tmp_path / "d.html"))
     assert_user_error(code, err, str(empty), "no .parquet files")
-    code, _, err = kb(
-        "run",
-        "--game",
-        "kings-corners",
-        "-p",
-        "2",
-        "-n",
-        "2",
-        "--seed",
-        "3",
-        "--workers",
-        "1",
-        "-o",
-        str(folder / "kc.parquet"),
-    )
+    code, _, err = run(folder / "kc.parquet", "--game", "kings-corners", "-p", "2", "-n", "2", "--seed", "3")
     assert code == 0, err
     code, _, err = kb("compare", str(folder), "-o", str(tmp_path / "e.html"))
     assert_user_error(code, err, "kc.parquet", "records of different games cannot be compared")
@@ -195,9 +170,7 @@ def test_records_of_every_older_schema_are_read(schema):
 def test_old_and_new_records_compare_paired(tmp_path):
     """A schema-6 file of kbsim 0.1.0 against a new run of the same seed with another option: paired on deals."""
     new = tmp_path / "new.parquet"
-    code, _, err = kb(
-        "run", "-p", "2", "-n", "12", "--seed", "5", "--workers", "1", "--option", "hand_size=5", "-o", str(new)
-    )
+    code, _, err = run(new, "-p", "2", "-n", "12", "--seed", "5", "--option", "hand_size=5")
     assert code == 0, err
     inp = compare_input([OLD / "kbsim-0.1.0-schema6.parquet", new])
     assert len(inp.conditions) == 2 and any("records schema 6" in v for v in inp.versions)
@@ -249,38 +222,11 @@ def test_unused_rule_notes_only_for_rules_the_game_declares_optional():
 
 
 def test_kings_corners_run_says_nothing_about_min_hand_cards(tmp_path):
-    code, out, err = kb(
-        "run",
-        "--game",
-        "kings-corners",
-        "-p",
-        "3",
-        "-n",
-        "3",
-        "--seed",
-        "1",
-        "--workers",
-        "1",
-        "-o",
-        str(tmp_path / "k.parquet"),
-    )
+    code, out, err = run(tmp_path / "k.parquet", "--game", "kings-corners", "-p", "3", "-n", "3", "--seed", "1")
     assert code == 0, err
     assert "min_hand_cards" not in out and "no game used" not in out
-    code, out, err = kb(
-        "run",
-        "-p",
-        "2",
-        "-n",
-        "3",
-        "--seed",
-        "1",
-        "--workers",
-        "1",
-        "--option",
-        "min_hand_cards=0",
-        "-o",
-        str(tmp_path / "b.parquet"),
-        "--json",
+    code, out, err = run(
+        tmp_path / "b.parquet", "-p", "2", "-n", "3", "--seed", "1", "--option", "min_hand_cards=0", "--json"
     )
     assert code == 0, err
     assert "turn.lay_out.min_hand_cards" in out.split('"optional_rules"')[1]

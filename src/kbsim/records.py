@@ -36,7 +36,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -79,8 +78,8 @@ SCHEMA_CHANGES: dict[int, str] = {
     5: "bot streams and the later hands of a match from SeedSequence spawn keys: a seed gives other records "
     "wherever a bot draws random numbers or a match plays several hands",
     6: "rule_usage entries carry legal_turns",
-    7: "same columns and values; Parquet page checksums and kbsim.integrity (row count, key-column digest), "
-    "checked on every read",
+    7: "moves column (the move log of kbsim play's games with a human seat; empty for bots); from kbsim 0.2.0 "
+    "on, Parquet page checksums and kbsim.integrity (row count, key-column digest), checked on every read",
 }
 
 #: Every record column, in file order (meanings: :mod:`kbsim.sim.records`).
@@ -119,6 +118,7 @@ ALL_FIELDS = pa.schema(
         ("characters_lost", pa.int16()),
         ("deal_hash", pa.string()),
         ("rule_usage", pa.list_(pa.struct([("rule", pa.string()), ("uses", pa.int32()), ("legal_turns", pa.int32())]))),
+        ("moves", pa.list_(pa.string())),
     ]
 )
 
@@ -127,6 +127,9 @@ OLDER_TYPES: dict[str, tuple[int, pa.DataType]] = {
     "rule_usage": (5, pa.list_(pa.struct([("rule", pa.string()), ("uses", pa.int32())]))),
 }
 
+#: kbsim versions that wrote records without ``kbsim.integrity`` (read unverified); every later version writes it,
+#: and a file that claims a later writer but lacks the entry is refused.
+UNCHECKED_WRITERS = frozenset({"0.1.0"})
 #: Columns whose values, in row order, the integrity digest covers (those a file has).
 KEY_COLUMNS = ("game_index", "seed", "deal_hash")
 #: How every records file is written: zstd, a CRC-32 checksum on every data page.
@@ -331,7 +334,7 @@ class RecordsFile:
         num_rows: rows according to the Parquet footer.
         schema_version: the records schema the file was written with (1 for files without the entry).
         version: the kbsim version that wrote it (``"?"`` if unknown).
-        integrity: the ``kbsim.integrity`` entry, or None for files older than schema 7.
+        integrity: the ``kbsim.integrity`` entry, or None for files of :data:`UNCHECKED_WRITERS`.
     """
 
     def __init__(self, path: Path, pf: pq.ParquetFile, metadata: dict[str, Any]):
@@ -439,17 +442,13 @@ def _cast_old(col: pa.ChunkedArray, want: pa.DataType) -> pa.ChunkedArray:
 
 def _check_file(path: Path) -> None:
     """Refuse what is not a regular, non-empty file before opening it (a FIFO would block for ever)."""
+    from kbsim.strict_io import InputFileError, check_regular_file
+
     try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise RecordsError(path, "no such records file") from None
-    except OSError as e:
-        raise RecordsError(path, f"cannot read: {e.strerror or e}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise RecordsError(path, "is a folder; expected a records file (.parquet)")
-    if not stat.S_ISREG(st.st_mode):
-        raise RecordsError(path, "not a regular file (a pipe, device or socket); expected a records file")
-    if st.st_size == 0:
+        check_regular_file(path, "a records file (.parquet)")
+    except InputFileError as e:
+        raise RecordsError(path, str(e).removeprefix(f"{path}: ")) from None
+    if path.stat().st_size == 0:
         raise RecordsError(path, "empty file; expected a records file")
 
 
@@ -491,8 +490,8 @@ def _check_metadata(path: Path, meta: dict[str, Any]) -> None:
             f"written by kbsim {meta['version']} with records schema {v}; this kbsim reads records schemas 1 to "
             f"{RECORDS_SCHEMA_VERSION}: upgrade kbsim to read it",
         )
-    if v >= 7:
-        entry = meta.get(_INTEGRITY)
+    entry = meta.get(_INTEGRITY)
+    if entry is not None or meta["version"] not in UNCHECKED_WRITERS:
         if not isinstance(entry, dict):
             raise RecordsError(path, "damaged kbsim metadata: kbsim.integrity is missing or not an object")
         if not (

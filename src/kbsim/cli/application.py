@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from kbsim import __version__
-from kbsim.cli import compare, replay, report, rules, run, solve
+from kbsim.cli import compare, play, replay, report, rules, run, solve
 from kbsim.cli.checks import ArgError
 from kbsim.cli.common import UserError, closed_pipe, safe_streams
 
@@ -54,6 +54,8 @@ def main() -> None:
     try:
         rc = app(standalone_mode=False)
         sys.stdout.flush()  # a closed pipe shows here, inside the handlers below
+        if rc == 130:  # typer turns a KeyboardInterrupt that left the command into exit code 130, silently
+            print("kbsim: interrupted", file=sys.stderr)
         if isinstance(rc, int) and rc:
             sys.exit(rc)
     except (UserError, ArgError) as e:
@@ -72,27 +74,32 @@ def main() -> None:
             closed_pipe()
         raise
     except Exception as e:  # click/typer usage errors (exit code 2), whichever click typer bundles
-        from kbsim.records import RecordsError  # imported only here: pyarrow is not needed to start kbsim
-
-        if isinstance(e, RecordsError):  # a records file that cannot be used (damaged, not records...)
-            print(f"kbsim: error: {e}", file=sys.stderr)
-            sys.exit(2)
-        if getattr(e, "exit_code", None) == 2 and hasattr(e, "format_message"):
-            ctx = getattr(e, "ctx", None)
-            where = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
-            print(f"kbsim: error: {e.format_message()}{where}", file=sys.stderr)
-            sys.exit(2)
-        if type(e).__name__ == "Abort":
-            print("kbsim: interrupted", file=sys.stderr)
-            sys.exit(130)
-        if type(e).__name__ == "Exit":
-            sys.exit(getattr(e, "exit_code", 0))
-        if isinstance(e.__context__, BrokenPipeError) or isinstance(e.__cause__, BrokenPipeError):
-            closed_pipe()
-        raise
+        _other_error(e)
     except KeyboardInterrupt:
         print("kbsim: interrupted; nothing was written", file=sys.stderr)
         sys.exit(130)
+
+
+def _other_error(e: Exception) -> None:
+    """End kbsim for an exception no command handled: one line and exit 2 for a user's error, else re-raise."""
+    from kbsim.records import RecordsError  # imported only here: pyarrow is not needed to start kbsim
+
+    if isinstance(e, RecordsError):  # a records file that cannot be used (damaged, not records...)
+        print(f"kbsim: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    if getattr(e, "exit_code", None) == 2 and hasattr(e, "format_message"):
+        ctx = getattr(e, "ctx", None)
+        where = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+        print(f"kbsim: error: {e.format_message()}{where}", file=sys.stderr)
+        sys.exit(2)
+    if type(e).__name__ == "Abort":
+        print("kbsim: interrupted", file=sys.stderr)
+        sys.exit(130)
+    if type(e).__name__ == "Exit":
+        sys.exit(getattr(e, "exit_code", 0))
+    if isinstance(e.__context__, BrokenPipeError) or isinstance(e.__cause__, BrokenPipeError):
+        closed_pipe()
+    raise
 
 
 app.command()(run.run)
@@ -100,6 +107,7 @@ app.command()(replay.replay)
 app.command()(report.report)
 app.command()(compare.compare)
 app.command()(solve.solve)
+app.command()(play.play)
 rules_app.command("check")(rules.rules_check)
 rules_app.command("show")(rules.rules_show)
 rules_app.command("schema")(rules.rules_schema)

@@ -42,6 +42,9 @@ rule_usage         list<struct>    ``{rule, uses, legal_turns}``: how often an o
                                    enable is listed, with 0 uses if never used; ``legal_turns``: for a variant's
                                    rebuilds (start segments, into an empty row) the turns at whose start such a
                                    rebuild was legal, else null; market games: empty
+moves              list<string>    the move log in move notation, one entry per turn (``SEAT: MOVE; MOVE``, a
+                                   market game's contract choices first), for a game with a ``human`` seat (it
+                                   cannot be replayed from its seed); empty for a game of bots only
 =================  ==============  ===================================================
 
 The Parquet file's key-value metadata holds ``kbsim.version``, ``kbsim.run``

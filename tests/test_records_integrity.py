@@ -167,7 +167,7 @@ def test_not_a_regular_file_is_refused_at_once(tmp_path):
         text=True,
         timeout=60,
     )
-    assert p.returncode != 0 and "not a regular file" in p.stderr
+    assert p.returncode != 0 and "f.parquet: is a named pipe (FIFO); expected a records file" in p.stderr
 
 
 def test_resume_replays_a_damaged_chunk(tmp_path):
@@ -227,3 +227,49 @@ def test_every_written_file_verifies(tmp_path):
     shutil.copy(REPO / "README.md", tmp_path / "README.parquet")
     with pytest.raises(RecordsError, match="not a Parquet file"):
         open_records(tmp_path / "README.parquet")
+
+
+def test_files_of_kbsim_0_1_0_without_integrity_are_read_unverified(ok_file, tmp_path):
+    """kbsim 0.1.0 wrote no integrity entry (schemas 1 to 6, and schema 7 files of its development builds with
+    the moves column): read unverified. Any later writer must have one (the no-integrity case above)."""
+    old = _rewrite(
+        ok_file,
+        tmp_path / "old.parquet",
+        meta_edit=lambda m: {k: v for k, v in m.items() if k != b"kbsim.integrity"} | {b"kbsim.version": b'"0.1.0"'},
+    )
+    rf = open_records(old)
+    assert rf.integrity is None and rf.schema_version == kbsim.records.RECORDS_SCHEMA_VERSION
+    assert kbsim.records.load(old).equals(kbsim.records.load(ok_file))
+    assert "read unverified" in kbsim.records.describe_version(rf)
+    later = _rewrite(
+        ok_file,
+        tmp_path / "later.parquet",
+        meta_edit=lambda m: {k: v for k, v in m.items() if k != b"kbsim.integrity"} | {b"kbsim.version": b'"0.3.0"'},
+    )
+    with pytest.raises(RecordsError, match="kbsim.integrity is missing"):
+        open_records(later)
+
+
+def test_replay_and_play_refuse_a_damaged_records_file(ok_file, tmp_path):
+    """``kbsim replay --records`` and the records file of ``kbsim play``: the same one-line refusal; a game
+    appended by ``kbsim play`` is written with checksums and its integrity entry."""
+    from kbsim.play import store
+
+    bad = _damaged(ok_file, tmp_path / "bad.parquet", ok_file.stat().st_size // 2)
+    code, out, err = kb("replay", "--records", str(bad), "-i", "0")
+    assert_user_error(code, err, str(bad), "damaged file", "checksum")
+    assert "RecordsError" not in err
+    with pytest.raises(RecordsError, match="damaged file"):
+        store.played_seeds(bad)
+    garbage = _rewrite(ok_file, tmp_path / "g.parquet", meta_edit=lambda m: m | {b"kbsim.run": b"{not json"})
+    with pytest.raises(store.StoreError, match="g.parquet: damaged kbsim metadata: kbsim.run is not valid JSON"):
+        store.check_records_file(garbage, {"kind": "play"})
+    # a play file: one game appended, then verified as it is read again
+    row = pq.read_table(ok_file).slice(0, 1).to_pydict()
+    identity = {"kind": "play", "game": "kingsbridge", "players": 2}
+    played = tmp_path / "play.parquet"
+    assert store.append_game(played, row, {"version": kbsim.__version__, "run": identity})
+    rf = open_records(played)
+    assert rf.integrity is not None and rf.integrity["rows"] == 1
+    rf.verify()
+    assert store.played_seeds(played) == {row["seed"][0]}

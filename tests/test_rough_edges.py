@@ -194,18 +194,31 @@ def test_a_newer_schema_is_refused_with_the_version_that_wrote_it(tmp_path):
 
 # ------------------------------------------------------------------ version and changelog
 def test_version_changelog_and_records_schema_agree():
+    """The release checklist of a records change, held in step.
+
+    A change to the records (a column, a meaning, the records a seed gives) bumps
+    ``kbsim.records.RECORDS_SCHEMA_VERSION`` and adds its line to ``SCHEMA_CHANGES`` (the one place for both),
+    describes it in ``docs/guide/records.md`` (``- N: ...``), and is released as a kbsim version: ``__version__``
+    in ``src/kbsim/__init__.py`` (pyproject reads it from there) and a ``## [X.Y.Z]`` section of CHANGELOG.md
+    that says ``Records schema N``.
+    """
+    from importlib.metadata import version
+
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert project["version"] == kbsim.__version__
+    assert "version" in project.get("dynamic", []) and "version" not in project, "one place: kbsim.__version__"
+    assert version("kbsim") == kbsim.__version__, "reinstall (pip install -e .) after a version bump"
     log = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
     assert "## [Unreleased]" in log
     releases = [
         line.split("]")[0][4:] for line in log.splitlines() if line.startswith("## [") and "Unreleased" not in line
     ]
-    assert releases[0] == kbsim.__version__, "the newest release in CHANGELOG.md is the package version"
-    assert f"Records schema {RECORDS_SCHEMA_VERSION}" in log.split(f"## [{kbsim.__version__}]")[1].split("\n## [")[0]
-    assert sorted(SCHEMA_CHANGES) == list(range(1, RECORDS_SCHEMA_VERSION + 1))
+    assert releases[0] == kbsim.__version__, "the newest release in CHANGELOG.md is kbsim.__version__"
+    newest = log.split(f"## [{kbsim.__version__}]")[1].split("\n## [")[0]
+    assert f"Records schema {RECORDS_SCHEMA_VERSION}" in newest, "the newest release names the records schema"
+    assert sorted(SCHEMA_CHANGES) == list(range(1, RECORDS_SCHEMA_VERSION + 1)), "one SCHEMA_CHANGES line a version"
     docs = (REPO / "docs" / "guide" / "records.md").read_text(encoding="utf-8")
-    assert all(f"- {v}" in docs for v in SCHEMA_CHANGES), "every records schema is described in the records guide"
+    missing = [v for v in SCHEMA_CHANGES if f"\n- {v}" not in docs]
+    assert not missing, f"records schemas {missing} are not described in docs/guide/records.md"
 
 
 # ------------------------------------------------------------------ unused-rule notes

@@ -44,6 +44,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from kbsim.strict_io import InputFileError, check_regular_file, loads_json_strict
+
 __all__ = [
     "ALL_FIELDS",
     "KEY_COLUMNS",
@@ -138,8 +140,10 @@ _INTEGRITY = "integrity"
 _FIELDS = {f.name: f for f in ALL_FIELDS}
 
 
-class RecordsError(Exception):
+class RecordsError(InputFileError):
     """A records file that cannot be used: ``str(err)`` is one line, ``FILE: what is wrong``.
+
+    A kind of :class:`kbsim.strict_io.InputFileError` (an input kbsim cannot read).
 
     Attributes:
         path: the file.
@@ -301,8 +305,6 @@ def _normal(t: pa.DataType) -> pa.DataType:
 
 
 def _decode(path: Path, raw: dict[bytes, bytes] | None) -> dict[str, Any]:
-    from kbsim.strict_io import loads_json_strict
-
     out: dict[str, Any] = {}
     for k, v in (raw or {}).items():
         if not k.startswith(b"kbsim."):
@@ -442,8 +444,8 @@ def _cast_old(col: pa.ChunkedArray, want: pa.DataType) -> pa.ChunkedArray:
 
 def _check_file(path: Path) -> None:
     """Refuse what is not a regular, non-empty file before opening it (a FIFO would block for ever)."""
-    from kbsim.strict_io import InputFileError, check_regular_file
-
+    if not path.exists() and not path.is_symlink():
+        raise RecordsError(path, "no such records file")
     try:
         check_regular_file(path, "a records file (.parquet)")
     except InputFileError as e:

@@ -395,8 +395,20 @@ class Stalemate(Strict):
         le=MAX_SEARCH,
         description="Most boards the exact test explores before it assumes progress is possible.",
     )
+    exact_play_limit: int = Field(
+        20000,
+        ge=1,
+        le=MAX_SEARCH,
+        description="Most positions (and plays tried) the exact test's search over staying character plays "
+        "explores before it assumes progress is possible: the game goes on, never a false stalemate.",
+    )
     winners: Literal["fewest_cards", "none"] = Field(
         "fewest_cards", description="Who wins a stalemate: the fewest cards held (ties shared), or nobody."
+    )
+    counts_parked: bool = Field(
+        False,
+        description="Whether cards parked in front of a player count with hand and draw pile when the fewest "
+        "cards win a stalemate (the rulebook names hand and draw pile only).",
     )
     requires_empty_draw_piles: bool = Field(
         False, description="A stalemate can only be declared once every draw pile (or the stock) is empty."
@@ -404,8 +416,9 @@ class Stalemate(Strict):
     powers: Literal["in_play", "none"] = Field(
         "in_play",
         description="Characters the exact test lets the seats use before a stalemate is confirmed: "
-        "`in_play` every character still on a pile or the display (piles turn as characters are played), tried "
-        "by each seat; `none` the test ignores characters.",
+        "`in_play` the characters still in play (with piles: each seat's top character, and those under it as "
+        "plays that stay in turns laying no card turn the piles; with a display: every character shown), "
+        "`none` the test ignores characters.",
     )
 
 

@@ -350,9 +350,12 @@ class MarketRulesRenderer(RulesRenderer):
             return f" ({' or '.join(names)})" if names else ""
 
         if op == "take" and len(args) == 2 and all(a.isdigit() for a in args):
-            place = int(args[1])
-            cost = f" (a place that costs {m.market.costs[place - 1]})" if 1 <= place <= len(m.market.costs) else ""
-            return f"take the card in line {args[0]}, place {place}{cost}"
+            line, place = int(args[0]), int(args[1])
+            by_deck = m.market.prices == "by_deck"
+            costs, at = m.market.costs, (line if by_deck else place)
+            ok = 1 <= line <= m.market.decks and 1 <= place <= m.market.line_places and at <= len(costs)
+            cost = f" (a {'line' if by_deck else 'place'} that costs {costs[at - 1]})" if ok else ""
+            return f"take the card in line {line}, place {place}{cost}"
         if op == "claim" and len(args) == 1:
             return f"claim face-up objective {args[0]}" if args[0].isdigit() else f"claim objective `{args[0]}`"
         if op == "end" and not args:
@@ -369,15 +372,17 @@ class MarketRulesRenderer(RulesRenderer):
 
     def market_board(self, lines: list[str], decks: list[str] | None) -> nodes.container:
         """Market lines (one row per deck, cheapest place first) and, when given, what is left in each deck."""
-        costs = self.model.market.costs
-        header = ["Line"] + [f"Place {i + 1} (cost {c})" for i, c in enumerate(costs)]
+        market = self.model.market
+        costs, places, by_deck = market.costs, market.line_places, market.prices == "by_deck"
+        header = ["Line"] + [f"Place {i + 1}" + ("" if by_deck else f" (cost {costs[i]})") for i in range(places)]
         if decks is not None:
             header.append("Deck (top first)")
         rows = []
         for d, text in enumerate(lines):
             words = text.split()
-            words = (words + ["-"] * len(costs))[: len(costs)]
-            row: list[Any] = [str(d + 1)] + [self.card(w) for w in words]
+            words = (words + ["-"] * places)[:places]
+            label = f"{d + 1} (cost {costs[d]})" if by_deck and d < len(costs) else str(d + 1)
+            row: list[Any] = [label] + [self.card(w) for w in words]
             if decks is not None:
                 row.append(self.cards_cell(decks[d] if d < len(decks) else "", empty="empty"))
             rows.append(row)

@@ -129,7 +129,9 @@ def replay(
         f"deal hash {res.deal_hash}",
         markup=False,
     )
-    out.print(notation_key(seats=True), highlight=False, markup=False)
+    first = (g.first_seat + g.first_player) % players  # the rules' seat roles (setup.deal)
+    starts = f"seat {first} plays first" + ("" if first == g.first_seat % players else f", seat {g.first_seat} deals")
+    out.print(notation_key(starts), highlight=False, markup=False)
     for h in hands_out:
         d = h["deal"]
         if len(hands_out) > 1:

@@ -37,14 +37,14 @@ ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
 }
 
 GOLDEN = {
-    "kingsbridge-greedy": "6439bd2f37eb4e68cfbe202a8ce09c2194eaedea72a6c8af5e6f7a2b92bed69d",
-    "kingsbridge-random-mixed": "6791c33380b79a60021a70951aa77f7cebfb69f405bed649c8baa6cb5419b629",
-    "kingsbridge-planner": "bb2ebbd419017c4fb64d587e469518b9c1d7bdefd6f41ef97187218f1f4d7379",
-    "kingsbridge-characters-greedy": "bb1f8801218dc644984e67fb992688fa3ec1c4ad1c77165917b6507a174a1090",
-    "kingsbridge-characters-random": "fa1caf5e30cd0939bc5168386e5bf206fa4e0b805f2557f550d79584971f48d9",
-    "kingsbridge-either-end-planner": "c4fa84834627e8c11073c8c4e9fa23a206ce8248509a8daa4aebb436278d0963",
+    "kingsbridge-greedy": "0ec988ca455c04d7b40530afc845980350479210d5783c623b5f2f97d91b46ba",
+    "kingsbridge-random-mixed": "fcf2db5f553389a7e5a1438e215c65c6ce38e9a8c2b7d1318f351e5242c8614d",
+    "kingsbridge-planner": "cd7e16af90e272d064ea91f5d5df5c271544d09fcda333c4532369009afa538a",
+    "kingsbridge-characters-greedy": "dfe129f3e51ec5dc4e043502984bea4768a0f8e7b76a94f360ccb9f6c7a7919c",
+    "kingsbridge-characters-random": "200c3ae49092eea0801e889aa73c36db3503fd533bc10c86c8daecbec2a0d6f3",
+    "kingsbridge-either-end-planner": "eabf22fffe90d5efec8d02d42ed10c44a78ed19151d65a77099f6f0e6651ec1e",
     "kings-corners-greedy": "9c7c53ba67782df37aedefb6ae680fd5e08bd27104c24c23ef4f24a777d52d03",
-    "continental-express-greedy": "6796c9d22e4183cd0b4441eddba1e96b144278325dec61df40e88eba785eb4da",
+    "continental-express-greedy": "218e3074d42fc99493f072f0c27ec1a529021c51d3ffec582f8d241bd54f3f28",
 }
 
 

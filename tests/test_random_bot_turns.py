@@ -45,16 +45,6 @@ def test_an_exchange_turn_plays_a_character_or_not_both_with_positive_probabilit
     assert kinds == {("Exchange",), ("Play", "Exchange")}
 
 
-def test_a_pass_turn_may_play_a_character():
-    g = rules("characters")
-    played = 0
-    for seed in range(40):
-        st = make_state(CLOSED, ["1 2", "1"], ["", "5"], char_piles=[["wynstan"], []])
-        moves = _turn_moves(g, st, 0, seed)
-        played += any(type(m) is Play for m in moves)
-    assert 0 < played < 40
-
-
 def test_plays_are_drawn_from_all_legal_plays():
     # five seats: Wigelm hands a row start to each of four opponents, 6**4 = 1296 plays; the first 60 listed all
     # take the first four starts from rows 1 and 2

@@ -23,7 +23,7 @@ from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, IllegalMov
 from kbsim.engine.rng import seeded
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import END_TURN, Move
-from kbsim.engine.rows.reach import PLAYS_LISTED, lay_possible
+from kbsim.engine.rows.reach import PLAYS_LISTED, lay_possible, search_key
 from kbsim.engine.rows.state import GameState, deal
 from kbsim.engine.rows.turn import DONE, Turn, can_progress
 from kbsim.engine.rows.usage import chances as rule_chances
@@ -279,6 +279,11 @@ def seat_can_lay(game: CompiledGame, state: GameState, seat: int) -> bool:
     return False
 
 
+def _follows_piles(game: CompiledGame, state: GameState) -> bool:
+    """Whether the stalemate test follows the character piles (:func:`kbsim.engine.rows.reach.lay_possible`)."""
+    return game.chars_enabled and game.stalemate_powers and not game.chars_display_mode and not state.shared
+
+
 def stalemate_confirmed(game: CompiledGame, state: GameState) -> bool:
     """The rulebook's stalemate: no empty row card can be opened and no seat can lay any card it holds.
 
@@ -297,7 +302,7 @@ def stalemate_confirmed(game: CompiledGame, state: GameState) -> bool:
     Returns:
         True when no seat can lay (the game ends in a stalemate).
     """
-    if game.chars_enabled and game.stalemate_powers and not game.chars_display_mode and not state.shared:
+    if _follows_piles(game, state):
         return lay_possible(game, state) is False
     return not any(seat_can_lay(game, state, k) for k in range(state.players))
 
@@ -527,6 +532,8 @@ class _HandTally:
         self.idle = [0] * n
         self.exact_round = 0
         self.verdicts: dict = {}  # exact stalemate test, memoised by the position
+        # (the staying-plays search reads a seat's hand and draw pile as one pool: memoised by its own key)
+        self.pooled = _follows_piles(game, state)
 
     def add(self, turn: Turn, seat: int) -> None:
         """Count a finished turn of ``seat``.
@@ -570,7 +577,7 @@ class _HandTally:
             return False
         if not self._triggered():
             return False
-        key = self.state.position_key()
+        key = search_key(game, self.state) if self.pooled else self.state.position_key()
         verdict = self.verdicts.get(key)
         if verdict is None:
             verdict = self.verdicts[key] = stalemate_confirmed(game, self.state)

@@ -127,7 +127,7 @@ def rebuild_moves(turn: Turn) -> list[Rebuild]:
     steps = g.steps
     starts = (False, True) if g.rebuild_from_start else (False,)
     targets = (False, True) if (turn.m_start and turn.m_start_rb) else (False,)
-    plain = not (turn.m_equal or turn.skips or turn.m_start) and turn.state.joker is None
+    plain = not (turn.m_equal or turn.skips or turn.m_start)
     if plain and targets == (False,):
         return _plain_rebuild_moves(turn, starts)
     ends = [row[-1] if row else None for row in rows]
@@ -183,12 +183,20 @@ def _end_accepts(turn: Turn, e: int) -> tuple[set[int], set[int]]:
 
 
 def _plain_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
-    """:meth:`rebuild_moves` without a modifier or joker in play: the same moves in the same order.
+    """:meth:`rebuild_moves` without a modifier in play: the same moves in the same order.
 
     A segment fits a non-empty row exactly when its first card is that row's end plus a step, so the
     rows each first card may go to are looked up in one dict (value -> rows, ascending) instead of
-    testing every segment against every row; empty rows still go through :meth:`can_rebuild`.
+    testing every segment against every row; empty rows still go through :meth:`can_rebuild`. While the
+    joker lies in a row (stored as ``-value``) the values are compared, as :meth:`Turn.can_rebuild` does.
     """
+    if turn.state.joker is not None:
+        return _joker_rebuild_moves(turn, starts)
+    return _plain_listing(turn, starts)
+
+
+def _plain_listing(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
+    """The listing of :func:`_plain_rebuild_moves` on rows of story cards only."""
     g = turn.g
     rows = turn.rows
     n = len(rows)
@@ -218,6 +226,21 @@ def _plain_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
                         out.append(_new(Rebuild, (src, k, dst, False, False)))
             i -= 1
     return out
+
+
+def _joker_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
+    """:func:`_plain_rebuild_moves` while the joker lies in a row: the same listing on the rows' values.
+
+    The joker stands for its value in every joint (:meth:`Turn.can_rebuild` compares ``abs`` of both cards), so
+    the listing is made on the rows with the joker replaced by its value; the moves name rows and counts only,
+    so they are the moves of the real rows.
+    """
+    real = turn.rows
+    turn.rows = [[abs(c) for c in row] if any(c < 0 for c in row) else row for row in real]
+    try:
+        return _plain_listing(turn, starts)
+    finally:
+        turn.rows = real
 
 
 def _listed_segments(

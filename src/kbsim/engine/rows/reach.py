@@ -49,9 +49,14 @@ from typing import Final, NamedTuple
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.state import GameState
-from kbsim.engine.rows.turn import Turn
+from kbsim.engine.rows.turn import Turn, reachable_openings
 
 PLAYS_LISTED: Final = 100_000  # plays of one character listed at a position; a longer listing is undecided
+# what the boards rebuilds reach accept, per (id(game), canonical board) -> (game, openings): a function of the
+# board, so kept across searches (the budget is spent per board new to a search, so verdicts do not depend on
+# what this holds; the game is held so that its id stays its own)
+_OPENINGS: dict[tuple, tuple] = {}
+_OPENINGS_KEPT: Final = 4096
 _MODIFIERS: Final = ("m_start", "m_start_rb", "m_equal", "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi")
 
 
@@ -120,6 +125,16 @@ def lay_possible(game: CompiledGame, state: GameState) -> bool | None:
     return _Search(game, state).run()
 
 
+def search_key(game: CompiledGame, state: GameState) -> tuple:
+    """What :func:`lay_possible` reads of ``state``, canonical: equal keys get the same answer.
+
+    The root table (each seat's hand and draw pile as one pool, the rows in canonical order) and the character
+    piles: two positions that differ only in which of a seat's cards are in hand (exchanges) share a key.
+    """
+    s = _Search(game, state)
+    return (s.root, s.root_piles)
+
+
 class _Search:
     """One search of :func:`lay_possible` (the state of the walk, and the outcomes worked out per table)."""
 
@@ -132,6 +147,7 @@ class _Search:
         self.alike = len(set(game.row_open)) <= 1 and len(set(game.row_group)) <= 1
         self.outcomes: dict[tuple[Table, int, str], list[tuple[Table, Effect]]] = {}
         self.checked: set[Table] = set()
+        self.openings: dict[tuple, tuple[frozenset, frozenset, frozenset] | None] = {}
         sizes = tuple((len(h), len(p)) for h, p in zip(state.hands, state.piles, strict=True))
         self.root = self._table(
             state.rows,
@@ -160,17 +176,17 @@ class _Search:
             raise _Undecided
 
     def _walk(self) -> None:
-        """Every (table, piles) position reachable by staying plays; tables breadth-first, piles depth-first.
+        """Every (table, piles) position reachable by staying plays, depth-first.
 
         At each position every seat's top character is first tried for a lay (:meth:`_tried`), then the staying
-        plays are followed (:meth:`_outcome`): a way to lay is found before any next position is built.
+        plays are followed (:meth:`_outcome`): a way to lay is found before any next position is built. Tables
+        are taken last in, first out: plays that change the board are followed as far as they go first (where a
+        card can be laid, that is usually the short way there); the piles of one table are turned depth-first.
         """
         seen: set[tuple[Table, Piles]] = {(self.root, self.root_piles)}
         tables: list[tuple[Table, Piles]] = [(self.root, self.root_piles)]
-        i = 0
-        while i < len(tables):
-            table, piles = tables[i]
-            i += 1
+        while tables:
+            table, piles = tables.pop()
             self._check_lays(table)
             stack = [piles]
             while stack:
@@ -196,11 +212,57 @@ class _Search:
         self.checked.add(table)
         for k in range(self.n):
             self._spend()
-            found = self._probe(table, k, ()).lay_path()[0]
-            if found is None:
-                raise _Undecided
-            if found:
-                raise _Found
+            self._lays(self._probe(table, k, ()))
+
+    def _lays(self, t: Turn) -> None:
+        """Raise :class:`_Found` if ``t`` can lay a card now or after rebuilds; :class:`_Undecided` at a bound.
+
+        With a modifier in force, the turn's own search (:meth:`Turn.lay_path`). Without, what the boards
+        rebuilds reach accept (:func:`~kbsim.engine.rows.turn.reachable_openings`, kept per board for this
+        search): a held card on a row end or an empty row card, a hand card into a gap, or a hand card the joker
+        stands for (the swap).
+        """
+        if any(getattr(t, name) for name in _MODIFIERS):
+            found = t.lay_path()[0]
+        else:
+            found = self._opened(t)
+        if found is None:
+            raise _Undecided
+        if found:
+            raise _Found
+
+    def _opened(self, t: Turn) -> bool | None:
+        """:meth:`Turn.lay_reachable` of a turn with no modifier in force, from the boards' openings."""
+        g = self.g
+        hand, parked = t.hand, t.parked
+        if not hand and not parked:
+            return False
+        if t.state.joker is not None and any(-c in hand for row in t.rows for c in row if c < 0):
+            return True  # (the swap: the joker stays in the rows whatever the rebuilds)
+        board = t._board_key(t.rows)  # (canonical: where every row card opens alike, their order does not matter)
+        if board in self.openings:
+            found = self.openings[board]
+        else:
+            self._spend(1)
+            hit = _OPENINGS.get((id(g), board))
+            if hit is not None and hit[0] is g:
+                found = hit[1]
+            else:
+                found = reachable_openings(g, t.rows) if g.rebuild_allowed else _openings_here(g, t.rows)
+                if len(_OPENINGS) >= _OPENINGS_KEPT:
+                    _OPENINGS.clear()
+                _OPENINGS[(id(g), board)] = (g, found)
+            self.openings[board] = found
+        if found is None:
+            return None
+        ends, empty, gaps = found
+        held = set(hand) | set(parked)
+        steps = g.steps
+        return (
+            any(v - e in steps for v in held for e in ends)
+            or any(g.may_open(v, i) for i in empty for v in held)
+            or any(v in gaps for v in hand)
+        )
 
     # ------------------------------------------------------------------ one seat, one character, one table
     def _tried(self, table: Table, seat: int, key: str) -> list[tuple[int, Turn, Turn]]:
@@ -212,13 +274,18 @@ class _Search:
         every such board too: the next table may not let later plays use them).
 
         Raises :class:`_Found` when a play lays a card, or lets the seat lay after rebuilds (with the play's
-        modifiers); :class:`_Undecided` when a bound is reached.
+        modifiers); :class:`_Undecided` when a bound is reached. Where sizes are not followed, every play stays
+        and may be made on any board rebuilds reach: a play that leaves no modifier in force is then checked on
+        the table it leaves (:meth:`_check_lays`, for every seat), not here.
         """
         start = self._probe(table, seat, (key,))
         every_board = self.g.character(key).touches_rows or (self.track and table.free)
         boards = _rebuild_closure(start) if every_board else [start]
         if boards is None:
             raise _Undecided
+        # where every play stays and may be made on any board (sizes not followed), a play that leaves no modifier
+        # in force is checked for lays on the next table, with every seat's cards (when that table is walked)
+        later = not self.track
         out = []
         for b, turn in enumerate(boards):
             plays = turn.play_moves(limit=PLAYS_LISTED)
@@ -233,12 +300,8 @@ class _Search:
                     raise _Undecided from None  # (a listed play that fails: an engine defect; no verdict)
                 if t.laid > turn.laid or t.won:
                     raise _Found
-                if not _no_new_lays(turn, t):
-                    found = t.lay_path()[0]
-                    if found is None:
-                        raise _Undecided
-                    if found:
-                        raise _Found
+                if not (_no_new_lays(turn, t) or (later and not any(getattr(t, m) for m in _MODIFIERS))):
+                    self._lays(t)
                 out.append((b, turn, t))
         return out
 
@@ -410,6 +473,17 @@ def _no_new_lays(before: Turn, after: Turn) -> bool:
         if getattr(after, name) != getattr(before, name):
             return False
     return set(after.hand) <= set(before.hand) and set(after.parked) <= set(before.parked)
+
+
+def _openings_here(game: CompiledGame, rows: list[list[int]]) -> tuple[frozenset, frozenset, frozenset]:
+    """What the board ``rows`` itself accepts (rules without rebuilds): row ends, empty rows, gap values."""
+    ends = frozenset(abs(r[-1]) for r in rows if r)
+    empty = frozenset(i for i, r in enumerate(rows) if not r)
+    step = game.step
+    gaps = frozenset(
+        abs(r[i - 1]) + step for r in rows for i in range(1, len(r)) if abs(r[i]) - abs(r[i - 1]) == 2 * step
+    )
+    return ends, empty, gaps
 
 
 def _rebuild_modifiers(t: Turn) -> tuple[bool, bool, bool]:

@@ -1402,8 +1402,8 @@ def _successors(game: CompiledGame, board: tuple, turn: Turn) -> list[tuple[tupl
     Args:
         game: the compiled rules.
         board: the rows, a tuple of row tuples (row cards first, then extra rows).
-        turn: a scratch turn of ``game`` with no modifier and no joker mark, used to list the rebuilds (its
-            rows are replaced by ``board``).
+        turn: a scratch turn of ``game`` with no modifier (and a joker mark where the board holds the joker),
+            used to list the rebuilds (its rows are replaced by ``board``).
 
     Returns:
         ``(new board, its canonical key (the rows sorted), the rebuild)`` per legal rebuild, in
@@ -1444,9 +1444,16 @@ def _reachable_boards(game: CompiledGame, rows: list[list[int]]):
     seen = {tuple(sorted(start))}
     frontier: list[tuple[tuple, list[Rebuild]]] = [(start, [])]
     limit = game.exact_search_limit
-    # the scratch turn lists the rebuilds (listing reads only n_fixed and the joker from its state)
+    # the scratch turn lists the rebuilds (listing reads only n_fixed and the joker mark from its state: marked
+    # while a row holds the joker, so that rebuilds moving it or onto it are listed)
+    joker = "joker" if any(c < 0 for r in rows for c in r) else None
     scratch = Turn(
-        game, [], [], [], [], state=GameState(rows=[], hands=[[]], piles=[[]], discard=[], n_fixed=game.n_rows)
+        game,
+        [],
+        [],
+        [],
+        [],
+        state=GameState(rows=[], hands=[[]], piles=[[]], discard=[], n_fixed=game.n_rows, joker=joker),
     )
     while frontier:
         board, path = frontier.pop()

@@ -23,6 +23,16 @@ def seats_of(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return dict(seats)
 
 
+def first_after_seat_0(seats: Mapping[str, Any] | None) -> int:
+    """How many seats after seat 0 the first player sits (``dealer + first_after_dealer``; 0 when not said).
+
+    The first seat of a game of ``P`` seats is this number modulo ``P`` (:func:`first_seat`).
+    """
+    if not seats:
+        return 0
+    return int(seats.get("dealer", 0)) + int(seats.get("first_after_dealer", 0))
+
+
 def first_seat(seats: Mapping[str, Any] | None, players: int) -> int:
     """The seat that plays the first turn of a game of ``players`` seats (0 when the records do not say).
 
@@ -33,9 +43,7 @@ def first_seat(seats: Mapping[str, Any] | None, players: int) -> int:
     Returns:
         ``(dealer + first_after_dealer) % players`` (the first hand's dealer, for a match).
     """
-    if not seats or players < 1:
-        return 0
-    return (int(seats.get("dealer", 0)) + int(seats.get("first_after_dealer", 0))) % players
+    return first_after_seat_0(seats) % players if players >= 1 else 0
 
 
 def starts_text(seats: Mapping[str, Any] | None, players: int | None = None) -> str:

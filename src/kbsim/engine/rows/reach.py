@@ -232,11 +232,17 @@ class _Search:
             raise _Found
 
     def _opened(self, t: Turn) -> bool | None:
-        """:meth:`Turn.lay_reachable` of a turn with no modifier in force, from the boards' openings."""
+        """:meth:`Turn.lay_reachable` of a turn with no modifier in force, from the boards' openings.
+
+        On a board new to the search the turn's own search runs first (it stops at a board that takes a card);
+        where it finds none, what every board rebuilds reach accepts is kept for the other seats and tables.
+        """
         g = self.g
         hand, parked = t.hand, t.parked
         if not hand and not parked:
             return False
+        if t.lay_moves():
+            return True  # (on the board as it is: no search)
         if t.state.joker is not None and any(-c in hand for row in t.rows for c in row if c < 0):
             return True  # (the swap: the joker stays in the rows whatever the rebuilds)
         board = t._board_key(t.rows)  # (canonical: where every row card opens alike, their order does not matter)
@@ -244,6 +250,9 @@ class _Search:
             found = self.openings[board]
         else:
             self._spend(1)
+            first = t.lay_path()[0]  # (stops at the first board that takes a card: quick where one does)
+            if first is not False:
+                return first
             hit = _OPENINGS.get((id(g), board))
             if hit is not None and hit[0] is g:
                 found = hit[1]

@@ -396,11 +396,12 @@ class Stalemate(Strict):
         description="Most boards the exact test explores before it assumes progress is possible.",
     )
     exact_play_limit: int = Field(
-        20000,
+        5000,
         ge=1,
         le=MAX_SEARCH,
-        description="Most positions (and plays tried) the exact test's search over staying character plays "
-        "explores before it assumes progress is possible: the game goes on, never a false stalemate.",
+        description="Most work (positions of the character piles, plays tried and boards visited by rebuild "
+        "searches, one unit each) the exact test's search over staying character plays does before it assumes "
+        "progress is possible: the game goes on, never a false stalemate.",
     )
     winners: Literal["fewest_cards", "none"] = Field(
         "fewest_cards", description="Who wins a stalemate: the fewest cards held (ties shared), or nobody."

@@ -112,7 +112,7 @@ class CompiledGame:
     win_needs_pile: bool = True
     stalemate_needs_empty_piles: bool = False
     stalemate_powers: bool = True  # the exact stalemate test lets seats use the characters still in play
-    exact_play_limit: int = 20000  # positions the exact test's search over staying character plays explores
+    exact_play_limit: int = 5000  # positions the exact test's search over staying character plays explores
     stalemate_counts_parked: bool = False  # parked cards count with hand and draw pile for a stalemate's winners
     first_player: int = 0  # who plays first, counted from the dealer
     provisional_moves: bool = True  # a turn that lays too few may still end as exchange/pass/minus, restored

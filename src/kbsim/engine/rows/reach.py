@@ -19,11 +19,14 @@ top character and rebuilds again. The search is split in two levels:
   matter) the sizes of hand and draw pile;
 * the **character piles** on a table: which character each seat has on top.
 
-For each table the outcome of seat ``k`` playing character ``c`` (:func:`_outcome`) does not depend on the
-other piles (a power never reads them; it only sends character cards to the bottom of piles), so it is
+For each table the outcome of seat ``k`` playing character ``c`` (``_Search._outcome``) does not depend on
+the other piles (a power never reads them; it only sends character cards to the bottom of piles), so it is
 worked out once per table, seat and character: it lays a card (the search ends), or it gives staying plays,
 each a next table and the character cards it sends to the bottom of piles. Turning the piles on one table is
-then a cheap walk over tuples.
+then a cheap walk over tuples. Tables are taken fewest cards in rows first (the usual way to a row card a held
+card can open); every position is visited before a stalemate is declared, so the order changes only how soon
+a way to lay is found. Where a lay is checked, what the boards rebuilds reach accept is worked out once per
+board (:func:`~kbsim.engine.rows.turn.counted_openings`) and asked for each seat's cards.
 
 Sound by construction (a stalemate is declared only when no sequence of real turns lays a card); where the
 search is not exact, it errs towards "a seat can lay" (the game goes on):
@@ -35,26 +38,31 @@ search is not exact, it errs towards "a seat can lay" (the game goes on):
 * where characters may be played on exchange turns the sizes of hands and draw piles are not followed, and
   every seat may play on any board rebuilds reach (rebuilds stay in turns that need no card);
 * where a parked card does not count as held (``end.win.parked_cards_count: false``), a play that sets cards
-  aside counts as progress (the seat might run out of cards).
+  aside counts as progress (the seat might run out of cards);
+* where the rules allow more than one character per turn, the answer is "undecided" (plays in a row from one
+  pile are not searched).
 
-The search is bounded by the rule file's ``end.stalemate.exact_play_limit`` (positions and outcomes explored)
-and each rebuild search by ``exact_search_limit``; a bound reached, or a listing of plays cut short, makes the
-answer ``None``: undecided, and the game goes on (never a false stalemate).
+The search is bounded by the rule file's ``end.stalemate.exact_play_limit``, counted in units of work (a
+position of the piles, a play tried, a board visited by a rebuild search: each costs about the same), and each
+rebuild search by ``exact_search_limit``; a bound reached, or a listing of plays cut short, makes the answer
+``None``: undecided, and the game goes on (never a false stalemate). The count depends on the position only (not
+on what earlier searches left in memory), so the verdict does too.
 """
 
 from __future__ import annotations
 
+import heapq
 from typing import Final, NamedTuple
 
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.state import GameState
-from kbsim.engine.rows.turn import Turn, reachable_openings
+from kbsim.engine.rows.turn import Turn, counted_openings
 
 PLAYS_LISTED: Final = 100_000  # plays of one character listed at a position; a longer listing is undecided
-# what the boards rebuilds reach accept, per (id(game), canonical board) -> (game, openings): a function of the
-# board, so kept across searches (the budget is spent per board new to a search, so verdicts do not depend on
-# what this holds; the game is held so that its id stays its own)
+# what the boards rebuilds reach accept, per (id(game), canonical board) -> (game, openings, boards visited): a
+# function of the board, so kept across searches (the budget is spent as if worked out anew, so verdicts do not
+# depend on what this holds; the game is held so that its id stays its own)
 _OPENINGS: dict[tuple, tuple] = {}
 _OPENINGS_KEPT: Final = 4096
 _MODIFIERS: Final = ("m_start", "m_start_rb", "m_equal", "m_equal_rb", "skips", "m_skip_rb", "skip_lo", "skip_hi")
@@ -176,17 +184,20 @@ class _Search:
             raise _Undecided
 
     def _walk(self) -> None:
-        """Every (table, piles) position reachable by staying plays, depth-first.
+        """Every (table, piles) position reachable by staying plays, the tables with the fewest cards in rows first.
 
         At each position every seat's top character is first tried for a lay (:meth:`_tried`), then the staying
-        plays are followed (:meth:`_outcome`): a way to lay is found before any next position is built. Tables
-        are taken last in, first out: plays that change the board are followed as far as they go first (where a
-        card can be laid, that is usually the short way there); the piles of one table are turned depth-first.
+        plays are followed (:meth:`_outcome`): a way to lay is found before any next position is built. Of the
+        tables reached, the one with the fewest cards in its rows is taken next (ties: the last reached): plays
+        that take cards off the board are followed as far as they go first, as that is the usual way to a row card
+        a held card can open. The piles of one table are turned depth-first. Every position is visited in the end,
+        so the order changes only how soon a way to lay is found.
         """
         seen: set[tuple[Table, Piles]] = {(self.root, self.root_piles)}
-        tables: list[tuple[Table, Piles]] = [(self.root, self.root_piles)]
+        tables: list[tuple[int, int, Table, Piles]] = [(0, 0, self.root, self.root_piles)]
+        reached = 0
         while tables:
-            table, piles = tables.pop()
+            _, _, table, piles = heapq.heappop(tables)
             self._check_lays(table)
             stack = [piles]
             while stack:
@@ -203,7 +214,8 @@ class _Search:
                         if nxt == table:
                             stack.append(moved)
                         else:
-                            tables.append((nxt, moved))
+                            reached += 1
+                            heapq.heappush(tables, (sum(map(len, nxt.rows)), -reached, nxt, moved))
 
     def _check_lays(self, table: Table) -> None:
         """Raise :class:`_Found` if some seat can lay on ``table`` now or after rebuilds (no character played)."""
@@ -217,50 +229,52 @@ class _Search:
     def _lays(self, t: Turn) -> None:
         """Raise :class:`_Found` if ``t`` can lay a card now or after rebuilds; :class:`_Undecided` at a bound.
 
-        With a modifier in force, the turn's own search (:meth:`Turn.lay_path`). Without, what the boards
-        rebuilds reach accept (:func:`~kbsim.engine.rows.turn.reachable_openings`, kept per board for this
-        search): a held card on a row end or an empty row card, a hand card into a gap, or a hand card the joker
-        stands for (the swap).
+        A lay on the board as it is ends the search at once. With a modifier in force, every board rebuilds reach
+        with it (:func:`_rebuild_closure`) is asked for a lay. Without, what the boards rebuilds reach accept
+        (:meth:`_opened`). Every board visited is spent from the budget.
         """
+        if t.lay_moves():
+            raise _Found
+        if not t.hand and not t.parked:
+            return
         if any(getattr(t, name) for name in _MODIFIERS):
-            found = t.lay_path()[0]
-        else:
-            found = self._opened(t)
+            boards = _rebuild_closure(t)
+            if boards is None:
+                raise _Undecided
+            self._spend(len(boards))
+            if any(b.lay_moves() for b in boards[1:]):
+                raise _Found
+            return
+        found = self._opened(t)
         if found is None:
             raise _Undecided
         if found:
             raise _Found
 
     def _opened(self, t: Turn) -> bool | None:
-        """:meth:`Turn.lay_reachable` of a turn with no modifier in force, from the boards' openings.
+        """:meth:`Turn.lay_reachable` of a turn with no modifier in force (and no lay on its board as it is).
 
-        On a board new to the search the turn's own search runs first (it stops at a board that takes a card);
-        where it finds none, what every board rebuilds reach accepts is kept for the other seats and tables.
+        From what every board rebuilds reach accepts (:func:`~kbsim.engine.rows.turn.counted_openings`, kept per
+        canonical board): a held card on a row end or an empty row card, a hand card into a gap, or a hand card the
+        joker stands for (the swap: the joker stays in the rows whatever the rebuilds).
         """
         g = self.g
         hand, parked = t.hand, t.parked
-        if not hand and not parked:
-            return False
-        if t.lay_moves():
-            return True  # (on the board as it is: no search)
         if t.state.joker is not None and any(-c in hand for row in t.rows for c in row if c < 0):
-            return True  # (the swap: the joker stays in the rows whatever the rebuilds)
+            return True
         board = t._board_key(t.rows)  # (canonical: where every row card opens alike, their order does not matter)
         if board in self.openings:
             found = self.openings[board]
         else:
-            self._spend(1)
-            first = t.lay_path()[0]  # (stops at the first board that takes a card: quick where one does)
-            if first is not False:
-                return first
             hit = _OPENINGS.get((id(g), board))
             if hit is not None and hit[0] is g:
-                found = hit[1]
+                found, size = hit[1], hit[2]
             else:
-                found = reachable_openings(g, t.rows) if g.rebuild_allowed else _openings_here(g, t.rows)
+                found, size = counted_openings(g, t.rows) if g.rebuild_allowed else (_openings_here(g, t.rows), 1)
                 if len(_OPENINGS) >= _OPENINGS_KEPT:
                     _OPENINGS.clear()
-                _OPENINGS[(id(g), board)] = (g, found)
+                _OPENINGS[(id(g), board)] = (g, found, size)
+            self._spend(size)  # (the boards the search visits, whether worked out now or kept from before)
             self.openings[board] = found
         if found is None:
             return None
@@ -292,6 +306,7 @@ class _Search:
         boards = _rebuild_closure(start) if every_board else [start]
         if boards is None:
             raise _Undecided
+        self._spend(len(boards))
         # where every play stays and may be made on any board (sizes not followed), a play that leaves no modifier
         # in force is checked for lays on the next table, with every seat's cards (when that table is walked)
         later = not self.track

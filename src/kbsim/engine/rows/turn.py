@@ -1511,24 +1511,34 @@ def progress_path(
 
 
 def reachable_openings(game: CompiledGame, rows: list[list[int]]) -> tuple[frozenset, frozenset, frozenset] | None:
+    """What the boards reachable by rebuilds accept; see :func:`counted_openings` (the same, and how many boards)."""
+    return counted_openings(game, rows)[0]
+
+
+def counted_openings(
+    game: CompiledGame, rows: list[list[int]]
+) -> tuple[tuple[frozenset, frozenset, frozenset] | None, int]:
     """What the boards reachable by rebuilds accept, over all of them: the whole search of :func:`progress_path`.
 
     Returns:
-        ``(ends, empty, gaps)``: the absolute values of the row ends, the indices of empty rows and the
-        values missing in gaps, on any reachable board; so :func:`progress_path` finds progress for ``held``
-        and ``fillers`` exactly when some held ``v`` has ``v - e`` in ``game.steps`` for an ``e`` of ``ends``
-        or ``game.may_open(v, i)`` for an ``i`` of ``empty``, or some filler is in ``gaps``. None when the
-        search reached ``exact_search_limit`` (undecided). The answer depends on the board only, so callers
-        may keep it while the board does not change.
+        ``(openings, boards)``: ``openings`` is ``(ends, empty, gaps)``: the absolute values of the row ends, the
+        indices of empty rows and the values missing in gaps, on any reachable board; so :func:`progress_path`
+        finds progress for ``held`` and ``fillers`` exactly when some held ``v`` has ``v - e`` in ``game.steps``
+        for an ``e`` of ``ends`` or ``game.may_open(v, i)`` for an ``i`` of ``empty``, or some filler is in
+        ``gaps``; None when the search reached ``exact_search_limit`` (undecided). ``boards``: how many boards
+        the search visited. The answer depends on the board only, so callers may keep it while the board does not
+        change.
     """
     ends: set[int] = set()
     empty: set[int] = set()
     gaps: set[int] = set()
     step = game.step
     gapped = 2 * step in (game.row_diffs or game.steps)  # otherwise no row can hold a gap
+    boards = 0
     for board, _ in _reachable_boards(game, rows):
         if board is None:
-            return None
+            return None, boards
+        boards += 1
         for i, r in enumerate(board):
             if not r:
                 empty.add(i)
@@ -1538,7 +1548,7 @@ def reachable_openings(game: CompiledGame, rows: list[list[int]]) -> tuple[froze
                 a, b = r[i - 1], r[i]
                 if abs(b) - abs(a) == 2 * step:
                     gaps.add(abs(a) + step)
-    return frozenset(ends), frozenset(empty), frozenset(gaps)
+    return (frozenset(ends), frozenset(empty), frozenset(gaps)), boards
 
 
 def can_progress(game: CompiledGame, rows: list[list[int]], held: set[int]) -> bool:

@@ -37,14 +37,14 @@ ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
 }
 
 GOLDEN = {
-    "kingsbridge-greedy": "0ec988ca455c04d7b40530afc845980350479210d5783c623b5f2f97d91b46ba",
-    "kingsbridge-random-mixed": "fcf2db5f553389a7e5a1438e215c65c6ce38e9a8c2b7d1318f351e5242c8614d",
-    "kingsbridge-planner": "cd7e16af90e272d064ea91f5d5df5c271544d09fcda333c4532369009afa538a",
-    "kingsbridge-characters-greedy": "dfe129f3e51ec5dc4e043502984bea4768a0f8e7b76a94f360ccb9f6c7a7919c",
-    "kingsbridge-characters-random": "200c3ae49092eea0801e889aa73c36db3503fd533bc10c86c8daecbec2a0d6f3",
-    "kingsbridge-either-end-planner": "eabf22fffe90d5efec8d02d42ed10c44a78ed19151d65a77099f6f0e6651ec1e",
-    "kings-corners-greedy": "9c7c53ba67782df37aedefb6ae680fd5e08bd27104c24c23ef4f24a777d52d03",
-    "continental-express-greedy": "218e3074d42fc99493f072f0c27ec1a529021c51d3ffec582f8d241bd54f3f28",
+    "kingsbridge-greedy": "3df4d478cc23b3a3be938262d87d735b71dc8c08417de40fadbfd84c00605da6",
+    "kingsbridge-random-mixed": "6c846f877b1f8363cad270c0f7ce30e22328bd38148d9ea77752043bbd5f5b82",
+    "kingsbridge-planner": "0025d3443dbc267b2c40c4b653ec6dabd88c4e01fafd96d93c0725dc35fb0a0d",
+    "kingsbridge-characters-greedy": "341cb2b34b6b5414228ed103221ce270d05cd5b6309255205aa434db21454755",
+    "kingsbridge-characters-random": "ebf94a8cd2e30eeb70ab9c70595ef82dc5931a9833e1adf9ed9cf172c4fc42f7",
+    "kingsbridge-either-end-planner": "1273b43d497571576838a4e6b80ff91087f800e24c6018c0f7b911bcad222e79",
+    "kings-corners-greedy": "c51fc6f6a6f0c2469420b922bc1a107563a69188720753c921f7d358af97075c",
+    "continental-express-greedy": "f4224d0f2d25e0d8b78c108dc0b8a930c743d526946286755fd18f15cf56b0b4",
 }
 
 

@@ -374,16 +374,25 @@ def _extend_plays(out: list[Play], key: str, steps: tuple, sb: Turn, prefix: tup
 
 
 def minus_moves(turn: Turn) -> list[Minus]:
-    """Legal minus-pile moves (each distinct choice of cards; parked cards when the hand is empty)."""
-    g = turn.g
+    """Legal minus-pile moves (each distinct choice of cards; parked cards when the hand is empty).
+
+    The minus pile is the whole turn: after provisional moves it is listed on the restored table. Where it is
+    only for a seat that cannot lay (``turn.minus.only_when_stuck``), a seat whose provisional moves left it
+    unable to lay any card (:meth:`~kbsim.engine.rows.turn.Turn.stuck_here`) may take it too,
+    restored table and all: the solo rules' "if you cannot manage this (even after playing a character
+    card), you must place one hand card on a minus pile", and the engine's promise that every state of a turn
+    has a legal way to finish it (rule file, clarification "A turn that lays nothing").
+    """
+    here = None
     if turn.phase != START and turn.provisional:
-        return turn._restored().minus_moves()
+        here, turn = turn, turn._restored()
+    g = turn.g
     source = sorted(turn.hand) if turn.hand else sorted(c for c, _ in turn.state.parked[turn.seat])
     if turn.phase != START or not g.minus_allowed or not source:
         return []
-    k = min(g.minus_cards, len(source))
-    if g.minus_only_when_stuck and turn.can_lay_anything():
+    if g.minus_only_when_stuck and turn.can_lay_anything() and not (here is not None and here.stuck_here()):
         return []
+    k = min(g.minus_cards, len(source))
     return [Minus(c) for c in sorted(set(combinations(source, k)))]
 
 

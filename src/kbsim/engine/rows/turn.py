@@ -462,6 +462,16 @@ class Turn:
                 ),
             )
 
+    def _lay_snapshot(self) -> None:
+        """Before a turn's first lay: where one lay does not meet the turn's minimum, it is provisional too.
+
+        Every kind of lay (a hand card on a row end, before a row's start, into a gap, for the joker, or a parked
+        card) is then taken back with the rebuilds and plays when the turn ends as an exchange, a pass or a
+        minus-pile move, so a turn whose first lays leave it short of its minimum can still end.
+        """
+        if self.g.min_lay > 1 and self.g.provisional_moves:
+            self._snapshot()
+
     @property
     def provisional(self) -> bool:
         """True while the turn has changed the table but not yet met its minimum of laid cards.
@@ -608,8 +618,8 @@ class Turn:
                     self.skips -= 1
         elif not g.may_open(card, r):
             raise IllegalMove(f"{g.card_text(card)} may not open empty row {r + 1} ({g.opening_text(r)})")
-        if self.phase == START and g.min_lay > 1 and g.provisional_moves:
-            self._snapshot()
+        if self.phase == START:
+            self._lay_snapshot()
         hand.remove(card)
         row.append(card)
         self.laid += 1
@@ -643,6 +653,8 @@ class Turn:
             )
         if how == 2:
             self.skips -= 1
+        if self.phase == START:
+            self._lay_snapshot()
         self.hand.remove(card)
         self.rows[r].insert(0, card)
         self.laid += 1
@@ -670,6 +682,8 @@ class Turn:
                 f"row only into a gap left by a skipped value, and only the missing value fills it"
                 + ("" if self.gaps(r) else self.power_hint("modifier", "skip_value"))
             )
+        if self.phase == START:
+            self._lay_snapshot()
         self.hand.remove(card)
         row.insert(i, card)
         self.laid += 1
@@ -688,6 +702,8 @@ class Turn:
             )
         if card not in self.hand:
             raise IllegalMove(f"card {g.card_text(card)} is not in hand")
+        if self.phase == START:
+            self._lay_snapshot()
         for row in self.rows:
             if -card in row:
                 row[row.index(-card)] = card
@@ -733,6 +749,8 @@ class Turn:
             raise IllegalMove(f"parked {g.card_text(card)} may not open empty row {r + 1} ({g.opening_text(r)})")
         if how == 2:
             self.skips -= 1
+        if self.phase == START:
+            self._lay_snapshot()
         del park[i]
         row.append(card)
         self.laid += 1
@@ -885,6 +903,16 @@ class Turn:
         answer, the seat counts as stuck.
         """
         return self.lay_reachable() is True
+
+    def stuck_here(self) -> bool:
+        """True if the turn's provisional moves left it where no hand or parked card can be laid.
+
+        Not now and not after rebuilds (:meth:`can_lay_anything` on the table as the provisional moves left it,
+        with their modifiers in force); always False for a turn with no provisional move. Such a turn may end
+        on the minus pile even where the table it started from allowed a lay (``turn.minus.only_when_stuck``;
+        :func:`kbsim.engine.rows.movegen.minus_moves`), so that no state of a turn is a dead end.
+        """
+        return self.phase != START and self.provisional and not self.can_lay_anything()
 
     def lay_reachable(self) -> bool | None:
         """Like :meth:`can_lay_anything`, but ``None`` when the search limit was reached.
@@ -1102,14 +1130,18 @@ class Turn:
             do(moves[0])
         return out
 
-    def _minus(self, cards: tuple[int, ...] | list[int]) -> None:
+    def _minus(self, cards: tuple[int, ...] | list[int], stuck: bool = False) -> None:
         """Put ``cards`` on this seat's minus pile (solo/cooperative), refill; the turn ends.
 
-        The cards come from the hand; a seat with no hand card left gives parked cards instead.
+        The cards come from the hand; a seat with no hand card left gives parked cards instead. After
+        provisional moves the table is restored first; where the minus pile is only for a seat that cannot lay,
+        a seat its provisional moves left unable to lay may take it too (``stuck``, :meth:`stuck_here`; see
+        :func:`kbsim.engine.rows.movegen.minus_moves`).
         """
         g = self.g
         if self.phase != START and self.provisional:
-            self._restored()._minus(cards)
+            stuck = stuck or self.stuck_here()
+            self._restored()._minus(cards, stuck=stuck)  # raises, changing nothing, if illegal
             self._restore()
         if self.phase != START:
             raise IllegalMove("the minus pile is instead of laying: it must be the whole turn")
@@ -1121,7 +1153,7 @@ class Turn:
                 f"put exactly {min(g.minus_cards, len(source))} card(s) on the minus pile, as these "
                 f"rules say" + g.option_hint("turn.minus.cards", allows=False)
             )
-        if g.minus_only_when_stuck and self.can_lay_anything():
+        if g.minus_only_when_stuck and not stuck and self.can_lay_anything():
             raise IllegalMove(
                 "a card can still be laid (now or after rebuilds), and the minus pile takes cards "
                 "only from a seat that cannot lay" + g.option_hint("turn.minus.only_when_stuck")

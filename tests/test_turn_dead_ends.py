@@ -26,14 +26,14 @@ from conftest_characters import make_state, rules, turn_of
 from kbsim.bots import make_bot
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.game import play_game
-from kbsim.engine.rows.moves import LayParked, Minus, Play, Rebuild
+from kbsim.engine.rows.moves import END_TURN, LayParked, Minus, Play, Rebuild
 from kbsim.engine.rows.turn import DONE, START, Turn
 
 
-def _gytha_dead_end() -> Turn:
+def _gytha_dead_end(**options) -> Turn:
     """Solo, seed 3, turn 8 of a random game: rebuilding 8-10 onto 6-7 empties a row; Gytha then lays the discard
     pile's 10 on it and its 4 on 2-3, and no hand card (1 3 6 6 6 7) fits anywhere any more."""
-    g = rules("solo")
+    g = rules("solo", **options)
     s = make_state(
         ["8-10", "8-10", "2-3", "12", "6-7", "4"],
         ["1 3 6 6 6 7"],
@@ -84,6 +84,45 @@ def test_a_first_lay_short_of_the_minimum_is_provisional_whatever_its_kind():
     assert {m for m in t.legal_moves() if isinstance(m, Minus)} == {Minus((c,)) for c in (1, 2, 6, 12)}
     t.apply(Minus((12,)))
     assert t.phase == DONE and s.parked[0] == [(9, 4)] and s.rows[1] == [4, 5, 6, 7, 8]  # the lay taken back
+
+
+def test_where_moves_are_final_a_turn_they_left_unable_to_lay_still_ends_keeping_them():
+    """``provisional_moves: false``: nothing is taken back. Solo: the minus pile, as the solo rules say ("even
+    after playing a character card"), the table as the moves left it; the race game (no minus pile): the turn
+    may end. Both had no legal move."""
+    solo = _gytha_dead_end(provisional_moves=False)
+    solo.apply(Rebuild(1, 3, 4))
+    solo.apply(Play("gytha", (((4, 2), (10, 1)),)))
+    assert not solo.provisional and solo.stranded() and not solo.can_end()
+    assert {m for m in solo.legal_moves() if isinstance(m, Minus)} == {Minus((c,)) for c in (1, 3, 6, 7)}
+    rows = [list(r) for r in solo.rows]
+    solo.apply(Minus((7,)))
+    assert solo.phase == DONE and solo.state.minus[0] == [7] and solo.rows == rows and "gytha" not in solo.state.display
+
+    g = rules("characters", provisional_moves=False)
+    s = make_state(
+        ["8-10", "8-10", "2-3", "12", "6-7", "4"],
+        ["1 3 6 6 6 7", "2 2"],
+        ["5 5 5", "9"],
+        discard="4 10",
+        char_piles=[["gytha"], ["ragna"]],
+        turn_no=8,
+    )
+    race = turn_of(g, s, 0)
+    race.apply(Rebuild(1, 3, 4))
+    race.apply(Play("gytha", (((4, 2), (10, 1)),)))
+    assert race.stranded() and race.needed == 1
+    assert [m for m in race.legal_moves() if not isinstance(m, Rebuild)] == [END_TURN]
+    race.apply(END_TURN)
+    assert race.phase == DONE and race.rows[1] == [10] and race.laid == 0
+
+
+def test_turns_that_can_still_lay_are_never_stranded():
+    t = _gytha_dead_end(provisional_moves=False)
+    t.apply(Rebuild(1, 3, 4))  # an empty row: every hand card can open it
+    assert not t.stranded() and not t.can_end() and t.minus_moves() == []
+    with pytest.raises(IllegalMove):
+        t.apply(END_TURN)
 
 
 class _Found(Exception):
@@ -139,10 +178,13 @@ ARMS = [
     ("solo", 1, {"min_hand_cards": 2}),
     ("cooperative", 2, {"min_hand_cards": 2}),
     ("characters", 2, {"min_hand_cards": 2}),
+    ("solo", 1, {"provisional_moves": False}),
+    ("cooperative", 3, {"provisional_moves": False}),
+    ("characters", 3, {"provisional_moves": False}),
 ]
 
 
-@settings(max_examples=40, deadline=None, derandomize=True)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(
     arm=st.sampled_from(ARMS),
     seed=st.integers(0, 10**6),

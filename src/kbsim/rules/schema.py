@@ -284,7 +284,9 @@ class LayOut(Strict):
         True,
         description="Rebuilds and character plays stay provisional until the turn's minimum of hand cards "
         "is laid: a turn that lays fewer may still end as an exchange, pass or minus-pile move, with the table "
-        "restored to its state before the turn's first move (so every turn can end).",
+        "restored to its state before the turn's first move (so every turn can end). Off, moves are final: a "
+        "turn they left unable to lay its minimum ends on the minus pile where the rules have one, else by "
+        "ending the turn, its moves kept.",
     )
     rebuild: Rebuild
 

@@ -381,16 +381,20 @@ def minus_moves(turn: Turn) -> list[Minus]:
     unable to lay any card (:meth:`~kbsim.engine.rows.turn.Turn.stuck_here`) may take it too,
     restored table and all: the solo rules' "if you cannot manage this (even after playing a character
     card), you must place one hand card on a minus pile", and the engine's promise that every state of a turn
-    has a legal way to finish it (rule file, clarification "A turn that lays nothing").
+    has a legal way to finish it (rule file, clarification "A turn that lays nothing"). Where moves are final
+    (:meth:`~kbsim.engine.rows.turn.Turn.stranded`), a turn they left unable to lay takes it as it stands.
     """
     here = None
     if turn.phase != START and turn.provisional:
         here, turn = turn, turn._restored()
     g = turn.g
     source = sorted(turn.hand) if turn.hand else sorted(c for c, _ in turn.state.parked[turn.seat])
-    if turn.phase != START or not g.minus_allowed or not source:
+    if not g.minus_allowed or not source:
         return []
-    if g.minus_only_when_stuck and turn.can_lay_anything() and not (here is not None and here.stuck_here()):
+    if turn.phase != START:
+        if not turn.stranded():  # (moves final, and they left the turn unable to lay)
+            return []
+    elif g.minus_only_when_stuck and turn.can_lay_anything() and not (here is not None and here.stuck_here()):
         return []
     k = min(g.minus_cards, len(source))
     return [Minus(c) for c in sorted(set(combinations(source, k)))]

@@ -806,7 +806,7 @@ class Turn:
         if self.phase == DONE:
             raise IllegalMove("the turn is over")
         g = self.g
-        if self.needed:
+        if self.needed and not (not g.provisional_moves and not g.minus_allowed and self.stranded()):
             raise IllegalMove(
                 f"a lay-out turn must lay at least {g.min_lay} hand card(s)"
                 + (" while the draw pile holds cards" if g.min_only_while_pile else "")
@@ -913,6 +913,22 @@ class Turn:
         :func:`kbsim.engine.rows.movegen.minus_moves`), so that no state of a turn is a dead end.
         """
         return self.phase != START and self.provisional and not self.can_lay_anything()
+
+    def stranded(self) -> bool:
+        """True if moves are final and left this lay-out turn short of its minimum, with nothing it can lay.
+
+        Only where moves are final (``turn.lay_out.provisional_until_laid: false``): nothing is taken back, so
+        without a way out such a turn would have no legal move. It may then end on the minus pile where the
+        rules have one (the solo rules: "if you cannot manage this (even after playing a character card), you
+        must place one hand card on a minus pile"), otherwise by ending the turn; its moves stay made.
+        """
+        return (
+            not self.g.provisional_moves
+            and self.phase == LAYING
+            and self.needed > 0
+            and not self.provisional
+            and not self.can_lay_anything()
+        )
 
     def lay_reachable(self) -> bool | None:
         """Like :meth:`can_lay_anything`, but ``None`` when the search limit was reached.
@@ -1143,7 +1159,7 @@ class Turn:
             stuck = stuck or self.stuck_here()
             self._restored()._minus(cards, stuck=stuck)  # raises, changing nothing, if illegal
             self._restore()
-        if self.phase != START:
+        if self.phase != START and not (g.minus_allowed and self.stranded()):
             raise IllegalMove("the minus pile is instead of laying: it must be the whole turn")
         if not g.minus_allowed:
             raise IllegalMove("there is no minus pile in these rules" + g.option_hint("turn.minus.allowed"))
@@ -1322,8 +1338,14 @@ class Turn:
         return None
 
     def can_end(self) -> bool:
-        """True if the lay-out turn may end now (minimum laid, no card that must be laid)."""
-        return self.phase != DONE and not self.needed and self._must_lay_pending() is None
+        """True if the lay-out turn may end now (minimum laid, no card that must be laid).
+
+        Where moves are final (:meth:`stranded`) and the rules have no minus pile, a turn left short of its
+        minimum with nothing it can lay may end too.
+        """
+        if self.needed:
+            return not self.g.provisional_moves and not self.g.minus_allowed and self.stranded()
+        return self.phase != DONE and self._must_lay_pending() is None
 
     # ----------------------------------------------------------------- copies
     def clone(self) -> Turn:

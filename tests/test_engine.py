@@ -168,6 +168,8 @@ def test_turn_has_one_public_mutator():
         "rebuild_moves",
         "rebuild_refusal",
         "sandbox",
+        "stranded",  # read-only queries: no way on but the minus pile or the end (tests/test_turn_dead_ends.py)
+        "stuck_here",
     }
 
 

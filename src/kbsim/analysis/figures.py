@@ -8,6 +8,7 @@ from typing import Any
 from kbsim.analysis import metrics as M
 from kbsim.analysis.arms import FIGURE_METRICS, METRICS, SEAT_GAP
 from kbsim.analysis.reading import ReportInput
+from kbsim.analysis.seats import starts_text
 from kbsim.analysis.tables import _delta_text, _esc
 from kbsim.sim.conditions import Condition
 
@@ -326,7 +327,7 @@ def _fig_sweep(inp: ReportInput, st: dict, colours: dict):
                     if m == "turns":
                         y, a, b = g["turns"]["mean"], g["turns"]["low"], g["turns"]["high"]
                     else:
-                        r = g["seats"][0] if m == "seat0" else g[m]
+                        r = g["seats"][g["first"]] if m == "seat0" else g[m]
                         y, a, b = r["rate"], r["low"], r["high"]
                     xs[m].append(xv)
                     ys[m].append(y)
@@ -490,7 +491,7 @@ def build_figures(inp: ReportInput, st: dict) -> list[dict]:
         (
             "seats",
             "Win rate by seat",
-            "Share of games won alone by each seat (seat 0 deals and plays first), and shared wins and games "
+            f"Share of games won alone by each seat ({starts_text(inp.seats)}), and shared wins and games "
             "without a winner shown apart; the three add up to 100%. Error bars: 95% Wilson intervals. "
             "Dashed line: the fair share 1/P.",
             _fig_seats(inp, st, colours),

@@ -171,18 +171,19 @@ def _exact_multinomial(w: list[int]) -> float:
     return min(1.0, p)
 
 
-def seat_balance(wins: Sequence[int], games: int) -> dict:
+def seat_balance(wins: Sequence[int], games: int, first: int = 0) -> dict:
     """Seat shares of the games won alone, the seat-equality test and the verdict of one cell.
 
     Args:
-        wins: games won alone by each seat (seat 0 starts), length P.
+        wins: games won alone by each seat, seat 0 first, length P.
         games: all games of the cell (games with a shared win or no winner included).
+        first: the seat that plays first (:func:`kbsim.analysis.seats.first_seat`).
 
     Returns:
         ``players``, ``fair`` (1/P), ``decided`` (games won alone), ``shares`` (per seat a rate dict of
         its share of the games won alone), ``test`` (:func:`seat_test`), ``verdict`` with
         ``largest`` (``seat``, ``gap`` = share - 1/P, ``low``/``high`` its 95% interval), ``first``
-        (the same for seat 0: the first-player advantage), ``text`` (the largest gap in words) and
+        (the same for seat ``first``: the first-player advantage), ``text`` (the largest gap in words) and
         ``first_text``. Gaps are nan when no game was won alone.
     """
     p = len(wins)
@@ -200,11 +201,12 @@ def seat_balance(wins: Sequence[int], games: int) -> dict:
     if p >= 2 and decided:
         largest = max(range(p), key=lambda s: (abs(shares[s]["rate"] - fair), -s))
         verdict["largest"] = gap(largest)
-        verdict["first"] = gap(0)
+        verdict["first"] = gap(first)
         verdict["text"] = gap_words(verdict["largest"], fair)
         verdict["first_text"] = gap_words(verdict["first"], fair)
     else:
-        verdict["largest"] = verdict["first"] = {"seat": 0, "gap": NAN, "low": NAN, "high": NAN}
+        verdict["largest"] = {"seat": 0, "gap": NAN, "low": NAN, "high": NAN}
+        verdict["first"] = {"seat": first, "gap": NAN, "low": NAN, "high": NAN}
         verdict["text"] = verdict["first_text"] = "one seat: no seat balance" if p < 2 else "no game was won alone"
     return {
         "players": p,

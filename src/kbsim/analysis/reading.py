@@ -15,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from kbsim.analysis.seats import seats_of
 from kbsim.records import (
     RECORDS_SCHEMA_VERSION,
     SCHEMA_CHANGES,
@@ -51,6 +52,8 @@ class ReportInput:
         versions: kbsim versions (and records schemas) that wrote the records.
         names: display names of keys held by the records, from their metadata
             (``{"characters": {"den": "Sheriff Den"}}``); a key without a name is shown as is.
+        seats: who deals and who plays first, from the records' metadata (:func:`kbsim.analysis.seats.seats_of`;
+            the first file that says), or None.
     """
 
     title: str
@@ -64,6 +67,7 @@ class ReportInput:
     records: pl.DataFrame
     versions: list[str] = field(default_factory=list)
     names: dict = field(default_factory=dict)
+    seats: dict | None = None
 
 
 # ------------------------------------------------------------------ records
@@ -332,6 +336,7 @@ def compare_input(paths: Sequence[Path]) -> ReportInput:
         records=df.drop("file", "game", "variant", "options", "bots_key"),
         versions=versions,
         names=names,
+        seats=next((s for _, m in file_rows if (s := seats_of(m)) is not None), None),
     )
 
 
@@ -431,4 +436,5 @@ def study_input(plan: Any) -> ReportInput:
         records=records,
         versions=versions,
         names=names,
+        seats=next((s for m in metas if (s := seats_of(m)) is not None), None),
     )

@@ -47,6 +47,7 @@ from kbsim.analysis import metrics as M
 from kbsim.analysis.arms import compute
 from kbsim.analysis.figures import build_figures
 from kbsim.analysis.reading import ReportError, ReportInput
+from kbsim.analysis.seats import starts_text
 from kbsim.analysis.tables import _tables, text_summary
 from kbsim.sim.conditions import Condition
 
@@ -199,6 +200,7 @@ def render_html(inp: ReportInput, st: dict, figures: list[dict]) -> str:
         "option_names": option_names,
         "differing": differing,
         "games": st["games"],
+        "starts": starts_text(inp.seats),
         "tables": _tables(inp, st),
         "figures": figures,
         "has_sweep": inp.sweep is not None,

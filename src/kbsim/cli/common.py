@@ -23,13 +23,14 @@ class UserError(Exception):
     """A problem with the user's input: printed as one line, exit code 2."""
 
 
-def notation_key(seats: bool) -> str:
+def notation_key(starts: str = "") -> str:
     """The one-line key to the move notation that ``replay`` and ``solve`` print.
 
     The full list is in the docs' rule-file guide ("Examples and their notation", from
-    :mod:`kbsim.engine.rows.notation`). ``seats`` adds how seats are numbered.
+    :mod:`kbsim.engine.rows.notation`). ``starts`` (e.g. ``"seat 1 plays first"``, from the rules) adds how
+    seats are numbered and who starts.
     """
-    who = "seats count from 0 (seat 0 starts); " if seats else ""
+    who = f"seats count from 0 ({starts}); " if starts else ""
     return (
         "key: rows count from 1 on the left; " + who + "a-b is the run a to b (in a hand too: 11-12 = 11 and 12), "
         "_ an empty row; 'lay C on R' lays card C on row R; 'rebuild R from V on S' moves row R's cards from its "

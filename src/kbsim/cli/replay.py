@@ -230,7 +230,9 @@ def _print(g: Any, players: int, names: list, gs: int, res: Any, json_out: bool,
         f"{seed_text}: game seed {gs}, {players} players, bots {','.join(names)}, deal hash {res.deal_hash}",
         markup=False,
     )
-    out.print(notation_key(seats=True), highlight=False, markup=False)
+    first = (g.first_seat + g.first_player) % players  # the rules' seat roles (setup.deal)
+    starts = f"seat {first} plays first" + ("" if first == g.first_seat % players else f", seat {g.first_seat} deals")
+    out.print(notation_key(starts), highlight=False, markup=False)
     for h in hands_out:
         d = h["deal"]
         if len(hands_out) > 1:

@@ -270,10 +270,12 @@ def _records_path(out_path: Path | None, spec, deals: int, resume: bool, force: 
 
 def _run_summary(out_path: Path, g, seconds: float, played_now: int) -> dict:
     """The terminal summary, computed from the records file row group by row group (flat memory)."""
+    from kbsim.analysis.seats import seats_of
     from kbsim.analysis.summary import SUMMARY_COLUMNS, Summary
-    from kbsim.records import iter_batches
+    from kbsim.records import iter_batches, read_metadata
 
-    summary = Summary(*(g.score[3:5] if g.score else ()))
+    win = g.score[3:5] if g.score else (1, 12)
+    summary = Summary(*win, seats=seats_of(read_metadata(out_path)))
     for batch in iter_batches(out_path, SUMMARY_COLUMNS):
         summary.add(batch)
     result = summary.result(seconds if played_now else None)

@@ -48,7 +48,7 @@ class MarketState:
 
     def __init__(self, game: MarketGame, players: int):
         k = len(game.kinds)
-        self.lines: list[list[int]] = [[GAP] * len(game.costs) for _ in range(game.n_decks)]
+        self.lines: list[list[int]] = [[GAP] * game.n_places for _ in range(game.n_decks)]
         self.decks: list[list[int]] = [[] for _ in range(game.n_decks)]
         self.box: list[int] = [0] * k
         self.wagons: list[list[int]] = [[0] * k for _ in range(players)]
@@ -308,7 +308,7 @@ def new_state(g: MarketGame, players: int, rng: random.Random) -> MarketState:
         st.decks[d] = cards[pos : pos + size]
         pos += size
     for d in range(g.n_decks):
-        for p in range(len(g.costs)):
+        for p in range(g.n_places):
             st.fill(g, d, p, setup=True)
     objs = list(range(len(g.objectives)))
     rng.shuffle(objs)

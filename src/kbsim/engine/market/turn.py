@@ -216,7 +216,7 @@ class MarketTurn:
         g, st, me = self.game, self.state, self.seat
         card = st.lines[d][p]
         if not free:
-            cost = g.costs[p]
+            cost = g.price(d, p)
             st.currency[me] -= cost
             st.box[g.currency_kind] += cost
         role = g.kinds[card].role
@@ -267,15 +267,17 @@ class MarketTurn:
                 "" if self._take_moves(False) else " (nothing can be taken now)"
             )
         if ph == TAKE:
-            ok = 0 <= move.a < len(st.lines) and 0 <= move.b < len(g.costs)
+            ok = 0 <= move.a < len(st.lines) and 0 <= move.b < g.n_places
             if not ok or st.lines[move.a][move.b] < 0:
                 return (
                     f"no card at line {move.a + 1}, place {move.b + 1}: there are {len(st.lines)} line(s) of "
-                    f"{len(g.costs)} place(s), and a card is taken only from a place that holds one"
+                    f"{g.n_places} place(s), and a card is taken only from a place that holds one"
                 )
+            where = f"line {move.a + 1}" if g.price_by_deck else f"place {move.b + 1}"
             return (
-                f"a card costs the price of its place: place {move.b + 1} costs {g.costs[move.b]} currency "
-                f"card(s), the player has {st.currency[self.seat]}" + self._hint("market.costs")
+                f"a card costs the price of its {'line' if g.price_by_deck else 'place'}: {where} costs "
+                f"{g.price(move.a, move.b)} currency card(s), the player has {st.currency[self.seat]}"
+                + self._hint("market.costs")
             )
         if ph == RESOLVE:
             power = self.pending_op()

@@ -19,11 +19,12 @@ from functools import partial, reduce
 from typing import Final
 
 from kbsim.engine.families import family_of
-from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, InvariantError
+from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, IllegalMove, InvariantError
 from kbsim.engine.rng import seeded
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import END_TURN, Move
 from kbsim.engine.rows.observe import Knowledge, Vault, mask, observe, unmask, unmasked_copy
+from kbsim.engine.rows.reach import PLAYS_LISTED, lay_possible, search_key
 from kbsim.engine.rows.state import GameState, deal
 from kbsim.engine.rows.turn import DONE, Turn, can_progress
 from kbsim.engine.rows.usage import chances as rule_chances
@@ -223,28 +224,25 @@ def _probe_turn(game: CompiledGame, state: GameState, seat: int, pile_cards: boo
     return Turn(game, st.rows, hand, [], st.discard, state=st, seat=seat)
 
 
-def seat_can_lay(game: CompiledGame, state: GameState, seat: int, *, own_top_only: bool = False) -> bool:
-    """The exact test for one seat: can it lay a card it holds, now or on a later turn of its own?
+def seat_can_lay(game: CompiledGame, state: GameState, seat: int) -> bool:
+    """Can one seat lay a card it holds, now or on a later turn of its own, with one character play at most?
 
     The seat's hand and parked cards count, and its draw pile's cards where they can reach the
     hand (an exchange is allowed, or refills are still due). Every board reachable by legal
     rebuilds is searched with the same move generator that lists legal lays
     (:meth:`~kbsim.engine.rows.turn.Turn.lay_reachable`). Where the rule file's ``stalemate.powers``
-    is ``in_play``, every character still on a pile or the display is tried for this seat
-    (character piles turn as characters are played, so each may reach every seat), each legal
-    play followed by the same search; with ``own_top_only``, only the character on top of the seat's own
-    pile (for when no pile can turn without a card being laid: :func:`piles_may_turn`). A search that
-    reaches ``exact_search_limit`` counts as "can lay" (the game goes on).
+    is ``in_play``, every character still on a pile or the display is tried for this seat, each legal play
+    followed by the same search. A search that reaches ``exact_search_limit`` counts as "can lay". The test of
+    the display games (solo, cooperative) and of games without characters; with character piles
+    :func:`stalemate_confirmed` asks :func:`kbsim.engine.rows.reach.lay_possible`, which follows the piles.
 
     Args:
         game: compiled rules (``rows`` family).
         state: the game between turns (not changed).
         seat: the seat tested.
-        own_top_only: try only the top character of the seat's own pile (pile mode; the display is
-            unchanged).
 
     Returns:
-        False only when the search proves the seat can never lay a card it holds.
+        False only when the search proves the seat can lay no card it holds this way.
     """
     pile_cards = game.exchange_allowed or len(state.hands[seat]) < game.hand_size
     turn = _probe_turn(game, state, seat, pile_cards)
@@ -254,10 +252,7 @@ def seat_can_lay(game: CompiledGame, state: GameState, seat: int, *, own_top_onl
         return True
     if not (game.chars_enabled and game.stalemate_powers):
         return False
-    if own_top_only and not game.chars_display_mode:
-        keys = state.char_piles[seat][:1]
-    else:
-        keys = list(dict.fromkeys([*state.display, *(k for p in state.char_piles for k in p)]))
+    keys = list(dict.fromkeys([*state.display, *(k for p in state.char_piles for k in p)]))
     for key in keys:
         if key == "?":
             continue
@@ -271,63 +266,35 @@ def seat_can_lay(game: CompiledGame, state: GameState, seat: int, *, own_top_onl
                 if key in p:
                     p.remove(key)
             st.char_piles[seat].insert(0, key)
-        for mv in probe.play_moves(limit=60):
+        plays = probe.play_moves(limit=PLAYS_LISTED)
+        if len(plays) >= PLAYS_LISTED:
+            return True  # (a listing cut short: undecided, the game goes on)
+        for mv in plays:
             t = probe.clone()
             try:
                 t.apply(mv)
-            except Exception:  # noqa: BLE001 - a play the enumerator listed but that fails is no way out
+            except IllegalMove:  # a play the enumerator listed but that fails is no way out
                 continue
             if t.laid > probe.laid or t.lay_reachable() is not False:
                 return True  # (a play may itself lay cards: an extra row opened with hand cards)
     return False
 
 
-def piles_may_turn(game: CompiledGame, state: GameState) -> bool:
-    """Whether a character play may stay played without a card being laid, so the character piles may turn.
-
-    A character reaches a seat only when the characters above it on a pile are played. A play stays in a turn
-    that lays no card where characters may be played on an exchange or pass turn (``chars_any_turn``: the play
-    is made before the turn becomes a lay-out turn, and the exchange or pass does not undo it), where plays
-    are not provisional, and in a turn that needs no card (an empty draw pile, an empty hand to refill, or soon:
-    a draw pile that the refill after an exchange empties);
-    otherwise a play in a turn that lays nothing is undone when the turn ends (rule file, clarification "A
-    turn that lays nothing"). So when no seat can lay a card and no seat whose play would stay has a legal
-    play of the character on top of its pile (with the cards it may hold: hand, and draw pile where
-    exchanges or refills bring them), nothing on the table or on the piles can ever change: only each seat's
-    own top character is in play. The display of the solo and cooperative games always counts as turning.
-
-    Args:
-        game: compiled rules (``rows`` family).
-        state: the game between turns (not changed).
-
-    Returns:
-        True if some seat may play a character that stays played in a turn that lays no card.
-    """
-    if game.chars_display_mode or not game.provisional_moves:
-        return True
-    for seat in range(state.players):
-        if not state.char_piles[seat]:
-            continue
-        if not game.chars_any_turn:
-            st = state.copy()
-            st.turn_no += 1
-            short = game.exchange_allowed and len(st.piles[seat]) <= game.hand_size - len(st.hands[seat])
-            if not short and Turn.for_seat(game, st, seat, _counts_after(st, seat)).needed > 0:
-                continue  # its play would be undone unless the turn lays a card
-        pile_cards = game.exchange_allowed or len(state.hands[seat]) < game.hand_size
-        if _probe_turn(game, state, seat, pile_cards).play_moves(limit=1):
-            return True
-    return False
+def _follows_piles(game: CompiledGame, state: GameState) -> bool:
+    """Whether the stalemate test follows the character piles (:func:`kbsim.engine.rows.reach.lay_possible`)."""
+    return game.chars_enabled and game.stalemate_powers and not game.chars_display_mode and not state.shared
 
 
 def stalemate_confirmed(game: CompiledGame, state: GameState) -> bool:
     """The rulebook's stalemate: no empty row card can be opened and no seat can lay any card it holds.
 
-    Implements "the game ends when nobody can lay a card, even after exchanging" as the exact
-    test of :func:`seat_can_lay` for every seat. The idle-turn count of the rule file is only
-    the trigger that calls this test. With characters in play, a character deeper in a pile counts only if
-    the piles may turn without a card being laid (:func:`piles_may_turn`); otherwise each seat may use only
-    the character on top of its own pile.
+    Implements "the game ends when nobody can lay a card, even after exchanging". With characters in piles
+    (the complete game, ``stalemate.powers: in_play``) the table may change without a card being laid, by
+    character plays that stay in turns laying no card: the search of
+    :func:`kbsim.engine.rows.reach.lay_possible` follows every sequence of them (the piles turn, a pile whose
+    top has no legal play blocks what lies below it); an undecided search is no stalemate. Otherwise the exact
+    test of :func:`seat_can_lay` for every seat. The idle-turn count of the rule file is only the trigger that
+    calls this test.
 
     Args:
         game: compiled rules (``rows`` family).
@@ -336,8 +303,9 @@ def stalemate_confirmed(game: CompiledGame, state: GameState) -> bool:
     Returns:
         True when no seat can lay (the game ends in a stalemate).
     """
-    own_top_only = game.chars_enabled and game.stalemate_powers and not piles_may_turn(game, state)
-    return not any(seat_can_lay(game, state, k, own_top_only=own_top_only) for k in range(state.players))
+    if _follows_piles(game, state):
+        return lay_possible(game, state) is False
+    return not any(seat_can_lay(game, state, k) for k in range(state.players))
 
 
 def replay_hands(game: CompiledGame, players: int, result: GameResult):
@@ -743,6 +711,8 @@ class _HandTally:
         self.idle = [0] * n
         self.exact_round = 0
         self.verdicts: dict = {}  # exact stalemate test, memoised by the position
+        # (the staying-plays search reads a seat's hand and draw pile as one pool: memoised by its own key)
+        self.pooled = _follows_piles(game, state)
 
     def copy_from(self, other: _HandTally) -> None:
         """Take the counts of ``other`` (a tally of the same hand), as copies; the stalemate verdicts are shared."""
@@ -755,6 +725,7 @@ class _HandTally:
         self.idle = other.idle[:]
         self.exact_round = other.exact_round
         self.verdicts = other.verdicts  # (a function of the position only)
+        self.pooled = other.pooled
 
     def add(self, turn: Turn, seat: int) -> None:
         """Count a finished turn of ``seat``.
@@ -798,7 +769,7 @@ class _HandTally:
             return False
         if not self._triggered():
             return False
-        key = self.state.position_key()
+        key = search_key(game, self.state) if self.pooled else self.state.position_key()
         verdict = self.verdicts.get(key)
         if verdict is None:
             verdict = self.verdicts[key] = stalemate_confirmed(game, self.state)
@@ -821,13 +792,35 @@ class _HandTally:
         return all(idle[k] >= -(-held(k) // game.hand_size) + game.idle_extra_turns for k in range(len(idle)))
 
 
+def stalemate_winners(game: CompiledGame, state: GameState) -> tuple[int, ...]:
+    """The seats holding the fewest cards at a stalemate (several: a shared win).
+
+    Rulebook, "End of the Game": the player with the fewest cards in hand and draw pile wins. Cards parked in
+    front of a seat count too only where the rule file's ``end.stalemate.counts_parked`` says so (default: the
+    literal reading, they do not).
+
+    Args:
+        game: compiled rules.
+        state: the state at the stalemate (not changed).
+
+    Returns:
+        The winning seats, ascending.
+    """
+    n = state.players
+    aside = not game.stalemate_counts_parked
+    left = [state.held(k) - (len(state.parked[k]) if aside else 0) for k in range(n)]
+    low = min(left)
+    return tuple(k for k in range(n) if left[k] == low)
+
+
 def hand_winners(
     game: CompiledGame, state: GameState, reason: str, winners: tuple[int, ...]
 ) -> tuple[tuple[int, ...], int | None]:
     """The winners and team score at the end of a hand.
 
-    Rules: with ``stalemate.fewest_cards_wins``, a stalemate is won by the seats holding the fewest cards;
-    in solo/cooperative play (all out), every seat wins when the team score reaches the win threshold.
+    Rules: with ``stalemate.winners: fewest_cards``, a stalemate is won by the seats holding the fewest cards
+    in hand and draw pile (rulebook, "End of the Game"), parked cards too where ``stalemate.counts_parked``
+    says so; in solo/cooperative play (all out), every seat wins when the team score reaches the win threshold.
 
     Args:
         game: compiled rules.
@@ -841,9 +834,7 @@ def hand_winners(
     n = state.players
     score = None
     if reason == STALEMATE and game.stalemate_fewest_wins:
-        left = [state.held(k) for k in range(n)]
-        low = min(left)
-        winners = tuple(k for k in range(n) if left[k] == low)
+        winners = stalemate_winners(game, state)
     if game.score is not None and reason == ALL_OUT:
         score = team_score(game, state)
         if score >= game.score[3]:
@@ -957,9 +948,9 @@ __all__ = [
     "play_hand",
     "replay_hands",
     "rows_deal_hash",
-    "piles_may_turn",
     "seat_can_lay",
     "stalemate_confirmed",
+    "stalemate_winners",
     "state_hash",
     "team_score",
 ]

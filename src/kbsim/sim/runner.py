@@ -9,6 +9,7 @@ worker count or chunk size; they are always returned sorted by game index.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -17,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
+from typing import Any
 
 from kbsim.bots import make_bot
 from kbsim.engine.families import family_of
@@ -227,6 +229,15 @@ class Backend:
         for chunk in chunks:
             yield chunk, play_chunk(spec, chunk)
 
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Backend]:
+        """Keep the backend's workers (a process pool, a Dask client) for every run played inside the block.
+
+        Without a session each ``map_chunks`` call starts and stops its own; many short runs (a tuning search)
+        would spend their time starting workers. The serial backend has nothing to keep.
+        """
+        yield self
+
 
 @dataclass
 class ProcessesBackend(Backend):
@@ -237,6 +248,20 @@ class ProcessesBackend(Backend):
     """
 
     name: str = field(default="processes", init=False)
+    _pool: ProcessPoolExecutor | None = field(default=None, init=False, repr=False)
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Backend]:
+        """One pool of workers for every run inside the block (see :meth:`Backend.session`)."""
+        if self._pool is not None or self.workers <= 1:
+            yield self
+            return
+        self._pool = worker_pool(self.workers)
+        try:
+            yield self
+        finally:
+            pool, self._pool = self._pool, None
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def map_chunks(self, spec: RunSpec, chunks: Iterable[range]) -> Iterator[tuple[range, dict[str, list]]]:
         """Play ``chunks``, yielding ``(chunk, columns)`` as each finishes (in any order)."""
@@ -245,7 +270,8 @@ class ProcessesBackend(Backend):
         if self.workers <= 1 or len(first) <= 1:
             yield from Backend.map_chunks(self, spec, itertools.chain(first, pending))
             return
-        pool = worker_pool(self.workers)
+        kept = self._pool
+        pool = kept or worker_pool(self.workers)
         in_flight: set = set()
         try:
             # keep a bounded number of chunks in flight so memory stays flat on huge runs
@@ -264,7 +290,8 @@ class ProcessesBackend(Backend):
         finally:
             for f in in_flight:
                 f.cancel()
-            pool.shutdown(wait=False, cancel_futures=True)
+            if kept is None:
+                pool.shutdown(wait=False, cancel_futures=True)
 
 
 @dataclass
@@ -278,29 +305,60 @@ class DaskBackend(Backend):
 
     scheduler: str | None = None
     name: str = field(default="dask", init=False)
+    _client: object = field(default=None, init=False, repr=False)
 
-    def map_chunks(self, spec: RunSpec, chunks: list[range]) -> Iterator[tuple[range, dict[str, list]]]:
-        """Play ``chunks`` on the cluster, yielding ``(chunk, columns)`` as each finishes.
+    def _connect(self) -> tuple:
+        """(client, local cluster or None).
 
         Raises:
             BackendError: dask is not installed, or the scheduler cannot be reached.
         """
         try:
             from dask.distributed import Client, LocalCluster
-            from dask.distributed import as_completed as dask_completed
         except ImportError:
             raise BackendError("the dask backend needs the optional extra: pip install 'kbsim[dask]'") from None
-        cluster = None
         try:
             if self.scheduler:
-                client = Client(self.scheduler, timeout="20s")
-            else:
-                cluster = LocalCluster(
-                    n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=None
-                )
-                client = Client(cluster)
+                return Client(self.scheduler, timeout="20s"), None
+            cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=None)
+            return Client(cluster), cluster
         except OSError as e:
             raise BackendError(f"cannot reach the Dask scheduler {self.scheduler}: {e}") from None
+
+    @staticmethod
+    def _close(client: Any, cluster: Any) -> None:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Backend]:
+        """One client (and local cluster) for every run inside the block (see :meth:`Backend.session`).
+
+        Raises:
+            BackendError: dask is not installed, or the scheduler cannot be reached.
+        """
+        if self._client is not None:
+            yield self
+            return
+        client, cluster = self._connect()
+        self._client = client
+        try:
+            yield self
+        finally:
+            self._client = None
+            self._close(client, cluster)
+
+    def map_chunks(self, spec: RunSpec, chunks: Iterable[range]) -> Iterator[tuple[range, dict[str, list]]]:
+        """Play ``chunks`` on the cluster, yielding ``(chunk, columns)`` as each finishes.
+
+        Raises:
+            BackendError: dask is not installed, or the scheduler cannot be reached.
+        """
+        kept = self._client
+        client, cluster = (kept, None) if kept is not None else self._connect()
+        from dask.distributed import as_completed as dask_completed
+
         try:
             spec_future = client.scatter(spec, broadcast=True)
             futures = [client.submit(_play_chunk_task, spec_future, chunk, pure=False) for chunk in chunks]
@@ -308,9 +366,8 @@ class DaskBackend(Backend):
                 yield fut.result()
                 fut.release()
         finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            if kept is None:
+                self._close(client, cluster)
 
 
 class BackendError(Exception):

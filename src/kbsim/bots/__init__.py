@@ -14,13 +14,14 @@ from kbsim.bots.base import BaseBot, Bot
 from kbsim.bots.greedy import GreedyBot
 from kbsim.bots.planner import PlannerBot
 from kbsim.bots.random_bot import RandomBot
+from kbsim.bots.spec import BotSpec, BotSpecError, parse_lineup, parse_spec, validated
 from kbsim.engine.families import family as engine_family
 
 BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "planner": PlannerBot}
 
 
-class UnknownBot(ValueError):
-    """A bot name that is not registered."""
+#: The error of a bot spec that cannot be used (unknown bot or parameter, bad value, wrong lineup length).
+UnknownBot = BotSpecError
 
 
 def bots_for(family: str = "rows") -> dict[str, type]:
@@ -35,36 +36,66 @@ def bots_for(family: str = "rows") -> dict[str, type]:
         raise UnknownBot(str(e).strip("'\"")) from None
 
 
-def make_bot(name: str, family: str = "rows") -> Bot:
-    """Create a fresh bot by name for an engine family.
+def canonical_bot(spec: str | BotSpec, family: str = "rows") -> str:
+    """The canonical text of a bot spec of ``family`` (what records store), after checking it.
+
+    Args:
+        spec: a bot spec such as ``"greedy"`` or ``"search(iterations=400)"`` (see :mod:`kbsim.bots.spec`).
+        family: the engine family whose bots are meant.
 
     Raises:
-        UnknownBot: ``name`` is not a bot of that family.
+        UnknownBot: not one bot spec, an unknown bot, or parameters the bot refuses.
     """
-    registry = bots_for(family)
-    try:
-        return registry[name]()
-    except KeyError:
-        raise UnknownBot(f"unknown bot {name!r}; expected one of: {', '.join(sorted(registry))}") from None
+    parsed = parse_spec(spec) if isinstance(spec, str) else spec
+    return validated(parsed, bots_for(family))[2].canonical()
+
+
+def make_bot(spec: str | BotSpec, family: str = "rows") -> Bot:
+    """Create a fresh bot from its spec (a name, optionally with parameters) for an engine family.
+
+    Args:
+        spec: e.g. ``"greedy"``, ``"planner(budget=2000)"``, ``"search(iterations=400)"`` or a parsed
+            :class:`~kbsim.bots.spec.BotSpec`.
+        family: the engine family of the game the bot will play.
+
+    Raises:
+        UnknownBot: not one bot spec, ``name`` is not a bot of that family, or parameters the bot refuses.
+    """
+    parsed = parse_spec(spec) if isinstance(spec, str) else spec
+    cls, kwargs, _ = validated(parsed, bots_for(family))
+    return cls(**kwargs)
 
 
 def parse_bots(spec: str, players: int, family: str = "rows") -> list[str]:
-    """Bot names per seat from ``greedy`` (all seats) or ``greedy,random,...`` (one per seat).
+    """Canonical bot specs per seat from ``greedy`` (all seats) or ``greedy,search(iterations=50),...`` (one per seat).
+
+    Args:
+        spec: one bot spec, or a comma-separated lineup of one spec per seat (commas inside parentheses
+            belong to a spec).
+        players: seats.
+        family: the engine family whose bots are meant.
+
+    Returns:
+        ``players`` canonical specs (:meth:`~kbsim.bots.spec.BotSpec.canonical`).
 
     Raises:
-        UnknownBot: an unknown name, or a list whose length is not ``players``.
+        UnknownBot: an unknown bot or parameter, a bad value, or a lineup whose length is neither 1 nor ``players``.
     """
-    names = [s.strip() for s in spec.split(",") if s.strip()]
-    if not names:
-        raise UnknownBot("--bots: empty; expected a bot name or one name per seat")
-    for n in names:
-        registry = bots_for(family)
-        if n not in registry:
-            raise UnknownBot(f"--bots: unknown bot {n!r}; expected one of: {', '.join(sorted(registry))}")
+    try:
+        specs = parse_lineup(spec)
+    except BotSpecError as e:
+        raise UnknownBot(f"--bots: {e}") from None
+    registry = bots_for(family)
+    names = []
+    for s in specs:
+        try:
+            names.append(validated(s, registry)[2].canonical())
+        except BotSpecError as e:
+            raise UnknownBot(f"--bots: {e}") from None
     if len(names) == 1:
         return names * players
     if len(names) != players:
-        raise UnknownBot(f"--bots: {len(names)} bots for {players} players; give one name or one per seat")
+        raise UnknownBot(f"--bots: {len(names)} bots for {players} players; give one bot or one per seat")
     return names
 
 
@@ -72,11 +103,14 @@ __all__ = [
     "BOTS",
     "BaseBot",
     "Bot",
+    "BotSpec",
+    "BotSpecError",
     "GreedyBot",
     "PlannerBot",
     "RandomBot",
     "UnknownBot",
     "bots_for",
+    "canonical_bot",
     "make_bot",
     "parse_bots",
 ]

@@ -59,15 +59,15 @@ engine's own moves (the solver's ``clones`` engine): slower, and exact.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from mypy_extensions import mypyc_attr
 
 from kbsim.bots.base import BaseBot
+from kbsim.bots.params import PLANNER_BUDGET, PlannerParams
 from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, Minus, Play
 from kbsim.engine.rows.search import Plan, engine_for, plan_turn
 from kbsim.engine.rows.turn import DONE, START, Turn
-
-PLANNER_BUDGET = 3_000
-"""Positions the bot's search may store per turn (see :mod:`kbsim.engine.rows.search`)."""
 
 ENGINE_COST = {"links": 1, "links+": 3, "runs": 3, "rows": 10, "clones": 20}
 """Relative cost of a stored position in each search engine (measured on one core: about 5-10, 15-30, 50-100
@@ -99,6 +99,7 @@ class PlannerBot(BaseBot):
     """
 
     name = "planner"
+    Params: ClassVar[Any] = PlannerParams  # its spec's parameters: planner(budget=...)
     char_budget = 150
     max_candidates = 16
 

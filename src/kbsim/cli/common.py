@@ -109,8 +109,8 @@ BotsOpt = Annotated[
         "--bots",
         "-b",
         help="One bot for all seats (greedy) or one per seat "
-        "(greedy,random,greedy,greedy). Bots: random, greedy, planner "
-        "(market games: random, greedy).",
+        "(greedy,random,greedy,greedy); a bot may take parameters: planner(budget=2000). "
+        "Bots: random, greedy, planner (market games: random, greedy).",
     ),
 ]
 

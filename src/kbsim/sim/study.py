@@ -448,13 +448,18 @@ def _comparisons(study: Study, values: list, by_arm_value: dict[tuple[str, str],
     return comparisons
 
 
-def _check_bots(where: str, lineups: dict[int, tuple[str, ...]]) -> None:
-    """Refuse a bot name that is not a known bot (``where`` names the study file and the arm)."""
-    from kbsim.bots import BOTS
+def _canonical_lineups(where: str, lineups: dict[int, tuple[str, ...]], family: str) -> dict[int, tuple[str, ...]]:
+    """The lineups with every bot spec in canonical form (``where`` names the study file and the arm).
 
-    for name in sorted({b for lu in lineups.values() for b in lu}):
-        if name not in BOTS:
-            raise StudyError(f"{where}.bots: unknown bot {name!r}; expected one of: {', '.join(sorted(BOTS))}")
+    Raises:
+        StudyError: an unknown bot, parameter or value for the game's family.
+    """
+    from kbsim.bots import UnknownBot, canonical_bot
+
+    try:
+        return {p: tuple(canonical_bot(b, family) for b in lu) for p, lu in lineups.items()}
+    except UnknownBot as e:
+        raise StudyError(f"{where}.bots: {e}") from None
 
 
 def build_dir(source: Path) -> Path:
@@ -510,7 +515,6 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
     for i, arm in enumerate(study.arms):
         where = f"{source}: arm {arm.name!r} (arms.{i})"
         lineups = {p: arm.lineup(p) for p in study.players}
-        _check_bots(where, lineups)
         for j, value in enumerate(values):
             opts = dict(arm.options)
             if study.sweep is not None:
@@ -521,6 +525,8 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
                 msg = "; ".join(e.lines).replace(": --option: ", ": options: ")
                 raise StudyError(f"{where}: {msg}") from None
             g = compile_rules(loaded)
+            if j == 0:
+                lineups = _canonical_lineups(where, lineups, g.family)
             for p in study.players:
                 if not g.min_players <= p <= g.max_players:
                     raise StudyError(

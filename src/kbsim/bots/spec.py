@@ -1,0 +1,226 @@
+"""Bot specs: one syntax for naming a bot with parameters, everywhere bots are named.
+
+A **bot spec** is a bot name, optionally followed by keyword parameters in parentheses::
+
+    greedy
+    planner(budget=2000)
+    search(iterations=400)
+    search(iterations=50, rollout=greedy)
+
+The same text is accepted by ``kbsim run --bots``, ``kbsim replay --bots``, the ``bots`` field of study files,
+:func:`kbsim.play_game` and :func:`kbsim.bots.make_bot`, and is what records store in their ``bots`` column (in
+its canonical form, :meth:`BotSpec.canonical`). A **lineup** is a comma-separated list of specs, one per seat or
+one for every seat (``greedy,search(iterations=50, rollout=greedy)``): commas inside parentheses belong to a spec.
+
+The syntax is parsed with Python's own expression parser (:mod:`ast`): a name, or a call with keyword arguments
+whose values are literals (numbers, strings, ``true``/``false``), bare or dotted words (read as strings, e.g.
+``greedy`` or ``characters.play.agatha``),
+lists of these, or nested specs (``rollout=planner(budget=200)``, kept as their canonical text). A bot declares
+its parameters with a pydantic model in its class attribute ``Params`` (fields with types, defaults, bounds and
+descriptions); a bot without ``Params`` takes none. Values are validated by that model, and the bot is created as
+``cls(**validated)``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+
+class BotSpecError(ValueError):
+    """A bot spec that cannot be parsed, names no bot of the family, or gives parameters the bot refuses."""
+
+
+_WORDS = {"true": True, "false": False, "True": True, "False": False, "null": None, "None": None}
+_MAX_SPEC = 500  # characters in one lineup: specs are short, and the parser's work stays bounded
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot name and its parameters, as written (before validation by the bot's ``Params`` model).
+
+    Attributes:
+        name: the bot's name in its family's registry (``greedy``, ``planner``, ``search``...).
+        params: ``(parameter, value)`` pairs sorted by parameter name; values are ints, floats, bools, strings,
+            None, or tuples of these (a nested spec is kept as its canonical text).
+    """
+
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def canonical(self) -> str:
+        """The spec's canonical text: ``name`` or ``name(a=1, b=x)``, parameters sorted, values normalised."""
+        if not self.params:
+            return self.name
+        return f"{self.name}({', '.join(f'{k}={_text(v)}' for k, v in self.params)})"
+
+    def __str__(self) -> str:
+        return self.canonical()
+
+
+def _text(value: Any) -> str:
+    """A parameter value as spec text (the inverse of :func:`_value`)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
+    if isinstance(value, str):
+        return value if _is_word(value) else repr(value)
+    return repr(value)
+
+
+def _is_word(text: str) -> bool:
+    """Whether ``text`` reads back as itself when written bare (a name, a dotted word, or a nested spec)."""
+    if text in _WORDS:
+        return False
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return False
+    try:
+        if isinstance(node, ast.Attribute):
+            return _value(node, text) == text
+        return _spec(node, text).canonical() == text
+    except BotSpecError:
+        return False
+
+
+def _value(node: ast.expr, where: str) -> Any:
+    """A parameter value from its expression node (see the module docstring for what is accepted)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float | str | bool | type(None)):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        v = node.operand.value
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            return -v
+    if isinstance(node, ast.Name):
+        return _WORDS.get(node.id, node.id)
+    if isinstance(node, ast.Attribute):  # a dotted word, e.g. a rule-usage counter: characters.play.agatha
+        return f"{_value(node.value, where)}.{node.attr}"
+    if isinstance(node, ast.List | ast.Tuple):
+        return tuple(_value(e, where) for e in node.elts)
+    if isinstance(node, ast.Call):
+        return _spec(node, where).canonical()
+    raise BotSpecError(f"{where}: a parameter value must be a number, a word, a string or a list")
+
+
+def _spec(node: ast.expr, where: str) -> BotSpec:
+    """A :class:`BotSpec` from a name or call node."""
+    if isinstance(node, ast.Name):
+        return BotSpec(node.id)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        if node.args:
+            raise BotSpecError(f"{where}: parameters are given by name, as in search(iterations=400)")
+        params: dict[str, Any] = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise BotSpecError(f"{where}: '**' is not allowed in a bot spec")
+            if kw.arg in params:
+                raise BotSpecError(f"{where}: parameter {kw.arg!r} given twice")
+            params[kw.arg] = _value(kw.value, where)
+        return BotSpec(node.func.id, tuple(sorted(params.items())))
+    raise BotSpecError(f"{where}: expected a bot name, optionally with parameters, as in search(iterations=400)")
+
+
+def parse_lineup(text: str) -> list[BotSpec]:
+    """The specs of a comma-separated lineup (commas inside parentheses belong to a spec).
+
+    Args:
+        text: e.g. ``"greedy"``, ``"planner,greedy"``, ``"greedy,search(iterations=50, rollout=greedy)"``.
+
+    Returns:
+        One :class:`BotSpec` per entry, in order (not yet checked against a family's bots).
+
+    Raises:
+        BotSpecError: empty text, text over 500 characters, or text that is not a list of bot specs.
+    """
+    stripped = text.strip()
+    if not stripped:
+        raise BotSpecError("empty bot spec; expected a bot name, e.g. greedy or search(iterations=400)")
+    if len(stripped) > _MAX_SPEC:
+        raise BotSpecError(f"bot spec of {len(stripped)} characters; expected at most {_MAX_SPEC}")
+    try:
+        node = ast.parse(f"({stripped},)", mode="eval").body
+    except SyntaxError:
+        raise BotSpecError(
+            f"{stripped!r}: not a bot spec; expected names with optional parameters, as in "
+            "greedy,search(iterations=400)"
+        ) from None
+    assert isinstance(node, ast.Tuple)  # (the text was wrapped as a tuple)
+    return [_spec(e, stripped) for e in node.elts]
+
+
+def parse_spec(text: str) -> BotSpec:
+    """One bot spec (see :func:`parse_lineup`).
+
+    Raises:
+        BotSpecError: the text is not exactly one bot spec.
+    """
+    specs = parse_lineup(text)
+    if len(specs) != 1:
+        raise BotSpecError(f"{text.strip()!r}: expected one bot, got {len(specs)}")
+    return specs[0]
+
+
+def params_model(cls: type) -> type[BaseModel] | None:
+    """The pydantic model of a bot class's parameters (its ``Params`` attribute), or None if it takes none."""
+    model = getattr(cls, "Params", None)
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
+def validated(spec: BotSpec, registry: dict[str, type]) -> tuple[type, dict[str, Any], BotSpec]:
+    """The bot class of ``spec``, its validated constructor arguments, and the spec in canonical form.
+
+    Parameters equal to their default are dropped from the canonical spec, so ``planner`` and
+    ``planner(budget=<default>)`` name the same bot in records.
+
+    Args:
+        spec: a parsed spec.
+        registry: the family's bots (name -> class).
+
+    Returns:
+        ``(cls, kwargs, canonical_spec)``.
+
+    Raises:
+        BotSpecError: unknown bot, a parameter the bot does not take, or a value its model refuses (one line).
+    """
+    cls = registry.get(spec.name)
+    if cls is None:
+        raise BotSpecError(f"unknown bot {spec.name!r}; expected one of: {', '.join(sorted(registry))}")
+    model = params_model(cls)
+    given = dict(spec.params)
+    if model is None:
+        if given:
+            raise BotSpecError(f"bot {spec.name!r} takes no parameters (got {', '.join(given)})")
+        return cls, {}, spec
+    unknown = sorted(set(given) - set(model.model_fields))
+    if unknown:
+        known = ", ".join(model.model_fields) or "none"
+        raise BotSpecError(f"bot {spec.name!r}: unknown parameter {unknown[0]!r}; expected one of: {known}")
+    try:
+        values = model(**given)
+    except ValidationError as e:
+        err = e.errors()[0]
+        field = ".".join(str(p) for p in err["loc"])
+        raise BotSpecError(
+            f"bot {spec.name!r}: parameter {field}={_text(given.get(str(err['loc'][0])))}: {err['msg']}"
+        ) from None
+    kwargs = values.model_dump()
+    defaults = model().model_dump()
+    kept = tuple((k, _normal(v)) for k, v in sorted(kwargs.items()) if k in given and v != defaults.get(k))
+    return cls, kwargs, BotSpec(spec.name, kept)
+
+
+def _normal(value: Any) -> Any:
+    """A validated value in the plain types of :class:`BotSpec` (lists as tuples)."""
+    if isinstance(value, list | tuple):
+        return tuple(_normal(v) for v in value)
+    return value
+
+
+__all__ = ["BotSpec", "BotSpecError", "params_model", "parse_lineup", "parse_spec", "validated"]

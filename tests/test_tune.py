@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import tomllib
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import REPO, run_cli
+from conftest import REPO, PageRefs, run_cli
 from kbsim.analysis import metrics as M
 from kbsim.sim.run import make_backend
 from kbsim.sim.study import StudyError, load_study, study_from_dict
@@ -332,7 +333,10 @@ def test_the_page_is_self_contained_escaped_and_says_how_sure(tmp_path):
     page = write_page(res, tmp_path / "page.html")
     html = page.path.read_text(encoding="utf-8")
     assert "<script>x</script>" not in html and "&lt;script&gt;x&lt;/script&gt; &amp; co" in html
-    assert 'src="http' not in html and "cdn." not in html  # plotly.js embedded, works offline
+    refs = PageRefs()
+    refs.feed(html)
+    assert not [u for _, u in refs.urls if re.match(r"^(https?:)?//", u)]  # plotly.js embedded: works offline
+    assert refs.scripts == 2 and len(re.findall(r"\* plotly\.js v\d", html)) == 1
     for words in ("winner", "fresh deals", "Fewest changes", "Search trace", "Each option", "Optuna"):
         assert words in html, words
     data = as_json(res, page)
@@ -375,7 +379,7 @@ def test_cli_tune_runs_on_every_shipped_game(tmp_path, game):
 
 def test_shipped_tune_study_plans(tmp_path):
     plan = plan_tuning(REPO / "reports" / "tune-first-seat.toml")
-    assert plan.search.deals == [300, 900, 2700]
+    assert plan.search.deals == [900, 2700, 8100]
     assert {d.name for d in plan.space.dims} >= {"hand_size", "rows", "rebuild_segments"}
     assert plan.space.size() is not None and plan.space.size() > plan.search.trials  # TPE, not every setting
     shutil.rmtree(tmp_path, ignore_errors=True)

@@ -1,24 +1,26 @@
 """Fewest changes: from the search's best setting to the recommendation.
 
 The setting with the lowest objective is the search's *best*. The recommendation is the
-setting that changes the fewest options from the start among those **not significantly
-worse** than the best, then simplified further one option at a time:
+setting that changes the fewest options from the start among those that are
+**significantly better than the defaults** and **not significantly worse than the best**:
 
-1. the settings the search played to the end are ranked by (options changed, objective);
-   the first that is not significantly worse than the best is chosen (the default, with
-   no change, comes first: if it is not significantly worse, nothing is recommended);
+1. the settings the search played to the end are taken in order of (options changed,
+   objective); the first that passes both checks is chosen. When none does (the best
+   itself is not significantly better than the defaults), nothing is recommended;
 2. each option the chosen setting still changes is put back to its default, one at a time
-   (a one-step check, as TAG's later parameter-search work does); a reverted setting not
-   significantly worse than the best replaces it (the best of them when several are), and
-   the step repeats until no change can be dropped.
+   (a one-step check, as TAG's later parameter-search work does); a reverted setting that
+   still passes both checks replaces it (the best of them when several do), and the step
+   repeats until no change can be dropped.
 
-"Not significantly worse" is a paired check on the search's deals: the objective's
-difference (this setting minus the best) over :data:`~kbsim.tune.measures.BOOTSTRAP`
-bootstrap resamples of the deals, both settings on the same resampled deals; the setting
-is significantly worse only when the whole 95% interval of the difference lies above 0.
-With ``combine = constraints`` only settings that meet every bound (at their point value)
-are candidates, when there are any. The *runner-up* is the best other setting that the
-search played to the end.
+Both checks are paired, on the search's deals: the objective's difference over
+:data:`~kbsim.tune.measures.BOOTSTRAP` bootstrap resamples of the deals, both settings on
+the same resampled deals; *significantly better* means the whole 95% interval of the
+difference lies below 0, *significantly worse* above 0. With ``combine = constraints`` only
+settings that meet every bound (at their point value) are candidates, when there are any.
+The *runner-up* is the best other setting the search played to the end that does not play
+exactly like the recommendation. Many settings are checked on the same deals, so a
+recommendation can pass by luck: the replay on fresh deals (:mod:`kbsim.tune.verify`) is
+what the answer reports.
 """
 
 from __future__ import annotations
@@ -61,6 +63,9 @@ class Paired:
 def paired_objective(objective: Objective, a: dict, b: dict, w: np.ndarray) -> Paired:
     """The objective of ``b`` minus that of ``a`` on the same deals, with a paired bootstrap.
 
+    The objective without the bounds' penalty (``combine = constraints``): whether a setting meets the bounds is
+    judged on its own, never mixed into this difference.
+
     Args:
         objective: the targets combined.
         a: player count -> :class:`~kbsim.tune.measures.DealStats` of setting A.
@@ -72,9 +77,9 @@ def paired_objective(objective: Objective, a: dict, b: dict, w: np.ndarray) -> P
         two-sided bootstrap p-value (twice the smaller share of resamples on either side of 0, at least
         1 / (resamples + 1)).
     """
-    point = float(objective.evaluate(b)["value"]) - float(objective.evaluate(a)["value"])
-    d = np.asarray(objective.evaluate(b, w)["value"], dtype=float) - np.asarray(
-        objective.evaluate(a, w)["value"], dtype=float
+    point = float(objective.evaluate(b)["objective"]) - float(objective.evaluate(a)["objective"])
+    d = np.asarray(objective.evaluate(b, w)["objective"], dtype=float) - np.asarray(
+        objective.evaluate(a, w)["objective"], dtype=float
     )
     d = d[~np.isnan(d)]
     if d.size == 0:
@@ -94,12 +99,22 @@ def _same_play(a: dict, b: dict) -> bool:
 
 @dataclass
 class Step:
-    """One line of the fewest-changes account: a setting checked against the best, and what was decided."""
+    """One line of the fewest-changes account: a setting checked, and what was decided.
+
+    Attributes:
+        setting: the setting.
+        changes: options it changes.
+        value: its objective on the search's deals.
+        against_best: its objective minus the best's (None for the best itself).
+        against_default: its objective minus the defaults' (None for the defaults).
+        decision: what was decided, in words.
+    """
 
     setting: dict[str, Any]
     changes: int
     value: float
     against_best: Paired | None
+    against_default: Paired | None
     decision: str
 
 
@@ -130,7 +145,7 @@ def choose(
     blocks: list[Block],
     w: np.ndarray,
 ) -> Choice:
-    """The recommendation with the fewest changes that is not significantly worse than the best.
+    """The recommendation with the fewest changes, better than the defaults and not worse than the best.
 
     Args:
         rows: the search's trials.
@@ -156,23 +171,31 @@ def choose(
     feasible = any(r.violation == 0 for r in done.values())
     best = min(pool, key=lambda r: (r.value, r.number))
     stats = {k: evaluator.stats(r.setting, blocks) for k, r in done.items()}
-    best_key = space.key(best.setting)
+    best_key, default_key = space.key(best.setting), space.key(space.default)
+    default_stats = stats.get(default_key) or evaluator.stats(space.default, blocks)
     steps: list[Step] = []
 
-    def check(setting: dict[str, Any], st: dict) -> Paired | None:
-        if space.key(setting) == best_key:
-            return None
-        return paired_objective(objective, stats[best_key], st, w)
+    def judge(setting: dict[str, Any], st: dict, value: float, violation: float, what: str) -> bool:
+        """Record the checks of one setting; True when it may be recommended."""
+        key = space.key(setting)
+        vs_best = None if key == best_key else paired_objective(objective, stats[best_key], st, w)
+        vs_default = None if key == default_key else paired_objective(objective, default_stats, st, w)
+        if feasible and violation > 0:
+            decision = "misses a bound"
+        elif vs_default is None or not vs_default.better:
+            decision = "not significantly better than the defaults"
+        elif vs_best is not None and vs_best.worse:
+            decision = "significantly worse than the best"
+        else:
+            decision = "better than the defaults, not significantly worse than the best"
+        steps.append(Step(setting, len(space.changed(setting)), value, vs_best, vs_default, f"{what}{decision}"))
+        return decision.startswith("better")
 
-    chosen = best
-    for r in sorted(pool, key=lambda r: (len(space.changed(r.setting)), r.value, r.number)):
-        pd = check(r.setting, stats[space.key(r.setting)])
-        if pd is None or not pd.worse:
-            chosen = r
-            steps.append(Step(r.setting, len(space.changed(r.setting)), r.value, pd, "chosen: not significantly worse"))
-            break
-        steps.append(Step(r.setting, len(space.changed(r.setting)), r.value, pd, "significantly worse than the best"))
-    current = dict(chosen.setting)
+    order = sorted(pool, key=lambda r: (len(space.changed(r.setting)), r.value, r.number))
+    chosen = next((r for r in order if judge(r.setting, stats[space.key(r.setting)], r.value, r.violation, "")), None)
+    current = dict(chosen.setting) if chosen is not None else dict(space.default)
+    if chosen is not None:
+        steps[-1].decision += ": chosen"
     while space.changed(current):
         options = []
         for name in space.changed(current):
@@ -180,27 +203,22 @@ def choose(
             try:
                 st = evaluator.stats(trial, blocks)
             except SettingRefused as e:
-                steps.append(Step(trial, len(space.changed(trial)), math.nan, None, f"refused by the rules: {e}"))
+                steps.append(Step(trial, len(space.changed(trial)), math.nan, None, None, f"refused by the rules: {e}"))
                 continue
             res = objective.evaluate(st)
+            stats[space.key(trial)] = st
             value = float(res["value"])
-            pd = check(trial, st)
-            ok = (pd is None or not pd.worse) and (not feasible or float(res["violation"]) == 0)
-            what = f"back to {name}'s default: " + ("not significantly worse" if ok else "significantly worse")
-            if feasible and float(res["violation"]) > 0:
-                what = f"back to {name}'s default: misses a bound"
-            steps.append(Step(trial, len(space.changed(trial)), value, pd, what))
-            if ok:
+            if judge(trial, st, value, float(res["violation"]), f"{name} back to its default: "):
                 options.append((value, trial))
         if not options:
             break
         current = min(options, key=lambda o: o[0])[1]
         steps.append(
-            Step(current, len(space.changed(current)), min(o[0] for o in options), None, "kept: one change fewer")
+            Step(current, len(space.changed(current)), min(o[0] for o in options), None, None, "kept: one change fewer")
         )
     rec_key = space.key(current)
     default_key = space.key(space.default)
-    rec_stats = stats.get(rec_key) or evaluator.stats(current, blocks)
+    rec_stats = stats.get(rec_key) or default_stats
     others = sorted(
         (
             r

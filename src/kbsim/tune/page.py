@@ -22,7 +22,7 @@ from typing import Any
 from kbsim.analysis import metrics as M
 from kbsim.analysis.figures import PALETTE, base_layout, embed_figures
 from kbsim.analysis.report import page_environment, write_html
-from kbsim.tune.measures import UNITS, goal_words, measure_name
+from kbsim.tune.measures import UNITS, goal_words, loss, measure_name
 from kbsim.tune.search import TrialRow
 from kbsim.tune.tuning import TuneResult
 from kbsim.tune.verify import Cell, Check
@@ -73,8 +73,25 @@ def delta_text(t: Any, d: M.Delta) -> str:
     return f"{d.mean:+.1f} {unit}{ci}, {M.fmt_p(p)}"
 
 
-def _setting_words(result: TuneResult, setting: dict[str, Any]) -> str:
-    return result.plan.space.words(setting)
+def bound_status(t: Any, c: Cell) -> str:
+    """Whether a setting keeps a bound target (``at most 12%: met``), saying when its interval crosses the bound."""
+    if t.optimised:
+        return ""
+    met = loss(t, c.value) == 0
+    crosses = t.measure != "seat_gap" and (loss(t, c.low) == 0) != (loss(t, c.high) == 0)
+    words = f"{goal_words(t)}: {'met' if met else 'missed'}"
+    return words + (" (its interval crosses the bound)" if crosses else "")
+
+
+def _bounds_line(result: TuneResult, label: str) -> str:
+    plan, v = result.plan, result.verify
+    parts = [
+        f"{measure_name(t)} {p}p {cell_text(t, v.cells[(label, i, p)])} ({bound_status(t, v.cells[(label, i, p)])})"
+        for i, t in enumerate(plan.objective.targets)
+        if not t.optimised
+        for p in plan.objective.players[i]
+    ]
+    return "; ".join(parts)
 
 
 def recommendation_words(result: TuneResult) -> list[str]:
@@ -100,6 +117,8 @@ def recommendation_words(result: TuneResult) -> list[str]:
                 "shown to be better than the defaults."
             )
         lines.append(head)
+        if result.plan.objective.combine == "constraints" and _bounds_line(result, "recommended"):
+            lines.append("Bounds, on the same fresh deals: " + _bounds_line(result, "recommended") + ".")
         lines.append(
             f"Objective (lower is better): {v.objective['default'][0]:.2f} for the defaults, "
             f"{v.objective['recommended'][0]:.2f} recommended; difference {verdict.mean:+.2f} "
@@ -112,8 +131,8 @@ def recommendation_words(result: TuneResult) -> list[str]:
             lines.append("No setting within the ranges scored better than the rule file's defaults in the search.")
         else:
             lines.append(
-                f"No setting within the ranges is significantly better than the rule file's defaults: the search's "
-                f"best, {space.words(best)}, was not significantly better on the search's deals, so nothing is changed."
+                f"No setting within the ranges is significantly better than the rule file's defaults on the search's "
+                f"deals (the best found was {space.words(best)}), so nothing is changed."
             )
     if not choice.feasible:
         lines.append("No setting met every bound of the study; the one that missed them least is shown.")
@@ -302,6 +321,7 @@ def _check_table(result: TuneResult, check: Check) -> dict[str, Any]:
             cells.append(
                 {
                     "value": cell_text(t, check.cells[(label, i, p)]),
+                    "bound": bound_status(t, check.cells[(label, i, p)]),
                     "delta": "" if d is None else delta_text(t, d),
                     "resolved": d is not None and d.resolved,
                 }
@@ -347,13 +367,16 @@ def _steps(result: TuneResult) -> list[dict[str, Any]]:
     space = result.plan.space
     out = []
     for s in result.choice.steps:
-        pd = s.against_best
+        def diff(pd: Any, itself: str) -> str:
+            return itself if pd is None else f"{pd.mean:+.2f} [{pd.low:+.2f}, {pd.high:+.2f}]"
+
         out.append(
             {
                 "setting": space.words(s.setting),
                 "changes": s.changes,
                 "value": "–" if math.isnan(s.value) else f"{s.value:.2f}",
-                "against": "the best itself" if pd is None else f"{pd.mean:+.2f} [{pd.low:+.2f}, {pd.high:+.2f}]",
+                "against": "" if s.decision.startswith("kept") else diff(s.against_best, "the best itself"),
+                "against_default": "" if s.decision.startswith("kept") else diff(s.against_default, "the defaults"),
                 "decision": s.decision,
             }
         )

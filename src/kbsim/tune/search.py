@@ -15,6 +15,9 @@ How a search runs (:func:`run_search`):
   the baseline every other setting is compared with;
 * trial ``n`` is proposed by a sampler seeded from (``search_seed``, ``n``), so the
   proposals follow from the study and the trials before, never from a process's history;
+  a proposal of a setting already tried is not played again nor counted as a trial (it
+  is stored as failed, which the sampler ignores), and the sampler is asked again, at
+  most :data:`MAX_ASKS` times per trial in all;
 * each trial plays the first block of deals, reports its objective, and goes on to the
   next block only while Optuna's :class:`~optuna.pruners.SuccessiveHalvingPruner` keeps it
   among the best ``1/reduction`` of the trials that reached that rung; every trial plays
@@ -44,6 +47,8 @@ from optuna.trial import TrialState
 from kbsim.tune.evaluate import SEARCH, Block, Evaluator, SettingRefused, blocks_for
 from kbsim.tune.measures import Objective, bootstrap_weights
 from kbsim.tune.space import SearchSpace
+
+MAX_ASKS = 10  # proposals per trial asked for at most (a proposal of a setting already tried is asked again)
 
 __all__ = ["SearchSettings", "TrialRow", "rung_deals", "run_search", "storage_path"]
 
@@ -218,24 +223,31 @@ def run_search(
         study.set_user_attr("sampler", kind)
     kind = study.user_attrs.get("sampler", "tpe")
     rows = [_row(t, space) for t in study.get_trials(deepcopy=False)]
+    seen = {space.key(r.setting) for r in rows if r is not None}
     weights: dict[int, np.ndarray] = {}
     size = space.size()
     while _finished(rows) < settings.trials:
-        waiting = any(t.state == TrialState.WAITING for t in study.get_trials(deepcopy=False))
-        if kind == "brute-force" and not waiting:
+        trials = study.get_trials(deepcopy=False)
+        waiting = any(t.state == TrialState.WAITING for t in trials)
+        if not waiting and (kind == "brute-force" or (size is not None and len(seen) >= size)):
             break  # every setting tried
-        n = len(study.get_trials(deepcopy=False))
+        if len(trials) >= MAX_ASKS * settings.trials:
+            break  # the sampler keeps proposing settings already tried: the space is explored
         study.sampler = _sampler(
-            "random" if kind == "random" else "tpe", _seed(settings.search_seed, n), settings.trials
+            "random" if kind == "random" else "tpe", _seed(settings.search_seed, len(trials)), settings.trials
         )
         trial = study.ask(dists)
+        key = space.key(space.from_params(trial.params))
+        if key in seen:  # a setting tried before: not played again, not counted, ignored by the sampler
+            trial.set_user_attr("repeat", True)
+            study.tell(trial, state=TrialState.FAIL)
+            continue
+        seen.add(key)
         row = _play(trial, space, objective, evaluator, settings, weights, boot_seed)
         study.tell(trial, row.value if row.state == "complete" else None, state=_STATES[row.state])
         rows.append(row)
         if on_trial is not None:
             on_trial(row, _finished(rows))
-        if size is not None and len({space.key(r.setting) for r in rows if r is not None}) >= size and not waiting:
-            break
     final = [_row(t, space) for t in study.get_trials(deepcopy=False)]
     return [r for r in final if r is not None]
 

@@ -29,7 +29,7 @@ from typing import Any
 from kbsim.sim.study import Study, StudyError
 from kbsim.sim.tune_spec import OptionRange
 
-__all__ = ["Dimension", "SearchSpace", "build_space", "check_targets", "rules_message"]
+__all__ = ["Dimension", "SearchSpace", "build_space", "canonical", "check_targets", "rules_message"]
 
 MAX_CHOICES = 1000  # values of one option a search may list (an int range counts its values)
 
@@ -285,6 +285,16 @@ def build_space(study: Study, source: Path) -> SearchSpace:
     return SearchSpace(dims)
 
 
+def canonical(spec: str, family: str) -> str:
+    """A bot spec's canonical text (as records store it), or the text itself when it is not a valid spec."""
+    from kbsim.bots import UnknownBot, canonical_bot
+
+    try:
+        return canonical_bot(spec, family)
+    except UnknownBot:
+        return spec
+
+
 def check_targets(study: Study, source: Path, family: str, columns: dict[int, dict[str, list]], game: Any) -> None:
     """Refuse a target that no record of this game can measure.
 
@@ -298,11 +308,15 @@ def check_targets(study: Study, source: Path, family: str, columns: dict[int, di
     Raises:
         StudyError: one line per target that cannot be measured, saying why.
     """
-    from kbsim.bots import bots_for
+    from kbsim.bots import UnknownBot, canonical_bot
     from kbsim.sim.runner import display_names
 
     assert study.tune is not None
     arm = study.arms[0]
+
+    def lineup(p: int) -> list[str]:
+        return [canonical(b, family) for b in arm.lineup(p)]
+
     roster = sorted((display_names(game).get("characters") or {}).keys())
     errors = []
     for i, t in enumerate(study.tune.targets):
@@ -317,8 +331,8 @@ def check_targets(study: Study, source: Path, family: str, columns: dict[int, di
                 len(v or []) >= 2 for c in ("scores", "penalties") for v in cols.get(c, [])
             ):
                 errors.append(f"{where}: the records of this game hold no points per seat (scores or penalties)")
-            elif t.measure == "wins" and t.bot is not None and t.bot not in arm.lineup(p):
-                errors.append(f"{where}: bot {t.bot!r} does not play at {p} players (lineup {arm.lineup(p)})")
+            elif t.measure == "wins" and t.bot is not None and canonical(t.bot, family) not in lineup(p):
+                errors.append(f"{where}: bot {t.bot!r} does not play at {p} players (lineup {', '.join(lineup(p))})")
             elif t.measure == "usage" and t.character is not None and t.character not in roster:
                 known = ", ".join(roster) or "none (no character is in play; add the variant with characters)"
                 errors.append(f"{where}: character {t.character!r} is not in play; characters: {known}")
@@ -331,12 +345,11 @@ def check_targets(study: Study, source: Path, family: str, columns: dict[int, di
                 continue
             break
     if study.tune.skill is not None:
-        registry = bots_for(family)
         names = [study.tune.skill.bots] if isinstance(study.tune.skill.bots, str) else study.tune.skill.bots
         for n in names:
-            if n not in registry:
-                errors.append(
-                    f"{source}: tune.skill.bots: unknown bot {n!r}; expected one of: {', '.join(sorted(registry))}"
-                )
+            try:
+                canonical_bot(n, family)
+            except UnknownBot as e:
+                errors.append(f"{source}: tune.skill.bots: {e}")
     if errors:
         raise StudyError(errors)

@@ -24,7 +24,7 @@ from kbsim.tune.choose import Choice, choose
 from kbsim.tune.evaluate import SKILL, VERIFY, Evaluator
 from kbsim.tune.measures import Objective, bootstrap_weights, usage_key
 from kbsim.tune.search import SearchSettings, TrialRow, run_search, rung_deals, storage_path
-from kbsim.tune.space import SearchSpace, build_space, check_targets
+from kbsim.tune.space import SearchSpace, build_space, canonical, check_targets
 from kbsim.tune.verify import Check, deals_for_precision, replay
 
 __all__ = ["TunePlan", "TuneResult", "plan_tuning", "run_tuning"]
@@ -127,7 +127,8 @@ def plan_tuning(ref: str | Path, games: int | None = None, trials: int | None = 
         raise StudyError(f"--trials {trials}: expected at least 1 trial")
     space = build_space(study, source)
     tune = study.tune
-    objective = Objective(tune.targets, study.players, tune.combine)
+    targets = list(tune.targets)
+    objective = Objective(targets, study.players, tune.combine)
     players = objective.player_counts
     folder = build_dir(source) / "tune" / study.name
     probe_doc = {
@@ -149,6 +150,9 @@ def plan_tuning(ref: str | Path, games: int | None = None, trials: int | None = 
         spec = RunSpec(game=run.spec.game, players=p, bots=run.spec.bots, games=PROBE_DEALS, seed=study.seed)
         columns[p] = run_games(spec, Backend())
     check_targets(study, source, game.family, columns, game)
+    for i, t in enumerate(targets):  # a bot as the records name it (its canonical spec)
+        if t.bot is not None:
+            targets[i] = t.model_copy(update={"bot": canonical(t.bot, game.family)})
     deals = rung_deals(games if games is not None else study.games, tune.rungs, tune.reduction)
     search = SearchSettings(
         trials=trials if trials is not None else tune.trials,

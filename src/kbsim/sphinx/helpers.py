@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import types
 from collections.abc import Iterable, Iterator
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import yaml
 from docutils import nodes
@@ -327,6 +327,13 @@ def constraints(info: Any) -> str:
     return ", ".join(parts)
 
 
+class _Meta:
+    """Bare annotation metadata (``Ge(1)``...) seen as a field's, for :func:`constraints`."""
+
+    def __init__(self, metadata: list) -> None:
+        self.metadata = metadata
+
+
 def type_words(ann: Any) -> str:
     """A short English description of a field type (no links)."""
     simple = {int: "a whole number", str: "text", bool: "true or false", float: "a number", Any: "any value"}
@@ -335,6 +342,10 @@ def type_words(ann: Any) -> str:
     if ann is type(None):
         return "null"
     origin = get_origin(ann)
+    if origin is Annotated:  # a type with bounds: Annotated[int, Field(ge=1)] reads "a whole number (>= 1)"
+        inner, *extra = get_args(ann)
+        bounds = ", ".join(b for m in extra if (b := constraints(m if hasattr(m, "metadata") else _Meta([m]))))
+        return type_words(inner) + (f" ({bounds})" if bounds else "")
     if origin is Literal:
         args = get_args(ann)
         return f"exactly {scalar(args[0])}" if len(args) == 1 else "one of " + ", ".join(scalar(a) for a in args)

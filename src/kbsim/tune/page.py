@@ -171,6 +171,7 @@ def _fig_trace(result: TuneResult) -> Any:
     fig = go.Figure()
     space = result.plan.space
     rec = space.key(result.choice.recommended)
+    order = {r.number: i + 1 for i, r in enumerate(sorted(result.trials, key=lambda r: r.number))}
     groups: dict[str, list[TrialRow]] = {"complete": [], "pruned": []}
     for r in result.trials:
         if r.state in groups:
@@ -178,7 +179,7 @@ def _fig_trace(result: TuneResult) -> Any:
     done = groups["complete"]
     fig.add_trace(
         go.Scatter(
-            x=[r.number for r in done],
+            x=[order[r.number] for r in done],
             y=[r.objective for r in done],
             error_y={
                 "type": "data",
@@ -196,7 +197,7 @@ def _fig_trace(result: TuneResult) -> Any:
     pr = groups["pruned"]
     fig.add_trace(
         go.Scatter(
-            x=[r.number for r in pr],
+            x=[order[r.number] for r in pr],
             y=[r.objective for r in pr],
             mode="markers",
             name="stopped early (pruned)",
@@ -208,7 +209,7 @@ def _fig_trace(result: TuneResult) -> Any:
     marks = [r for r in done if r.baseline or space.key(r.setting) == rec]
     fig.add_trace(
         go.Scatter(
-            x=[r.number for r in marks],
+            x=[order[r.number] for r in marks],
             y=[r.objective for r in marks],
             mode="markers+text",
             text=["defaults" if r.baseline else "recommended" for r in marks],
@@ -347,10 +348,10 @@ def _check_table(result: TuneResult, check: Check) -> dict[str, Any]:
 def _trial_rows(result: TuneResult) -> list[dict[str, Any]]:
     plan = result.plan
     out = []
-    for r in sorted(result.trials, key=lambda r: r.number):
+    for i, r in enumerate(sorted(result.trials, key=lambda r: r.number), start=1):
         out.append(
             {
-                "number": r.number,
+                "number": i,
                 "state": r.state + (" (defaults)" if r.baseline else ""),
                 "deals": f"{r.deals:,}" if r.deals else "–",
                 "setting": plan.space.words(r.setting),
@@ -367,6 +368,7 @@ def _steps(result: TuneResult) -> list[dict[str, Any]]:
     space = result.plan.space
     out = []
     for s in result.choice.steps:
+
         def diff(pd: Any, itself: str) -> str:
             return itself if pd is None else f"{pd.mean:+.2f} [{pd.low:+.2f}, {pd.high:+.2f}]"
 

@@ -17,7 +17,8 @@ How a search runs (:func:`run_search`):
   proposals follow from the study and the trials before, never from a process's history;
   a proposal of a setting already tried is not played again nor counted as a trial (it
   is stored as failed, which the sampler ignores), and the sampler is asked again, at
-  most :data:`MAX_ASKS` times per trial in all;
+  most :data:`MAX_ASKS` times per trial in all; after :data:`REPEATS_BEFORE_RANDOM`
+  such proposals in a row (TPE has settled on a few settings) a random setting is proposed;
 * each trial plays the first block of deals, reports its objective, and goes on to the
   next block only while Optuna's :class:`~optuna.pruners.SuccessiveHalvingPruner` keeps it
   among the best ``1/reduction`` of the trials that reached that rung; every trial plays
@@ -49,6 +50,7 @@ from kbsim.tune.measures import Objective, bootstrap_weights
 from kbsim.tune.space import SearchSpace
 
 MAX_ASKS = 10  # proposals per trial asked for at most (a proposal of a setting already tried is asked again)
+REPEATS_BEFORE_RANDOM = 3  # after this many proposals in a row of settings already tried, one random proposal
 
 __all__ = ["SearchSettings", "TrialRow", "rung_deals", "run_search", "storage_path"]
 
@@ -226,6 +228,7 @@ def run_search(
     seen = {space.key(r.setting) for r in rows if r is not None}
     weights: dict[int, np.ndarray] = {}
     size = space.size()
+    repeats = 0
     while _finished(rows) < settings.trials:
         trials = study.get_trials(deepcopy=False)
         waiting = any(t.state == TrialState.WAITING for t in trials)
@@ -233,15 +236,18 @@ def run_search(
             break  # every setting tried
         if len(trials) >= MAX_ASKS * settings.trials:
             break  # the sampler keeps proposing settings already tried: the space is explored
+        explore = kind == "random" or repeats >= REPEATS_BEFORE_RANDOM
         study.sampler = _sampler(
-            "random" if kind == "random" else "tpe", _seed(settings.search_seed, len(trials)), settings.trials
+            "random" if explore else "tpe", _seed(settings.search_seed, len(trials)), settings.trials
         )
         trial = study.ask(dists)
         key = space.key(space.from_params(trial.params))
         if key in seen:  # a setting tried before: not played again, not counted, ignored by the sampler
             trial.set_user_attr("repeat", True)
             study.tell(trial, state=TrialState.FAIL)
+            repeats += 1
             continue
+        repeats = 0
         seen.add(key)
         row = _play(trial, space, objective, evaluator, settings, weights, boot_seed)
         study.tell(trial, row.value if row.state == "complete" else None, state=_STATES[row.state])

@@ -403,3 +403,14 @@ def test_backend_session_keeps_one_pool_and_the_same_records():
     assert be._pool is None
     assert kept == plain == again
     assert not math.isnan(float(np.mean(plain["turns"])))
+
+
+def test_tune_on_dask_plays_the_same_search(tmp_path):
+    pytest.importorskip("dask.distributed")
+    serial = _tune(_recovery_study(tmp_path / "s", 5, trials=3, games=30))
+    plan = plan_tuning(_recovery_study(tmp_path / "d", 5, trials=3, games=30))
+    dask = run_tuning(plan, make_backend("dask", 1))
+    assert [(r.state, r.setting, r.value) for r in dask.trials] == [
+        (r.state, r.setting, r.value) for r in serial.trials
+    ]
+    assert dask.verify.objective == serial.verify.objective

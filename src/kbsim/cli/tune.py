@@ -121,12 +121,26 @@ def _with_progress(plan, be, run):
         transient=True,
     ) as bar:
         task = bar.add_task("trials", total=plan.search.trials, best="")
-        best = [float("inf")]
+        state = {"best": float("inf"), "games": 0, "trials": 0}
+
+        def show() -> None:
+            best = f"best objective {state['best']:.2f}, " if state["best"] < float("inf") else ""
+            done = state["trials"] >= plan.search.trials
+            bar.update(
+                task,
+                description="replaying" if done else "trials",
+                completed=min(state["trials"], plan.search.trials),
+                best=f"{best}{state['games']:,} games played",
+            )
 
         def on_trial(row, finished):
-            if row.state == "complete" and row.value < best[0]:
-                best[0] = row.value
-            note = f"best objective {best[0]:.2f}" if best[0] < float("inf") else ""
-            bar.update(task, completed=min(finished, plan.search.trials), best=note)
+            if row.state == "complete" and row.value < state["best"]:
+                state["best"] = row.value
+            state["trials"] = finished
+            show()
 
-        return run(plan, be, on_trial=on_trial)
+        def on_games(n):
+            state["games"] += n
+            show()
+
+        return run(plan, be, on_trial=on_trial, on_games=on_games)

@@ -172,9 +172,9 @@ class Verify(_Strict):
     precision: Number | None = Field(
         None,
         gt=0,
-        description="Wanted half-width of each setting's 95% interval on the first target (its units: a "
-        "fraction for shares, turns, points); the deals are chosen from the search's spread. Default: the "
-        "study's `games` deals.",
+        description="Wanted half-width of the 95% interval of each setting's paired difference from the defaults "
+        "on the first target (its units: a fraction for shares, turns, points); the deals are chosen from the "
+        "spread of those differences in the search. Default: the study's `games` deals.",
     )
     min_deals: int = Field(200, ge=2, le=10_000_000, description="Fewest deals of the replay.")
     max_deals: int = Field(20_000, ge=2, le=10_000_000, description="Most deals of the replay.")

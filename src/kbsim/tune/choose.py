@@ -128,6 +128,8 @@ class Choice:
         runner_up: the best other setting played to the end (None when there is none).
         feasible: False when no setting met every bound (``combine = constraints``); the least violating is shown.
         steps: the account of the choice, in order.
+        inert: ``option=value`` changes that, alone, played exactly like the defaults on every deal of the search
+            (the bots never did what they allow).
     """
 
     best: dict[str, Any]
@@ -135,6 +137,7 @@ class Choice:
     runner_up: dict[str, Any] | None
     feasible: bool = True
     steps: list[Step] = field(default_factory=list)
+    inert: list[str] = field(default_factory=list)
 
 
 def choose(
@@ -229,10 +232,16 @@ def choose(
         ),
         key=lambda r: (r.value, r.number),
     )
+    inert = sorted(
+        space.words(r.setting)
+        for k, r in done.items()
+        if len(space.changed(r.setting)) == 1 and _same_play(stats[k], default_stats)
+    )
     return Choice(
         best=best.setting,
         recommended=current,
         runner_up=others[0].setting if others else None,
         feasible=feasible,
         steps=steps,
+        inert=inert,
     )

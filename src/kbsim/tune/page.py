@@ -94,30 +94,36 @@ def _bounds_line(result: TuneResult, label: str) -> str:
     return "; ".join(parts)
 
 
+def _moves(result: TuneResult, label: str) -> str:
+    """``the 4-player first-seat edge from ... to ...`` for every player count of the first target."""
+    plan, v = result.plan, result.verify
+    t0 = plan.objective.targets[0]
+    return "; ".join(
+        f"the {p}-player {measure_name(t0)} from {cell_text(t0, v.cells[('default', 0, p)])} to "
+        f"{cell_text(t0, v.cells[(label, 0, p)])}"
+        for p in plan.objective.players[0]
+    )
+
+
 def recommendation_words(result: TuneResult) -> list[str]:
     """The answer in sentences: what to change and what it does on fresh deals, or that nothing in the ranges helps."""
     plan, choice, v = result.plan, result.choice, result.verify
     space = plan.space
-    t0 = plan.objective.targets[0]
     labels = dict(v.settings)
     lines = []
     if "recommended" in labels:
         rec = labels["recommended"]
-        moves = []
-        for p in plan.objective.players[0]:
-            a, b = v.cells[("default", 0, p)], v.cells[("recommended", 0, p)]
-            moves.append(f"the {p}-player {measure_name(t0)} from {cell_text(t0, a)} to {cell_text(t0, b)}")
         verdict = v.against_default["recommended"]
         if verdict.better:
-            head = f"Change {space.words(rec)}: on {v.deals:,} fresh deals it brings " + "; ".join(moves) + "."
-        else:
-            head = (
-                f"The search's choice, {space.words(rec)}, is not significantly better than the rule file's defaults "
-                f"on {v.deals:,} fresh deals: it moves " + "; ".join(moves) + ". No setting within the ranges is "
-                "shown to be better than the defaults."
+            lines.append(
+                f"Change {space.words(rec)}: on {v.deals:,} fresh deals it brings {_moves(result, 'recommended')}."
             )
-        lines.append(head)
-        if result.plan.objective.combine == "constraints" and _bounds_line(result, "recommended"):
+        else:
+            lines.append(
+                f"The search's choice, {space.words(rec)}, is not significantly better than the rule file's defaults "
+                f"on {v.deals:,} fresh deals: it moves {_moves(result, 'recommended')}."
+            )
+        if plan.objective.combine == "constraints" and _bounds_line(result, "recommended"):
             lines.append("Bounds, on the same fresh deals: " + _bounds_line(result, "recommended") + ".")
         lines.append(
             f"Objective (lower is better): {v.objective['default'][0]:.2f} for the defaults, "
@@ -125,6 +131,17 @@ def recommendation_words(result: TuneResult) -> list[str]:
             f"[{verdict.low:+.2f}, {verdict.high:+.2f}] on the same deals"
             + (" (significantly better)." if verdict.better else " (not significant).")
         )
+        if not verdict.better:
+            ru = v.against_default.get("runner-up")
+            if ru is not None and ru.better and v.violation.get("runner-up", 0.0) == 0:
+                lines.append(
+                    f"The runner-up, {space.words(labels['runner-up'])}, which changes more options, is significantly "
+                    f"better on the same fresh deals: it brings {_moves(result, 'runner-up')} (objective difference "
+                    f"{ru.mean:+.2f} [{ru.low:+.2f}, {ru.high:+.2f}]). It was not the search's choice, so treat it "
+                    "as a lead for a new study rather than an answer."
+                )
+            else:
+                lines.append("No setting within the ranges is shown to be better than the defaults.")
     else:
         best = choice.best
         if space.key(best) == space.key(space.default):
@@ -136,6 +153,11 @@ def recommendation_words(result: TuneResult) -> list[str]:
             )
     if not choice.feasible:
         lines.append("No setting met every bound of the study; the one that missed them least is shown.")
+    if choice.inert:
+        lines.append(
+            f"With these bots, {', '.join(choice.inert)} changed nothing: alone, "
+            f"{'it' if len(choice.inert) == 1 else 'each'} played exactly like the defaults on every search deal."
+        )
     return lines
 
 
@@ -423,7 +445,11 @@ def _parameters(result: TuneResult) -> list[tuple[str, str]]:
         (
             "replay",
             f"{result.verify.deals:,} fresh deals"
-            + (f" for a half-width of {tune.verify.precision:g} on the first target" if tune.verify.precision else ""),
+            + (
+                f" for a half-width of {tune.verify.precision:g} on the first target's difference from the defaults"
+                if tune.verify.precision
+                else ""
+            ),
         ),
         ("skill check", "none" if result.skill is None else f"{result.skill.bots}, {result.skill.deals:,} fresh deals"),
         ("search storage", str(plan.storage)),

@@ -16,7 +16,8 @@ the median and the objective; the p-values of a check are adjusted together with
 method (:func:`~kbsim.analysis.metrics.adjust`).
 
 The number of fresh deals is chosen from the study's ``precision`` (the wanted half-width
-of a setting's interval on the first target), using the spread seen in the search.
+of the interval of a setting's paired difference from the defaults on the first target),
+using the spread of those differences seen in the search.
 """
 
 from __future__ import annotations
@@ -92,32 +93,34 @@ def deals_for_precision(
     high: int,
     seed: int,
 ) -> int:
-    """Fresh deals that give each setting a 95% interval of half-width ``precision`` on the first target.
+    """Fresh deals that measure each setting's difference from the defaults on the first target to ``precision``.
 
     Args:
-        precision: wanted half-width, in the study file's units (a fraction for shares); None: ``fallback``.
+        precision: wanted half-width of the 95% interval of the paired difference (setting minus defaults) on the
+            first target, in the study file's units (a fraction for shares); None: ``fallback``.
         objective: the targets (the first one is used).
-        search_stats: the settings' per-deal statistics from the search (player count -> stats).
+        search_stats: the settings' per-deal statistics from the search (player count -> stats), the defaults
+            first.
         fallback: deals when no precision is given.
         low: fewest deals.
         high: most deals.
         seed: bootstrap seed.
 
     Returns:
-        ``ceil((1.96 * sd / precision)**2)`` for the largest per-deal spread ``sd`` seen (a bootstrap standard error
-        times the square root of the deals), within ``[low, high]``.
+        ``ceil((1.96 * sd / precision)**2)`` for the largest per-deal spread ``sd`` of a difference seen in the
+        search (its paired bootstrap standard error times the square root of the deals), within ``[low, high]``.
     """
-    if precision is None:
+    if precision is None or len(search_stats) < 2:
         return max(low, min(high, fallback))
     t = objective.targets[0]
     want = display_bound(t, precision)
     need = low
-    for stats in search_stats:
+    base = search_stats[0]
+    for stats in search_stats[1:]:
         for p in objective.players[0]:
-            s = stats[p]
-            w = bootstrap_weights(s.deals, seed)
-            boot = np.asarray(measure(t, s, w), dtype=float)
-            sd = float(np.nanstd(boot, ddof=1)) * math.sqrt(s.deals)
+            w = bootstrap_weights(base[p].deals, seed)
+            diff = np.asarray(measure(t, stats[p], w), dtype=float) - np.asarray(measure(t, base[p], w), dtype=float)
+            sd = float(np.nanstd(diff, ddof=1)) * math.sqrt(base[p].deals)
             if math.isfinite(sd) and sd > 0:
                 need = max(need, math.ceil((M.Z95 * sd / want) ** 2))
     return max(low, min(high, need))

@@ -347,7 +347,7 @@ def test_the_page_is_self_contained_escaped_and_says_how_sure(tmp_path):
 # ------------------------------------------------------------------ every shipped game
 SHIPPED = {
     "kingsbridge": (
-        "players = [2]\n[tune]\ntrials = 3\n[tune.options]\nrebuild_segments = {}\n"
+        "players = [2]\n[tune]\ntrials = 3\n[tune.options]\nrebuild_segments = {}\nhand_size = { low = 5, high = 6 }\n"
         '[[tune.targets]]\nmeasure = "first_seat"\nminimise = true\n'
         '[[tune.targets]]\nmeasure = "stalemate"\nat_most = 0.2\n'
     ),

@@ -116,12 +116,13 @@ def recommendation_words(result: TuneResult) -> list[str]:
         verdict = v.against_default["recommended"]
         if verdict.better:
             lines.append(
-                f"Change {space.words(rec)}: on {v.deals:,} fresh deals it brings {_moves(result, 'recommended')}."
+                f"Change {space.change_words(rec)}: on {v.deals:,} fresh deals it brings "
+                f"{_moves(result, 'recommended')}."
             )
         else:
             lines.append(
-                f"The search's choice, {space.words(rec)}, is not significantly better than the rule file's defaults "
-                f"on {v.deals:,} fresh deals: it moves {_moves(result, 'recommended')}."
+                f"The search's choice, {space.change_words(rec)}, is not significantly better than the rule file's "
+                f"defaults on {v.deals:,} fresh deals: it moves {_moves(result, 'recommended')}."
             )
         if plan.objective.combine == "constraints" and _bounds_line(result, "recommended"):
             lines.append("Bounds, on the same fresh deals: " + _bounds_line(result, "recommended") + ".")
@@ -187,6 +188,22 @@ def summary_lines(result: TuneResult, page: PageResult | None = None) -> list[st
 
 
 # ------------------------------------------------------------------ figures
+def _kinds(result: TuneResult) -> list[tuple[str, str, dict[str, Any], list[TrialRow]]]:
+    """The trials by kind, for the figures: (legend name, state, marker, rows)."""
+    full = result.plan.search.deals[-1]
+    ok = [r for r in result.trials if r.violation == 0]
+    return [
+        (f"played to {full:,} deals", "complete", {"color": PALETTE[0], "size": 9}, ok),
+        ("stopped early (pruned)", "pruned", {"color": "#9aa1ad", "size": 7, "symbol": "circle-open"}, ok),
+        (
+            "misses a bound",
+            "",
+            {"color": "#b0566d", "size": 7, "symbol": "x-thin-open", "line": {"width": 1.5}},
+            [r for r in result.trials if r.violation > 0 and r.state != "refused"],
+        ),
+    ]
+
+
 def _fig_trace(result: TuneResult) -> Any:
     import plotly.graph_objects as go
 
@@ -194,41 +211,28 @@ def _fig_trace(result: TuneResult) -> Any:
     space = result.plan.space
     rec = space.key(result.choice.recommended)
     order = {r.number: i + 1 for i, r in enumerate(sorted(result.trials, key=lambda r: r.number))}
-    groups: dict[str, list[TrialRow]] = {"complete": [], "pruned": []}
-    for r in result.trials:
-        if r.state in groups:
-            groups[r.state].append(r)
-    done = groups["complete"]
-    fig.add_trace(
-        go.Scatter(
-            x=[order[r.number] for r in done],
-            y=[r.objective for r in done],
-            error_y={
-                "type": "data",
-                "symmetric": False,
-                "array": [r.high - r.objective for r in done],
-                "arrayminus": [r.objective - r.low for r in done],
-            },
-            mode="markers",
-            name=f"played to {result.plan.search.deals[-1]:,} deals",
-            marker={"color": PALETTE[0], "size": 9},
-            text=[space.words(r.setting) for r in done],
-            hovertemplate="trial %{x}: %{text}<br>objective %{y:.2f}<extra></extra>",
+    for name, state, marker, group in _kinds(result):
+        rows = [r for r in group if not state or r.state == state]
+        bars = state == "complete"
+        fig.add_trace(
+            go.Scatter(
+                x=[order[r.number] for r in rows],
+                y=[r.objective for r in rows],
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [r.high - r.objective for r in rows],
+                    "arrayminus": [r.objective - r.low for r in rows],
+                    "visible": bars,
+                },
+                mode="markers",
+                name=name,
+                marker=marker,
+                text=[f"{space.words(r.setting)} ({r.deals:,} deals)" for r in rows],
+                hovertemplate="trial %{x}: %{text}<br>objective %{y:.2f}<extra></extra>",
+            )
         )
-    )
-    pr = groups["pruned"]
-    fig.add_trace(
-        go.Scatter(
-            x=[order[r.number] for r in pr],
-            y=[r.objective for r in pr],
-            mode="markers",
-            name="stopped early (pruned)",
-            marker={"color": "#9aa1ad", "size": 7, "symbol": "circle-open"},
-            text=[f"{space.words(r.setting)} ({r.deals:,} deals)" for r in pr],
-            hovertemplate="trial %{x}: %{text}<br>objective %{y:.2f}<extra></extra>",
-        )
-    )
-    marks = [r for r in done if r.baseline or space.key(r.setting) == rec]
+    marks = [r for r in result.trials if r.state == "complete" and (r.baseline or space.key(r.setting) == rec)]
     fig.add_trace(
         go.Scatter(
             x=[order[r.number] for r in marks],
@@ -254,17 +258,16 @@ def _fig_slices(result: TuneResult) -> Any:
     dims = space.dims
     fig = _subplots(len(dims), [d.name for d in dims])
     for j, d in enumerate(dims, start=1):
-        for state, colour, symbol in (("complete", PALETTE[0], "circle"), ("pruned", "#9aa1ad", "circle-open")):
-            rows = [r for r in result.trials if r.state == state]
-            xs = [_axis_value(d, r.setting[d.name]) for r in rows]
+        for name, state, marker, group in _kinds(result):
+            rows = [r for r in group if not state or r.state == state]
             fig.add_trace(
                 go.Scatter(
-                    x=xs,
+                    x=[_axis_value(d, r.setting[d.name]) for r in rows],
                     y=[r.objective for r in rows],
                     mode="markers",
-                    marker={"color": colour, "symbol": symbol, "size": 8},
-                    name="played to the end" if state == "complete" else "stopped early",
-                    legendgroup=state,
+                    marker=marker | {"size": 8},
+                    name=name,
+                    legendgroup=name,
                     showlegend=j == 1,
                     text=[f"trial {r.number}: {space.words(r.setting)}" for r in rows],
                     hovertemplate="%{text}<br>objective %{y:.2f}<extra></extra>",

@@ -155,6 +155,13 @@ class SearchSpace:
         """A canonical text of a setting (equal settings, equal keys)."""
         return json.dumps(setting, sort_keys=True)
 
+    def change_words(self, setting: dict[str, Any]) -> str:
+        """The changes of a setting with the values they replace, e.g. ``hand_size=5 (was 6), rows=7 (was 6)``."""
+        return (
+            ", ".join(f"{k}={_text(v)} (was {_text(self.default[k])})" for k, v in self.changed(setting).items())
+            or "no change"
+        )
+
     def words(self, setting: dict[str, Any], changed_only: bool = True) -> str:
         """A setting in words, e.g. ``hand_size=7, rows=5`` (``no change`` for the defaults)."""
         items = self.changed(setting) if changed_only else setting

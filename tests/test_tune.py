@@ -67,6 +67,14 @@ BAD = {
         "leaves out 6, the value the search starts from",
     ),
     "no-option": (HEAD + TUNE + GAP, "tune: options: no option to search"),
+    "brute-force-too-many": (
+        HEAD
+        + TUNE
+        + 'sampler = "brute-force"\n[tune.options]\nhand_size = { low = 1, high = 19 }\n'
+        + "turn_limit = { low = 1000, high = 9000 }\n"
+        + GAP,
+        "brute-force tries every setting, but they make 152,019",
+    ),
     "empty-options": (HEAD + TUNE + "[tune.options]\n" + GAP, "no option to search"),
     "no-target": (HEAD + TUNE + OPTS, "tune.targets: Field required"),
     "two-goals": (

@@ -30,6 +30,7 @@ from kbsim.tune.verify import Check, deals_for_precision, replay
 __all__ = ["TunePlan", "TuneResult", "plan_tuning", "run_tuning"]
 
 PROBE_DEALS = 2  # deals per player count of the probe that checks the targets can be measured
+MAX_SETTINGS = 100_000  # settings a brute-force search may list
 
 
 @dataclass
@@ -127,6 +128,13 @@ def plan_tuning(ref: str | Path, games: int | None = None, trials: int | None = 
         raise StudyError(f"--trials {trials}: expected at least 1 trial")
     space = build_space(study, source)
     tune = study.tune
+    size = space.size()
+    if tune.sampler == "brute-force" and (size is None or size > MAX_SETTINGS):
+        many = "a float range makes them endless" if size is None else f"they make {size:,}"
+        raise StudyError(
+            f"{source}: tune.sampler: brute-force tries every setting, but {many}; at most {MAX_SETTINGS:,} "
+            f"(use tpe or random)"
+        )
     targets = list(tune.targets)
     objective = Objective(targets, study.players, tune.combine)
     players = objective.player_counts

@@ -152,6 +152,20 @@ def recommendation_words(result: TuneResult) -> list[str]:
                 f"No setting within the ranges is significantly better than the rule file's defaults on the search's "
                 f"deals (the best found was {space.words(best)}), so nothing is changed."
             )
+    sk = result.skill
+    if sk is not None and "recommended" in dict(sk.settings):
+        t0 = plan.objective.targets[0]
+        moves = "; ".join(
+            f"the {p}-player {measure_name(t0)} from {cell_text(t0, sk.cells[('default', 0, p)])} to "
+            f"{cell_text(t0, sk.cells[('recommended', 0, p)])}"
+            for p in plan.objective.players[0]
+        )
+        pd = sk.against_default["recommended"]
+        lines.append(
+            f"Skill check with {sk.bots}, on {sk.deals:,} other fresh deals: {moves}; objective difference "
+            f"{pd.mean:+.2f} [{pd.low:+.2f}, {pd.high:+.2f}]"
+            + (" (the recommendation holds)." if pd.better else " (not significant with these bots).")
+        )
     if not choice.feasible:
         lines.append("No setting met every bound of the study; the one that missed them least is shown.")
     if choice.inert:

@@ -351,7 +351,9 @@ def rules_digest(loaded) -> str:
     effective options are part of the run parameters), and the character cards
     when they are not in play.
     """
-    doc = loaded.model.model_dump(mode="json", by_alias=True)
+    from kbsim.rules.loader import unhashed_defaults
+
+    doc = loaded.model.model_dump(mode="json", by_alias=True, exclude=unhashed_defaults(loaded.model) or None)
     doc.pop("options", None)
     doc.pop("variants", None)
     chars = doc.get("characters")

@@ -11,7 +11,6 @@ scripts.
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import math
 import time
@@ -21,7 +20,7 @@ from typing import Any
 
 from kbsim.analysis import metrics as M
 from kbsim.analysis.figures import PALETTE, base_layout, embed_figures
-from kbsim.analysis.report import page_environment, write_html
+from kbsim.analysis.report import generated_time, page_environment, write_html
 from kbsim.tune.measures import UNITS, goal_words, loss, measure_name
 from kbsim.tune.search import TrialRow
 from kbsim.tune.tuning import TuneResult
@@ -536,7 +535,7 @@ def write_page(result: TuneResult, path: Path) -> PageResult:
         "question": plan.study.question,
         "source": str(plan.source),
         "version": _kbsim_version(),
-        "generated": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "generated": generated_time().strftime("%Y-%m-%d %H:%M UTC"),
         "answer": recommendation_words(result),
         "fairer": "recommended" in dict(result.verify.settings) and result.verify.against_default["recommended"].better,
         "verify": _check_table(result, result.verify),

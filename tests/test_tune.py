@@ -19,7 +19,7 @@ from kbsim.sim.run import make_backend
 from kbsim.sim.study import StudyError, load_study, study_from_dict
 from kbsim.sim.tune_spec import Target
 from kbsim.tune import plan_tuning, run_tuning
-from kbsim.tune.measures import DealStats, Objective, bootstrap_weights, loss, measure
+from kbsim.tune.measures import DealStats, Objective, Resamples, loss, measure
 from kbsim.tune.page import as_json, write_page
 from kbsim.tune.search import rung_deals
 
@@ -67,6 +67,11 @@ BAD = {
         "leaves out 6, the value the search starts from",
     ),
     "no-option": (HEAD + TUNE + GAP, "tune: options: no option to search"),
+    "too-many-deals": (HEAD.replace("games = 40", "games = 5000000") + TUNE + OPTS + GAP, "at most 1,000,000 deals"),
+    "too-many-fresh-deals": (
+        HEAD + TUNE + OPTS + GAP + "[tune.verify]\nmax_deals = 5000000\n",
+        "tune.verify.max_deals",
+    ),
     "brute-force-too-many": (
         HEAD
         + TUNE
@@ -222,10 +227,17 @@ def test_constraints_objective_penalises_violations_only():
     assert weighted.evaluate(bad)["value"] == pytest.approx(40.0)
 
 
-def test_bootstrap_weights_resample_every_deal_count():
-    w = bootstrap_weights(50, seed=1, resamples=30)
-    assert w.shape == (30, 50) and np.all(w.sum(1) == 50)
-    assert np.array_equal(w, bootstrap_weights(50, seed=1, resamples=30))
+def test_resamples_are_chunked_but_the_same(monkeypatch):
+    from kbsim.tune import measures
+
+    r = Resamples(50, seed=1, resamples=30)
+    rows = np.concatenate(list(r.chunks()))
+    assert rows.shape == (30, 50) and np.all(rows.sum(1) == 50)
+    assert np.array_equal(rows, np.concatenate(list(Resamples(50, seed=1, resamples=30).chunks())))
+    monkeypatch.setattr(measures, "CHUNK", 120)  # 2 rows of 50 deals at a time: memory bounded for any deal count
+    chunks = list(Resamples(50, seed=1, resamples=30).chunks())
+    assert len(chunks) == 15 and all(c.shape == (2, 50) for c in chunks)
+    assert Resamples(50, seed=1, resamples=30).map(lambda w: w.sum(1)).tolist() == [50.0] * 30
 
 
 def test_rung_deals_grow_to_the_full_count():

@@ -176,8 +176,8 @@ class Verify(_Strict):
         "on the first target (its units: a fraction for shares, turns, points); the deals are chosen from the "
         "spread of those differences in the search. Default: the study's `games` deals.",
     )
-    min_deals: int = Field(200, ge=2, le=10_000_000, description="Fewest deals of the replay.")
-    max_deals: int = Field(20_000, ge=2, le=10_000_000, description="Most deals of the replay.")
+    min_deals: int = Field(200, ge=2, le=1_000_000, description="Fewest deals of the replay.")
+    max_deals: int = Field(20_000, ge=2, le=1_000_000, description="Most deals of the replay.")
 
     @model_validator(mode="after")
     def _order(self) -> Verify:
@@ -190,7 +190,7 @@ class Skill(_Strict):
     """The skill check: the recommendation and the default replayed with a stronger bot."""
 
     bots: str | list[str] = Field(description="One bot for every seat, or a lineup (e.g. `planner`).")
-    deals: int = Field(500, ge=2, le=10_000_000, description="Deals of the skill check (fresh deals).")
+    deals: int = Field(500, ge=2, le=1_000_000, description="Deals of the skill check (fresh deals).")
 
     @model_validator(mode="after")
     def _not_empty(self) -> Skill:

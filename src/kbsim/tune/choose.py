@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from kbsim.tune.evaluate import Block, Evaluator, SettingRefused
-from kbsim.tune.measures import Objective
+from kbsim.tune.measures import Objective, Resamples, bootstrap_test
 from kbsim.tune.search import TrialRow
 from kbsim.tune.space import SearchSpace
 
@@ -60,7 +60,7 @@ class Paired:
         return self.high < 0
 
 
-def paired_objective(objective: Objective, a: dict, b: dict, w: np.ndarray) -> Paired:
+def paired_objective(objective: Objective, a: dict, b: dict, resamples: Resamples) -> Paired:
     """The objective of ``b`` minus that of ``a`` on the same deals, with a paired bootstrap.
 
     The objective without the bounds' penalty (``combine = constraints``): whether a setting meets the bounds is
@@ -70,7 +70,7 @@ def paired_objective(objective: Objective, a: dict, b: dict, w: np.ndarray) -> P
         objective: the targets combined.
         a: player count -> :class:`~kbsim.tune.measures.DealStats` of setting A.
         b: the same of setting B, on the same deals.
-        w: bootstrap deal weights, shape ``(resamples, deals)``.
+        resamples: bootstrap resamples of those deals.
 
     Returns:
         :class:`Paired`: the point difference, the 2.5 and 97.5 percentiles of the resampled differences, and the
@@ -78,18 +78,14 @@ def paired_objective(objective: Objective, a: dict, b: dict, w: np.ndarray) -> P
         1 / (resamples + 1)).
     """
     point = float(objective.evaluate(b)["objective"]) - float(objective.evaluate(a)["objective"])
-    d = np.asarray(objective.evaluate(b, w)["objective"], dtype=float) - np.asarray(
-        objective.evaluate(a, w)["objective"], dtype=float
-    )
-    d = d[~np.isnan(d)]
-    if d.size == 0:
-        return Paired(point, math.nan, math.nan, math.nan, int(w.shape[1]))
-    lo, hi = (float(x) for x in np.percentile(d, [2.5, 97.5]))
-    side = min(np.mean(d <= 0), np.mean(d >= 0))
-    p = float(min(1.0, max(2 * side, 1 / (d.size + 1))))
-    if np.all(d == 0):
-        p = 1.0
-    return Paired(point, lo, hi, p, int(w.shape[1]))
+
+    def diff(w: np.ndarray) -> np.ndarray:
+        return np.asarray(objective.evaluate(b, w)["objective"], dtype=float) - np.asarray(
+            objective.evaluate(a, w)["objective"], dtype=float
+        )
+
+    lo, hi, p = bootstrap_test(resamples.map(diff))
+    return Paired(point, lo, hi, p, resamples.deals)
 
 
 def _same_play(a: dict, b: dict) -> bool:
@@ -146,7 +142,7 @@ def choose(
     objective: Objective,
     evaluator: Evaluator,
     blocks: list[Block],
-    w: np.ndarray,
+    w: Resamples,
 ) -> Choice:
     """The recommendation with the fewest changes, better than the defaults and not worse than the best.
 
@@ -156,7 +152,7 @@ def choose(
         objective: the targets combined.
         evaluator: plays settings (the reverted ones of step 2) and reads their records.
         blocks: the search's blocks (every rung's), on which complete trials were played.
-        w: bootstrap weights over those deals.
+        w: bootstrap resamples of those deals.
 
     Returns:
         :class:`Choice`.

@@ -20,6 +20,7 @@ a mean of per-game values, so its paired difference is :func:`~kbsim.analysis.me
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,8 @@ __all__ = [
     "DealStats",
     "UNITS",
     "Objective",
-    "bootstrap_weights",
+    "Resamples",
+    "bootstrap_test",
     "deal_stats",
     "display_bound",
     "loss",
@@ -44,6 +46,7 @@ __all__ = [
 ]
 
 BOOTSTRAP = 400  # resamples of the deals behind every interval and paired check of the search
+CHUNK = 4_000_000  # resamples x deals held at once (32 MB of weights)
 PENALTY = 1000.0  # combine = constraints: objective + PENALTY x (sum of the bounds' violations) is what is minimised
 #: The unit of each measure's values (shares and rates in percentage points).
 UNITS = {m: "pp" for m in RATE_MEASURES} | {"turns": "turns", "score": "points", "score_gap": "points"}
@@ -395,10 +398,53 @@ class Objective:
         return {"objective": objective, "violation": violation, "value": value, "measures": measures}
 
 
-def bootstrap_weights(deals: int, seed: int, resamples: int = BOOTSTRAP) -> np.ndarray:
-    """Bootstrap resamples of ``deals`` deals as counts, shape ``(resamples, deals)`` (seeded: same page twice)."""
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, deals, (resamples, deals))
-    out = np.zeros((resamples, deals))
-    np.add.at(out, (np.repeat(np.arange(resamples), deals), idx.ravel()), 1.0)
-    return out
+class Resamples:
+    """Bootstrap resamples of the deals, as deal weights, drawn and used a chunk of rows at a time.
+
+    A resample is one row of counts (how often each deal is drawn); :meth:`map` applies a function to chunks of
+    rows, ``(rows, deals)`` each with rows x deals at most :data:`CHUNK` numbers, so memory stays flat for any
+    number of deals. The draws follow from ``seed`` and the number of deals only: the same records give the same
+    intervals.
+
+    Args:
+        deals: deals resampled.
+        seed: seed of the draws.
+        resamples: rows in all (default :data:`BOOTSTRAP`).
+    """
+
+    def __init__(self, deals: int, seed: int, resamples: int = BOOTSTRAP):
+        self.deals, self.seed, self.resamples = int(deals), int(seed), int(resamples)
+
+    def chunks(self) -> Iterator[np.ndarray]:
+        """The resamples, a chunk of rows at a time (each row sums to ``deals``)."""
+        rows = max(1, CHUNK // max(1, self.deals))
+        for k, start in enumerate(range(0, self.resamples, rows)):
+            m = min(rows, self.resamples - start)
+            rng = np.random.default_rng([self.seed, k])
+            idx = rng.integers(0, self.deals, (m, self.deals)) + (np.arange(m) * self.deals)[:, None]
+            yield np.bincount(idx.ravel(), minlength=m * self.deals).reshape(m, self.deals).astype(float)
+
+    def map(self, fn: Callable[[np.ndarray], Any]) -> np.ndarray:
+        """``fn(weights)`` for every chunk of resamples, joined: one value per resample, shape ``(resamples,)``."""
+        return np.concatenate([np.asarray(fn(w), dtype=float).reshape(-1) for w in self.chunks()])
+
+
+def bootstrap_test(diff: np.ndarray) -> tuple[float, float, float]:
+    """The 95% percentile interval and two-sided p-value of a difference from its bootstrap resamples.
+
+    Args:
+        diff: the resampled differences (nan rows are left out).
+
+    Returns:
+        ``(low, high, p)``: the 2.5 and 97.5 percentiles, and twice the smaller share of resamples on either side of
+        0 (at least 1 / (resamples + 1); 1 when every resample is 0). All nan when no resample is a number.
+    """
+    d = np.asarray(diff, dtype=float)
+    d = d[~np.isnan(d)]
+    if d.size == 0:
+        return math.nan, math.nan, math.nan
+    lo, hi = (float(x) for x in np.percentile(d, [2.5, 97.5]))
+    if np.all(d == 0):
+        return lo, hi, 1.0
+    side = float(min(np.mean(d <= 0), np.mean(d >= 0)))
+    return lo, hi, float(min(1.0, max(2 * side, 1 / (d.size + 1))))

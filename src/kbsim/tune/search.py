@@ -46,7 +46,7 @@ import optuna
 from optuna.trial import TrialState
 
 from kbsim.tune.evaluate import SEARCH, Block, Evaluator, SettingRefused, blocks_for
-from kbsim.tune.measures import Objective, bootstrap_weights
+from kbsim.tune.measures import Objective, Resamples
 from kbsim.tune.space import SearchSpace
 
 MAX_ASKS = 10  # proposals per trial asked for at most (a proposal of a setting already tried is asked again)
@@ -226,7 +226,6 @@ def run_search(
     kind = study.user_attrs.get("sampler", "tpe")
     rows = [_row(t, space) for t in study.get_trials(deepcopy=False)]
     seen = {space.key(r.setting) for r in rows if r is not None}
-    weights: dict[int, np.ndarray] = {}
     size = space.size()
     repeats = 0
     while _finished(rows) < settings.trials:
@@ -249,7 +248,7 @@ def run_search(
             continue
         repeats = 0
         seen.add(key)
-        row = _play(trial, space, objective, evaluator, settings, weights, boot_seed)
+        row = _play(trial, space, objective, evaluator, settings, boot_seed)
         study.tell(trial, row.value if row.state == "complete" else None, state=_STATES[row.state])
         rows.append(row)
         if on_trial is not None:
@@ -267,7 +266,6 @@ def _play(
     objective: Objective,
     evaluator: Evaluator,
     settings: SearchSettings,
-    weights: dict[int, np.ndarray],
     boot_seed: int,
 ) -> TrialRow:
     """Play one trial rung by rung; its attributes record every rung."""
@@ -304,9 +302,11 @@ def _play(
         if k < len(settings.deals) - 1 and not baseline and trial.should_prune():
             row.state = "pruned"
             return row
-    if deals not in weights:
-        weights[deals] = bootstrap_weights(deals, boot_seed)
-    boot = np.asarray(objective.evaluate(stats, weights[deals])["objective"], dtype=float)
+
+    def resampled(w: np.ndarray) -> np.ndarray:
+        return np.asarray(objective.evaluate(stats, w)["objective"], dtype=float)
+
+    boot = Resamples(deals, boot_seed).map(resampled)
     lo, hi = (float(x) for x in np.nanpercentile(boot, [2.5, 97.5]))
     trial.set_user_attr("low", lo)
     trial.set_user_attr("high", hi)

@@ -22,7 +22,7 @@ from kbsim.engine.seeds import tune_seed
 from kbsim.sim.study import Study, StudyError, build_dir, load_study, plan_study, rules_digest, study_from_dict
 from kbsim.tune.choose import Choice, choose
 from kbsim.tune.evaluate import SKILL, VERIFY, Evaluator
-from kbsim.tune.measures import Objective, bootstrap_weights, usage_key
+from kbsim.tune.measures import Objective, Resamples, usage_key
 from kbsim.tune.search import SearchSettings, TrialRow, run_search, rung_deals, storage_path
 from kbsim.tune.space import SearchSpace, build_space, canonical, check_targets
 from kbsim.tune.verify import Check, deals_for_precision, replay
@@ -31,6 +31,7 @@ __all__ = ["TunePlan", "TuneResult", "plan_tuning", "run_tuning"]
 
 PROBE_DEALS = 2  # deals per player count of the probe that checks the targets can be measured
 MAX_SETTINGS = 100_000  # settings a brute-force search may list
+MAX_DEALS = 1_000_000  # deals per setting (a setting's per-deal statistics are held in memory)
 
 
 @dataclass
@@ -161,7 +162,11 @@ def plan_tuning(ref: str | Path, games: int | None = None, trials: int | None = 
     for i, t in enumerate(targets):  # a bot as the records name it (its canonical spec)
         if t.bot is not None:
             targets[i] = t.model_copy(update={"bot": canonical(t.bot, game.family)})
-    deals = rung_deals(games if games is not None else study.games, tune.rungs, tune.reduction)
+    full = games if games is not None else study.games
+    if full > MAX_DEALS:
+        where = f"--games {full}" if games is not None else f"{source}: games"
+        raise StudyError(f"{where}: kbsim tune plays at most {MAX_DEALS:,} deals per setting (got {full:,})")
+    deals = rung_deals(full, tune.rungs, tune.reduction)
     search = SearchSettings(
         trials=trials if trials is not None else tune.trials,
         sampler=tune.sampler,
@@ -229,7 +234,7 @@ def run_tuning(
         )
         rows = run_search(plan.storage, space, objective, ev, plan.search, plan.seed(0), on_trial)
         full = plan.search.deals[-1]
-        choice = choose(rows, space, objective, ev, plan.search.blocks, bootstrap_weights(full, plan.seed(1)))
+        choice = choose(rows, space, objective, ev, plan.search.blocks, Resamples(full, plan.seed(1)))
         default = space.default
         settings = [("default", default)]
         if space.key(choice.recommended) != space.key(default):

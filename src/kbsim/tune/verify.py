@@ -23,6 +23,7 @@ using the spread of those differences seen in the search.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -31,7 +32,15 @@ import numpy as np
 from kbsim.analysis import metrics as M
 from kbsim.tune.choose import Paired, paired_objective
 from kbsim.tune.evaluate import Block, Evaluator
-from kbsim.tune.measures import DealStats, Objective, bootstrap_weights, display_bound, measure, per_deal
+from kbsim.tune.measures import (
+    DealStats,
+    Objective,
+    Resamples,
+    bootstrap_test,
+    display_bound,
+    measure,
+    per_deal,
+)
 from kbsim.tune.space import SearchSpace
 
 __all__ = ["Cell", "Check", "deals_for_precision", "replay"]
@@ -118,22 +127,39 @@ def deals_for_precision(
     base = search_stats[0]
     for stats in search_stats[1:]:
         for p in objective.players[0]:
-            w = bootstrap_weights(base[p].deals, seed)
-            diff = np.asarray(measure(t, stats[p], w), dtype=float) - np.asarray(measure(t, base[p], w), dtype=float)
+            diff = Resamples(base[p].deals, seed).map(_difference(t, base[p], stats[p]))
             sd = float(np.nanstd(diff, ddof=1)) * math.sqrt(base[p].deals)
             if math.isfinite(sd) and sd > 0:
                 need = max(need, math.ceil((M.Z95 * sd / want) ** 2))
     return max(low, min(high, need))
 
 
-def _cell(t: Any, s: DealStats, w: np.ndarray) -> Cell:
+def _difference(t: Any, a: DealStats, b: DealStats) -> Callable[[np.ndarray], np.ndarray]:
+    """``weights -> measure(b) - measure(a)`` of target ``t`` (for :meth:`Resamples.map`)."""
+
+    def diff(w: np.ndarray) -> np.ndarray:
+        return np.asarray(measure(t, b, w), dtype=float) - np.asarray(measure(t, a, w), dtype=float)
+
+    return diff
+
+
+def _objective(objective: Objective, stats: dict[int, DealStats]) -> Callable[[np.ndarray], np.ndarray]:
+    """``weights -> the objective of a setting`` (for :meth:`Resamples.map`)."""
+
+    def value(w: np.ndarray) -> np.ndarray:
+        return np.asarray(objective.evaluate(stats, w)["objective"], dtype=float)
+
+    return value
+
+
+def _cell(t: Any, s: DealStats, w: Resamples) -> Cell:
     """A setting's value of target ``t`` with its interval, as the report pages compute it."""
     games = s.deals * s.rotations
     if t.measure == "seat_gap":
         v = M.seat_balance([int(x) for x in s.seat_wins.sum(0)], games)["verdict"]["largest"]
         return Cell(float(measure(t, s)), 100 * v["low"], 100 * v["high"], seat=int(v["seat"]), signed=100 * v["gap"])
     if t.measure == "turns":
-        lo, hi = (float(x) for x in np.nanpercentile(measure(t, s, w), [2.5, 97.5]))
+        lo, hi = (float(x) for x in np.nanpercentile(w.map(lambda x: measure(t, s, x)), [2.5, 97.5]))
         v = float(measure(t, s))
         return Cell(v, lo, hi, signed=v)
     if t.measure in ("stalemate", "turn_limit", "wins", "usage"):
@@ -144,18 +170,16 @@ def _cell(t: Any, s: DealStats, w: np.ndarray) -> Cell:
     return Cell(d.mean, d.low, d.high, signed=d.mean)
 
 
-def _delta(t: Any, a: DealStats, b: DealStats, w: np.ndarray, seed: int) -> M.Delta:
+def _delta(t: Any, a: DealStats, b: DealStats, w: Resamples, seed: int) -> M.Delta:
     """B - A on the same deals for target ``t`` (in its units)."""
     if t.measure == "seat_gap":
         d = M.paired_seat_gap(a.seat_wins, b.seat_wins, seed=seed)
         return replace(d, mean=100 * d.mean, low=100 * d.low, high=100 * d.high, sd=100 * d.sd)
     if t.measure == "turns":
-        diff = np.asarray(measure(t, b, w), dtype=float) - np.asarray(measure(t, a, w), dtype=float)
+        diff = w.map(_difference(t, a, b))
         point = float(measure(t, b)) - float(measure(t, a))
-        lo, hi = (float(x) for x in np.percentile(diff, [2.5, 97.5]))
-        side = min(np.mean(diff <= 0), np.mean(diff >= 0))
-        p = 1.0 if np.all(diff == 0) else float(min(1.0, max(2 * side, 1 / (diff.size + 1))))
-        sd = float(np.std(diff, ddof=1)) * math.sqrt(a.deals)
+        lo, hi, p = bootstrap_test(diff)
+        sd = float(np.nanstd(diff, ddof=1)) * math.sqrt(a.deals)
         return M.Delta(point, lo, hi, sd, a.deals, p=p, test="paired bootstrap")
     if t.measure in ("stalemate", "turn_limit", "wins", "usage"):
         d = M.paired((per_deal(t, b) - per_deal(t, a)) / 100, binary=a.rotations == 1)
@@ -197,10 +221,10 @@ def replay(
     lineup = bots if bots is not None else evaluator.study.arms[0].bots
     check = Check(name, lineup if isinstance(lineup, str) else ",".join(lineup), deals, settings)
     stats = {label: evaluator.stats(setting, blocks, bots) for label, setting in settings}
-    w = bootstrap_weights(deals, seed)
+    w = Resamples(deals, seed)
     for label, _ in settings:
         res = objective.evaluate(stats[label])
-        boot = np.asarray(objective.evaluate(stats[label], w)["objective"], dtype=float)
+        boot = w.map(_objective(objective, stats[label]))
         lo, hi = (float(x) for x in np.nanpercentile(boot, [2.5, 97.5]))
         check.objective[label] = (float(res["objective"]), lo, hi)
         check.violation[label] = float(res["violation"])

@@ -19,7 +19,7 @@ def tune(
         typer.Option(
             "--games",
             "-n",
-            help="Deals per setting at the search's last rung, instead of the study's games (fewer rungs play a "
+            help="Deals per setting at the search's last rung, instead of the study's games (the earlier rungs play a "
             "fraction of them).",
         ),
     ] = None,

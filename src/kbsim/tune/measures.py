@@ -170,6 +170,9 @@ def deal_stats(paths: list[Path], players: int, usage_keys: tuple[str, ...] = ()
     usage = {k: np.zeros(deals) for k in usage_keys}
     counted: set[str] = set()
     for r, f in enumerate(frames):
+        none: list = [None] * deals  # a column the records lack (market games hold no penalties...)
+        scores, penalties, team = f.get("scores", none), f.get("penalties", none), f.get("score", none)
+        rule_usage, character_plays = f.get("rule_usage", none), f.get("character_plays", none)
         for d in range(deals):
             winners = f["winners"][d]
             if len(winners) == 1:
@@ -182,20 +185,20 @@ def deal_stats(paths: list[Path], players: int, usage_keys: tuple[str, ...] = ()
             reason = f["end_reason"][d]
             stalemate[d] += reason == "stalemate"
             turn_limit[d] += reason == "turn_limit"
-            g = _score_gap(f.get("scores", [None] * deals)[d], f.get("penalties", [None] * deals)[d])
+            g = _score_gap(scores[d], penalties[d])
             has_gap = has_gap and not math.isnan(g)
             gap[d] += 0.0 if math.isnan(g) else g
-            sc = f.get("score", [None] * deals)[d]
+            sc = team[d]
             has_score = has_score and sc is not None
             score[d] += sc or 0
-            uses = f.get("rule_usage", [None] * deals)[d] or []
+            uses = rule_usage[d] or []
             counted.update(u["rule"] for u in uses)
             for key in usage_keys:
                 kind, _, name = key.partition(":")
                 if kind == "rule":
                     used = any(u["rule"] == name and u["uses"] for u in uses)
                 else:
-                    plays = f.get("character_plays", [None] * deals)[d] or []
+                    plays = character_plays[d] or []
                     used = any(c["character"] == name and c["plays"] for c in plays)
                 usage[key][d] += used
         for bot in set(f["bots"][0]) if deals else ():

@@ -53,7 +53,7 @@ def tune(
     Example: kbsim tune reports/tune-first-seat
     """
     from kbsim.cli import checks as ck
-    from kbsim.sim.run import RunFailed, RunInterrupted, make_backend
+    from kbsim.sim.run import RunFailed, RunInterrupted, make_backend, stop_on_signals
     from kbsim.sim.runner import BACKENDS, BackendError, default_workers
     from kbsim.sim.study import StudyError, build_dir
     from kbsim.tune import plan_tuning, run_tuning
@@ -79,27 +79,28 @@ def tune(
     n_workers = workers or default_workers()
     be = make_backend("serial" if backend == "processes" and n_workers <= 1 else backend, n_workers, scheduler)
     show = progress and err.is_terminal and not json_out
-    try:
-        if show:
-            result = _with_progress(plan, be, run_tuning)
-        else:
-            result = run_tuning(plan, be)
-        page = write_page(result, out_path)
-    except (StudyError, BackendError) as e:
-        fail(str(e).replace("\n", "; "))
-    except RunFailed as e:
-        fail(f"the tuning failed ({e}); {e.safe:,} games of its last run are kept; run the command again to continue")
-    except (KeyboardInterrupt, RunInterrupted):
-        print(
-            f"kbsim: interrupted; the search so far is kept in {plan.storage} and its games in "
-            f"{plan.folder / 'records'}; run the same command again to continue",
-            file=sys.stderr,
-        )
-        sys.exit(130)
-    except Exception as e:  # a page that cannot be written (ReportError)
-        if type(e).__name__ == "ReportError":
-            fail(str(e))
-        raise
+    kept = f"the search so far is kept in {plan.storage} and its games in {plan.folder / 'records'}"
+    with stop_on_signals(linger=True) as stop:  # Ctrl-C / SIGTERM: stop the workers, keep the search, exit 130/143
+        stop.note = f"{kept}; run the same command again to continue"
+        try:
+            if show:
+                result = _with_progress(plan, be, run_tuning)
+            else:
+                result = run_tuning(plan, be)
+            page = write_page(result, out_path)
+        except (StudyError, BackendError) as e:
+            fail(str(e).replace("\n", "; "))
+        except RunFailed as e:
+            fail(
+                f"the tuning failed ({e}); {e.safe:,} games of its last run are kept; run the command again to continue"
+            )
+        except (KeyboardInterrupt, RunInterrupted):
+            print(f"kbsim: interrupted; {kept}; run the same command again to continue", file=sys.stderr)
+            sys.exit(stop.exit_code)
+        except Exception as e:  # a page that cannot be written (ReportError)
+            if type(e).__name__ == "ReportError":
+                fail(str(e))
+            raise
     if json_out:
         print(dumps_json(as_json(result, page), indent=2, default=str))
         return

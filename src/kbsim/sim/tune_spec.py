@@ -35,6 +35,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from kbsim.strict_io import MAX_LIST, MAX_NAME
+
 __all__ = ["MEASURES", "RATE_MEASURES", "OptionRange", "Skill", "Target", "TuneSection", "Verify"]
 
 #: Every measure a target may name, with what it is (for messages and the docs).
@@ -69,7 +71,9 @@ class OptionRange(_Strict):
     high: int | float | None = Field(None, description="Largest value tried.")
     step: int | float | None = Field(None, gt=0, description="Step between values of a range (default 1 for ints).")
     log: bool = Field(False, description="Search a float range on a log scale.")
-    choices: list[Any] | None = Field(None, min_length=1, description="The values tried, in any order.")
+    choices: list[Any] | None = Field(
+        None, min_length=1, max_length=MAX_LIST, description="The values tried, in any order."
+    )
 
     @model_validator(mode="after")
     def _shape(self) -> OptionRange:
@@ -101,7 +105,10 @@ class Target(_Strict):
         "seat_gap", "first_seat", "turns", "stalemate", "turn_limit", "score_gap", "score", "wins", "usage"
     ] = Field(description="What to measure (see the list of measures).")
     players: list[Annotated[int, Field(ge=1, le=20)]] | None = Field(
-        None, min_length=1, description="Player counts it applies to (default: every player count of the study)."
+        None,
+        min_length=1,
+        max_length=20,
+        description="Player counts it applies to (default: every player count of the study).",
     )
     minimise: bool = Field(False, description="Make it as small as possible (`first_seat`: its size).")
     maximise: bool = Field(False, description="Make it as large as possible.")
@@ -109,9 +116,15 @@ class Target(_Strict):
     at_most: Number | None = Field(None, description="Hold it at or below this value.")
     at_least: Number | None = Field(None, description="Hold it at or above this value.")
     weight: Number = Field(1.0, gt=0, description="Weight of its loss in a weighted sum (`combine = weighted`).")
-    bot: str | None = Field(None, min_length=1, description="`wins`: the bot whose seats count (default: any seat).")
-    character: str | None = Field(None, min_length=1, description="`usage`: a character's roster key, e.g. `edgar`.")
-    rule: str | None = Field(None, min_length=1, description="`usage`: a rule-usage counter of the records.")
+    bot: str | None = Field(
+        None, min_length=1, max_length=MAX_NAME, description="`wins`: the bot whose seats count (default: any seat)."
+    )
+    character: str | None = Field(
+        None, min_length=1, max_length=MAX_NAME, description="`usage`: a character's roster key, e.g. `edgar`."
+    )
+    rule: str | None = Field(
+        None, min_length=1, max_length=MAX_NAME, description="`usage`: a rule-usage counter of the records."
+    )
 
     @model_validator(mode="after")
     def _goal(self) -> Target:
@@ -197,16 +210,20 @@ class Skill(_Strict):
         names = [self.bots] if isinstance(self.bots, str) else self.bots
         if not names or any(not n.strip() for n in names):
             raise ValueError("bots: expected a bot name or a non-empty list of bot names")
+        if len(names) > MAX_LIST or any(len(n) > MAX_NAME for n in names):
+            raise ValueError(f"bots: expected at most {MAX_LIST:,} bot names of at most {MAX_NAME} characters each")
         return self
 
 
 class TuneSection(_Strict):
     """The ``[tune]`` section: the options to search, the targets, and how the search and its check run."""
 
-    options: dict[str, OptionRange] = Field(
-        default_factory=dict, description="Option name -> its range or choices (at least one option)."
+    options: dict[Annotated[str, Field(max_length=MAX_NAME)], OptionRange] = Field(
+        default_factory=dict,
+        max_length=MAX_LIST,
+        description="Option name -> its range or choices (at least one option).",
     )
-    targets: list[Target] = Field(min_length=1, description="What to measure and aim for.")
+    targets: list[Target] = Field(min_length=1, max_length=MAX_LIST, description="What to measure and aim for.")
     combine: Literal["weighted", "constraints"] = Field(
         "weighted",
         description="`weighted`: minimise the weighted sum of the targets' losses; `constraints`: minimise the "

@@ -119,6 +119,23 @@ BAD = {
         HEAD + TUNE + OPTS + '[[tune.targets]]\nmeasure = "seat_gap"\nminimise = true\nplayers = [3]\n',
         "tune.targets.0.players: [3] are not among the study's players",
     ),
+    # the input limits every study field obeys (kbsim.strict_io): names, lists
+    "long-option-name": (
+        HEAD + TUNE + "[tune.options]\n" + "o" * 201 + " = { low = 5, high = 7 }\n" + GAP,
+        "tune.options: key " + "o" * 201 + ": String should have at most 200 characters",
+    ),
+    "too-many-choices": (
+        HEAD + TUNE + "[tune.options]\nhand_size = { choices = [" + ", ".join(map(str, range(1001))) + "] }\n" + GAP,
+        "tune.options.hand_size.choices: List should have at most 1000 items",
+    ),
+    "long-bot-name": (
+        HEAD + TUNE + OPTS + '[[tune.targets]]\nmeasure = "wins"\nbot = "' + "b" * 201 + '"\nat_least = 0.3\n',
+        "tune.targets.0.bot: String should have at most 200 characters",
+    ),
+    "long-skill-lineup": (
+        HEAD + TUNE + OPTS + GAP + "[tune.skill]\nbots = [" + ", ".join(['"greedy"'] * 1001) + "]\n",
+        "expected at most 1,000 bot names",
+    ),
     "two-arms": (HEAD + '[[arms]]\nname = "a"\n[[arms]]\nname = "b"\n' + TUNE + OPTS + GAP, "a tune study has one arm"),
     "arm-sets-a-searched-option": (
         HEAD + '[[arms]]\nname = "a"\noptions = { hand_size = 6 }\n' + TUNE + OPTS + GAP,

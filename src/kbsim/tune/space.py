@@ -36,7 +36,13 @@ MAX_CHOICES = 1000  # values of one option's list of choices
 
 def rules_message(line: str, rule_file: Path) -> str:
     """A rules error without the rule file and option label it starts with (the caller names the field)."""
-    rest = line[len(str(rule_file)) :] if line.startswith(str(rule_file)) else line
+    from kbsim.rules.files import display_path
+
+    rest = line
+    for name in (str(rule_file), display_path(rule_file)):  # a shipped file is named `kingsbridge (shipped)`
+        if rest.startswith(name):
+            rest = rest[len(name) :]
+            break
     if rest.startswith(" (with "):
         cut = rest.find("}): ")
         rest = rest[cut + 4 :] if cut >= 0 else rest

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kbsim.engine.seeds import tune_seed
+from kbsim.rules.files import display_path
 from kbsim.sim.study import Study, StudyError, build_dir, load_study, plan_study, rules_digest, study_from_dict
 from kbsim.tune.choose import Choice, choose
 from kbsim.tune.evaluate import SKILL, VERIFY, Evaluator
@@ -192,7 +193,7 @@ def plan_tuning(ref: str | Path, games: int | None = None, trials: int | None = 
         search=search,
         folder=folder,
         storage=storage_path(folder, identity),
-        rules_source=str(rule_file),
+        rules_source=display_path(rule_file),
         family=game.family,
         defaults=dict(loaded.options),
     )

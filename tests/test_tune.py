@@ -20,7 +20,7 @@ from kbsim.sim.study import StudyError, load_study, study_from_dict
 from kbsim.sim.tune_spec import Target
 from kbsim.tune import plan_tuning, run_tuning
 from kbsim.tune.measures import DealStats, Objective, Resamples, loss, measure
-from kbsim.tune.page import as_json, write_page
+from kbsim.tune.page import as_json, delta_text, recommendation_words, write_page
 from kbsim.tune.search import rung_deals
 
 DATA = Path(__file__).resolve().parent / "data" / "tune"
@@ -314,6 +314,13 @@ def test_tune_recovers_the_known_fairest_setting(tmp_path, search_seed):
     v = res.verify
     assert v.against_default["recommended"].better  # verified on fresh deals
     assert res.plan.space.changed(res.choice.recommended).keys() == {"rotate_dealer", "hands"}  # fewest changes
+    # the answer's first sentence: what to change, and by how much on the same fresh deals (the table's difference)
+    t0 = res.plan.objective.targets[0]
+    (d,) = [d["delta"] for d in v.deltas if d["label"] == "recommended" and d["target"] == 0]
+    first = recommendation_words(res)[0]
+    assert first.startswith("Change ") and "rotate_dealer" in first, first
+    assert f"(paired difference {delta_text(t0, d, with_p=False)})" in first, first
+    assert d.high < 0 and "[" in delta_text(t0, d, with_p=False)
 
 
 def test_search_is_deterministic_and_resumes(tmp_path):

@@ -62,14 +62,20 @@ def cell_text(t: Any, c: Cell) -> str:
     return f"{_num(c.value, unit, signed)} [{lo}, {hi}]"
 
 
-def delta_text(t: Any, d: M.Delta) -> str:
-    """A paired difference with its interval and adjusted p-value, e.g. ``-7.3 pp [-9.0, -5.6], p < 0.001``."""
+def delta_text(t: Any, d: M.Delta, with_p: bool = True) -> str:
+    """A paired difference with its interval and adjusted p-value, e.g. ``-7.3 pp [-9.0, -5.6], p < 0.001``.
+
+    Args:
+        t: the target (its units).
+        d: the paired difference.
+        with_p: add the (Holm-adjusted) p-value; without it, the difference and its 95% interval only.
+    """
     if math.isnan(d.mean):
         return "–"
     unit = "pp" if UNITS[t.measure] == "pp" else UNITS[t.measure]
     ci = "" if math.isnan(d.low) else f" [{d.low:+.1f}, {d.high:+.1f}]"
     p = d.p if math.isnan(d.p_adj) else d.p_adj
-    return f"{d.mean:+.1f} {unit}{ci}, {M.fmt_p(p)}"
+    return f"{d.mean:+.1f} {unit}{ci}" + (f", {M.fmt_p(p)}" if with_p else "")
 
 
 def bound_status(t: Any, c: Cell) -> str:
@@ -93,13 +99,21 @@ def _bounds_line(result: TuneResult, label: str) -> str:
     return "; ".join(parts)
 
 
-def _moves(result: TuneResult, label: str) -> str:
-    """``the 4-player first-seat edge from ... to ...`` for every player count of the first target."""
-    plan, v = result.plan, result.verify
+def _moves(result: TuneResult, label: str, check: Check | None = None) -> str:
+    """``the 4-player first-seat edge from ... to ... (paired difference ...)`` per player count of the first target.
+
+    Args:
+        result: the tuning.
+        label: the setting (``recommended``, ``runner-up``).
+        check: the replay whose deals are used (default: the replay on fresh deals).
+    """
+    plan, v = result.plan, check or result.verify
     t0 = plan.objective.targets[0]
+    paired = {d["players"]: d["delta"] for d in v.deltas if d["label"] == label and d["target"] == 0}
     return "; ".join(
         f"the {p}-player {measure_name(t0)} from {cell_text(t0, v.cells[('default', 0, p)])} to "
         f"{cell_text(t0, v.cells[(label, 0, p)])}"
+        + (f" (paired difference {delta_text(t0, paired[p], with_p=False)})" if p in paired else "")
         for p in plan.objective.players[0]
     )
 
@@ -153,12 +167,7 @@ def recommendation_words(result: TuneResult) -> list[str]:
             )
     sk = result.skill
     if sk is not None and "recommended" in dict(sk.settings):
-        t0 = plan.objective.targets[0]
-        moves = "; ".join(
-            f"the {p}-player {measure_name(t0)} from {cell_text(t0, sk.cells[('default', 0, p)])} to "
-            f"{cell_text(t0, sk.cells[('recommended', 0, p)])}"
-            for p in plan.objective.players[0]
-        )
+        moves = _moves(result, "recommended", sk)
         pd = sk.against_default["recommended"]
         lines.append(
             f"Skill check with {sk.bots}, on {sk.deals:,} other fresh deals: {moves}; objective difference "

@@ -458,3 +458,22 @@ def test_tune_on_dask_plays_the_same_search(tmp_path):
         (r.state, r.setting, r.value) for r in serial.trials
     ]
     assert dask.verify.objective == serial.verify.objective
+
+
+def test_the_answer_says_when_a_first_seat_edge_is_narrowed_but_not_removed():
+    from types import SimpleNamespace
+
+    from kbsim.tune.page import _edge_left
+    from kbsim.tune.verify import Cell
+
+    def result(low, high, measure="first_seat"):
+        t = Target.model_validate({"measure": measure, "minimise": True})
+        cells = {("recommended", 0, 4): Cell(value=(low + high) / 2, low=low, high=high)}
+        plan = SimpleNamespace(objective=SimpleNamespace(targets=[t], players=[[4]]))
+        return SimpleNamespace(plan=plan, verify=SimpleNamespace(cells=cells))
+
+    (line,) = _edge_left(result(0.07, 0.084))
+    assert "narrows the 4-player first-seat edge but does not remove it" in line, line
+    assert _edge_left(result(-0.01, 0.02)) == []  # the interval holds 0: nothing to add
+    assert _edge_left(result(-0.03, -0.01)) != []  # reversed: the first seat now behind, still an edge
+    assert _edge_left(result(0.07, 0.084, "seat_gap")) == []  # the furthest seat's gap: chosen as the largest

@@ -118,6 +118,26 @@ def _moves(result: TuneResult, label: str, check: Check | None = None) -> str:
     )
 
 
+def _edge_left(result: TuneResult) -> list[str]:
+    """A sentence when the recommendation narrows a minimised first-seat edge without removing it (fresh deals)."""
+    plan, v = result.plan, result.verify
+    t0 = plan.objective.targets[0]
+    if t0.measure != "first_seat" or not t0.minimise:
+        return []
+    left = [
+        p
+        for p in plan.objective.players[0]
+        if not v.cells[("recommended", 0, p)].low <= 0 <= v.cells[("recommended", 0, p)].high
+    ]
+    if not left:
+        return []
+    counts = ", ".join(f"{p}-player" for p in left)
+    return [
+        f"It narrows the {counts} {measure_name(t0)} but does not remove it: on the fresh deals its 95% interval "
+        "still excludes 0."
+    ]
+
+
 def recommendation_words(result: TuneResult) -> list[str]:
     """The answer in sentences: what to change and what it does on fresh deals, or that nothing in the ranges helps."""
     plan, choice, v = result.plan, result.choice, result.verify
@@ -137,6 +157,8 @@ def recommendation_words(result: TuneResult) -> list[str]:
                 f"The search's choice, {space.change_words(rec)}, is not significantly better than the rule file's "
                 f"defaults on {v.deals:,} fresh deals: it moves {_moves(result, 'recommended')}."
             )
+        if verdict.better:
+            lines.extend(_edge_left(result))
         if plan.objective.combine == "constraints" and _bounds_line(result, "recommended"):
             lines.append("Bounds, on the same fresh deals: " + _bounds_line(result, "recommended") + ".")
         lines.append(

@@ -15,6 +15,7 @@ import itertools
 import json
 import logging
 import os
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -465,7 +466,9 @@ class DaskBackend(Backend):
         try:
             if self.scheduler:
                 return Client(self.scheduler, timeout="20s"), None
-            with _signals_held():
+            with _signals_held(), warnings.catch_warnings():
+                # another cluster on this machine holds the usual HTTP port: distributed picks another one itself
+                warnings.filterwarnings("ignore", message="Port .* is already in use")
                 cluster = LocalCluster(  # its workers ignore Ctrl-C (dask_setup below): this process stops them
                     n_workers=self.workers,
                     threads_per_worker=1,

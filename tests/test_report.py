@@ -6,13 +6,12 @@ import base64
 import json
 import math
 import re
-from html.parser import HTMLParser
 
 import polars as pl
 import pytest
 
 import kbsim.records
-from conftest import REPO, run_cli
+from conftest import REPO, PageRefs, run_cli
 from conftest_browser import browser, needs_chromium
 from kbsim.analysis.arms import compute
 from kbsim.analysis.characters import character_lift, character_plays, has_character_data
@@ -440,24 +439,10 @@ def test_tiny_study_deltas_in_json(tiny):
         assert d["resolved"] == (d["low"] is not None and (d["low"] > 0 or d["high"] < 0))
 
 
-class _Refs(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.urls, self.scripts = [], 0
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "script" and a.get("type") != "application/json":
-            self.scripts += 1
-        for key in ("src", "href", "data"):
-            if a.get(key):
-                self.urls.append((tag, a[key]))
-
-
 def test_page_is_self_contained_and_escaped(tiny):
     page = tiny["out"].read_text(encoding="utf-8")
     assert len(re.findall(r"\* plotly\.js v\d", page)) == 1  # one bundle for every figure
-    refs = _Refs()
+    refs = PageRefs()
     refs.feed(page)
     external = [(t, u) for t, u in refs.urls if re.match(r"^(https?:)?//", u)]
     assert not external, external

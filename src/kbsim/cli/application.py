@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from kbsim import __version__
-from kbsim.cli import compare, play, replay, report, rules, run, solve
+from kbsim.cli import compare, play, replay, report, rules, run, solve, tune
 from kbsim.cli.checks import ArgError
 from kbsim.cli.common import UserError, closed_pipe, safe_streams
 
@@ -107,6 +107,7 @@ app.command()(replay.replay)
 app.command()(report.report)
 app.command()(compare.compare)
 app.command()(solve.solve)
+app.command()(tune.tune)
 app.command()(play.play)
 rules_app.command("check")(rules.rules_check)
 rules_app.command("show")(rules.rules_show)

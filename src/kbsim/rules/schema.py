@@ -456,7 +456,13 @@ class Match(Strict):
     )
     winners: Literal["lowest_total"] = "lowest_total"
     rotate_dealer: bool = Field(True, description="The next seat deals (and plays first) in the next hand.")
-    max_hands: int = Field(200, ge=1, le=MAX_HANDS, description="Guard: a match stops after this many hands.")
+    max_hands: int = Field(200, ge=1, le=MAX_HANDS, description="A match stops after this many hands.")
+    at_max_hands: Literal["no_winner", "lowest_total"] = Field(
+        "no_winner",
+        description="A match stopped by `max_hands` before anyone reached the target: `no_winner` (the guard: it "
+        "ends like a turn limit) or `lowest_total` (a match of a fixed number of hands, e.g. one deal per "
+        "player: the lowest total wins, ties shared).",
+    )
 
 
 class End(Strict):

@@ -125,6 +125,7 @@ class CompiledGame:
     match_target: int = 0  # > 0: hands are played until a penalty total reaches it
     match_rotate: bool = True
     match_max_hands: int = 200
+    match_scored_at_max: bool = False  # a match stopped by max_hands is won by the lowest total (else no winner)
     family: str = "rows"
 
     def __reduce__(self) -> tuple:
@@ -447,4 +448,5 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
         match_target=m.end.match.target if m.end.match else 0,
         match_rotate=m.end.match.rotate_dealer if m.end.match else True,
         match_max_hands=m.end.match.max_hands if m.end.match else 200,
+        match_scored_at_max=bool(m.end.match and m.end.match.at_max_hands == "lowest_total"),
     )

@@ -402,7 +402,9 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
             break
     low = min(totals)
     last = results[-1]
-    done = max(totals) >= game.match_target
+    done = max(totals) >= game.match_target or (
+        game.match_scored_at_max and hand >= game.match_max_hands and last.end_reason != TURN_LIMIT
+    )
     return GameResult(
         winners=tuple(k for k in range(n) if totals[k] == low) if done else (),
         end_reason=WON if done else TURN_LIMIT,

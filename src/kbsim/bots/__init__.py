@@ -6,6 +6,9 @@
     A cheap heuristic; see :class:`kbsim.bots.greedy.GreedyBot`.
 ``planner``
     Searches each turn for the most cards laid; see :class:`kbsim.bots.planner.PlannerBot`.
+``search``
+    Scores whole-turn candidates by playouts on worlds sampled from its observation; see
+    :class:`kbsim.bots.search.SearchBot`.
 """
 
 from __future__ import annotations
@@ -14,10 +17,11 @@ from kbsim.bots.base import BaseBot, Bot
 from kbsim.bots.greedy import GreedyBot
 from kbsim.bots.planner import PlannerBot
 from kbsim.bots.random_bot import RandomBot
+from kbsim.bots.search import SearchBot
 from kbsim.bots.spec import BotSpec, BotSpecError, parse_lineup, parse_spec, validated
 from kbsim.engine.families import family as engine_family
 
-BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "planner": PlannerBot}
+BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "planner": PlannerBot, "search": SearchBot}
 
 
 #: The error of a bot spec that cannot be used (unknown bot or parameter, bad value, wrong lineup length).
@@ -108,6 +112,7 @@ __all__ = [
     "GreedyBot",
     "PlannerBot",
     "RandomBot",
+    "SearchBot",
     "UnknownBot",
     "bots_for",
     "canonical_bot",

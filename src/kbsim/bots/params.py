@@ -52,4 +52,26 @@ class SearchParams(BaseModel):
     )
 
 
-__all__ = ["PLANNER_BUDGET", "SEARCH_DEPTH", "SEARCH_ITERATIONS", "PlannerParams", "SearchParams"]
+class MarketSearchParams(BaseModel):
+    """Parameters of the market family's ``search`` bot: ``search(iterations=32, depth=2)``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    iterations: int = Field(64, ge=1, le=1_000_000, description="Playouts per decision, spent on the legal moves.")
+    rollout: Literal["greedy", "random"] = Field("greedy", description="The bot that plays the playouts.")
+    depth: int = Field(
+        0,
+        ge=0,
+        le=1_000,
+        description="Rounds each playout plays after the turn before the table is valued (0: to the end).",
+    )
+
+
+__all__ = [
+    "PLANNER_BUDGET",
+    "SEARCH_DEPTH",
+    "SEARCH_ITERATIONS",
+    "MarketSearchParams",
+    "PlannerParams",
+    "SearchParams",
+]

@@ -9,15 +9,17 @@ candidate on the same worlds (common random numbers) makes the comparison one of
 far less noisy than comparing candidates each on worlds of its own.
 
 Candidate 0 is the **default** (what the bot's base policy would do). It stays in the race to the end, and
-another candidate replaces it only when its mean over the same worlds is higher by more than ``margin``: with
-a small budget, the noise between candidates of nearly equal worth would otherwise make the choice worse than
-the default's.
+another candidate replaces it only when its mean over the same worlds is higher by more than ``margin`` and by
+more than ``z`` standard errors of the mean difference (the differences world by world): with a small budget,
+the best of several candidates of nearly equal worth beats the default by chance alone (the winner's curse),
+and choosing it would make the choice worse than the default's.
 
 Family-agnostic: it knows nothing of cards or games, only candidate and world indices.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 
@@ -57,13 +59,16 @@ class Halving:
         return self.sums[c] / n if n else 0.0
 
 
-def halve(candidates: int, iterations: int, pull: Callable[[int, int], float], margin: float = 0.0) -> Halving:
+def halve(
+    candidates: int, iterations: int, pull: Callable[[int, int], float], margin: float = 0.0, z: float = 0.0
+) -> Halving:
     """Choose among ``candidates`` by sequential halving on common worlds, candidate 0 kept to the end.
 
     Round ``r`` (of ``R = ceil(log2 K)``) scores each of the ``k`` candidates still in the race on
     ``max(1, iterations // (k * R))`` new worlds (the same worlds for all of them), then keeps the better half
     by mean value (ties: the lower index), plus candidate 0 if it fell out. The choice is the best mean among
-    the last ones, unless it beats candidate 0's mean (over the same worlds) by ``margin`` or less: then 0.
+    the last ones, unless its mean difference to candidate 0 (world by world, over the same worlds) is
+    ``margin`` or less, or ``z`` standard errors of that mean or less: then 0.
 
     Args:
         candidates: the number of candidates K (>= 1); with one, nothing is scored.
@@ -73,6 +78,7 @@ def halve(candidates: int, iterations: int, pull: Callable[[int, int], float], m
             ``candidate`` in world number ``world`` (0, 1, 2, ...: worlds are numbered in the order first
             used; the same number must mean the same world for every candidate).
         margin: how much higher than candidate 0's a mean must be to replace it (in value units, >= 0).
+        z: how many standard errors of the mean difference it must be higher by (>= 0; 0: no such test).
 
     Returns:
         The :class:`Halving` (its ``best`` is the choice).
@@ -84,6 +90,7 @@ def halve(candidates: int, iterations: int, pull: Callable[[int, int], float], m
         raise ValueError(f"need candidates >= 1 and iterations >= 1, got {candidates} and {iterations}")
     sums = [0.0] * candidates
     counts = [0] * candidates
+    values: list[list[float]] = [[] for _ in range(candidates)]  # per candidate, its value in each world scored
     if candidates == 1:
         return Halving(0, sums, counts, 0, 0)
     rounds = rounds_for(candidates)
@@ -94,7 +101,9 @@ def halve(candidates: int, iterations: int, pull: Callable[[int, int], float], m
         per = max(1, iterations // (len(alive) * rounds))
         for w in range(world, world + per):
             for c in alive:
-                sums[c] += pull(c, w)
+                v = pull(c, w)
+                values[c].append(v)
+                sums[c] += v
                 counts[c] += 1
                 spent += 1
         world += per
@@ -109,9 +118,24 @@ def halve(candidates: int, iterations: int, pull: Callable[[int, int], float], m
     for c in alive:
         if c != 0 and sums[c] / counts[c] > sums[best] / counts[best]:
             best = c
-    if best != 0 and sums[best] / counts[best] - sums[0] / counts[0] <= margin:
+    if best != 0 and not _beats(values[best], values[0], margin, z):
         best = 0
     return Halving(best, sums, counts, world, spent)
+
+
+def _beats(xs: list[float], ys: list[float], margin: float, z: float) -> bool:
+    """Whether the mean of ``x - y`` (paired, world by world) exceeds ``margin`` and ``z`` standard errors."""
+    n = len(xs)
+    diffs = [xs[i] - ys[i] for i in range(n)]
+    mean = sum(diffs) / n
+    if mean <= margin:
+        return False
+    if z <= 0.0:
+        return True
+    if n < 2:
+        return False  # no spread to measure: not enough evidence against the default
+    var = sum((d - mean) * (d - mean) for d in diffs) / (n - 1)
+    return mean > z * math.sqrt(var / n)
 
 
 __all__ = ["Halving", "halve", "rounds_for"]

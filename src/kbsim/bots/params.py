@@ -50,6 +50,8 @@ class SearchParams(BaseModel):
         description="Rounds each playout plays after the candidate turn before the position is valued (0: to the "
         "end of the hand).",
     )
+    margin: float = Field(0.01, ge=0.0, le=1.0, description="(tuning) value a candidate must gain over the default.")
+    z: float = Field(1.0, ge=0.0, le=10.0, description="(tuning) standard errors a candidate must gain by.")
 
 
 class MarketSearchParams(BaseModel):

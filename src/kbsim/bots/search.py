@@ -47,6 +47,9 @@ from kbsim.engine.rows.turn import DONE, Turn
 MARGIN = 0.01
 """How much higher than the default's a candidate's mean value must be to be chosen instead."""
 
+Z = 1.0
+"""How many standard errors of the mean difference to the default a candidate must be higher by."""
+
 RACE_SLOPE = 0.23
 """Slope of the race evaluation (:meth:`SearchBot.value`): each card held costs a seat this much in the log of
 its odds of winning. Fitted by maximum likelihood on positions of planner games of the base game (2 players,
@@ -139,7 +142,14 @@ class SearchBot(BaseBot):
     name = "search"
     Params: ClassVar[Any] = SearchParams  # its spec's parameters: search(iterations=..., rollout=..., depth=...)
 
-    def __init__(self, iterations: int = SEARCH_ITERATIONS, rollout: str = "auto", depth: int = SEARCH_DEPTH):
+    def __init__(
+        self,
+        iterations: int = SEARCH_ITERATIONS,
+        rollout: str = "auto",
+        depth: int = SEARCH_DEPTH,
+        margin: float = MARGIN,
+        z: float = Z,
+    ):
         if iterations < 1:
             raise ValueError(f"iterations must be at least 1, got {iterations}")
         if depth < 0:
@@ -149,6 +159,8 @@ class SearchBot(BaseBot):
         self.iterations = iterations
         self.rollout = rollout
         self.depth = depth
+        self.margin = margin
+        self.z = z
         self.decisions = 0
         self.playouts = 0
         self.chosen: dict[str, int] = {}
@@ -233,7 +245,7 @@ class SearchBot(BaseBot):
             ended = advance(g, st, (me + 1) % n, rollers, rounds)
             return self.value(st, ended)
 
-        result = halve(len(cands), self.iterations, pull, MARGIN)
+        result = halve(len(cands), self.iterations, pull, self.margin, self.z)
         chosen = cands[result.best]
         self._note(chosen.kind)
         apply_moves(turn, chosen.moves)

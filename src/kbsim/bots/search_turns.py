@@ -9,7 +9,8 @@ with a kind that says how it was made. :meth:`TurnCandidates.candidates` lists, 
 ``plan``
     the planner's search without a character play (where the default plays one).
 ``shorter``
-    the default's lays stopped after fewer cards (at least the turn's minimum): cards kept back.
+    the default's lays stopped after their first lay, and before their last: cards kept back (a stop that lays
+    fewer than the turn's minimum is refused on replay, so dropped).
 ``without``
     the best lays and rebuilds with one card value kept back (every copy of it).
 ``rule``
@@ -173,11 +174,10 @@ class TurnCandidates:
         return tuple(plan.moves)
 
     def _shorter(self, moves: tuple[Move, ...]) -> None:
-        """The lays ``moves`` stopped after each lay but the last."""
-        last = max((i for i, m in enumerate(moves) if type(m) in LAYS), default=-1)
-        for i in range(last):
-            if type(moves[i]) in LAYS:
-                self._add("shorter", moves[: i + 1])
+        """The lays ``moves`` stopped after their first lay, and before their last (the shortest and longest)."""
+        lays = [i for i, m in enumerate(moves) if type(m) in LAYS]
+        for i in sorted({lays[0], lays[-2]} if len(lays) > 1 else set()):
+            self._add("shorter", moves[: i + 1])
 
     def _without(self, turn: Turn) -> None:
         """The best lays and rebuilds with each card value in turn kept back."""

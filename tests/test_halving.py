@@ -85,5 +85,5 @@ def test_the_choice_is_never_worse_than_the_default_by_its_own_measure(means, it
     r = halve(len(means), iterations, lambda c, w: means[c], margin=margin)
     assert means[r.best] >= means[0]
     if r.best != 0:
-        assert means[r.best] - means[0] > margin
+        assert means[r.best] - means[0] > margin - 1e-9  # (the mean of n equal differences, summed in floats)
     assert r.mean(r.best) == pytest.approx(means[r.best]) or r.counts[r.best] == 0

@@ -36,13 +36,11 @@ from kbsim.bots.halving import halve
 from kbsim.bots.params import SEARCH_DEPTH, SEARCH_ITERATIONS, SearchParams
 from kbsim.bots.planner import PlannerBot
 from kbsim.bots.random_bot import RandomBot
-from kbsim.bots.search_turns import TurnCandidates, apply_moves
-from kbsim.bots.search_worlds import determinize
+from kbsim.bots.search_turns import Candidate, TurnCandidates
+from kbsim.bots.search_worlds import RowsWorld, determinize
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.game import team_score
-from kbsim.engine.rows.moves import END_TURN
-from kbsim.engine.rows.state import GameState
-from kbsim.engine.rows.turn import DONE, Turn
+from kbsim.engine.rows.turn import Turn
 
 MARGIN = 0.01
 """How much higher than the default's a candidate's mean value must be to be chosen instead."""
@@ -79,47 +77,6 @@ def _bot(name: str) -> BaseBot:
     if name == "random":
         return RandomBot()
     raise ValueError(f"unknown rollout bot {name!r}; expected one of: auto, {', '.join(ROLLOUTS)}")
-
-
-def advance(game: CompiledGame, state: GameState, seat: int, bots: list, turns: int) -> int:
-    """Play up to ``turns`` turns on ``state`` from ``seat``'s, the bots in every seat; the hand's end stops it.
-
-    The turn loop of the game (:func:`kbsim.engine.rows.game.play_hand`) without its bookkeeping: the draw
-    at the start of a turn where the rules have it, a turn the bot left open ended, seats that are out skipped
-    (solo and cooperative play). The stalemate test is not run (a playout stops at ``turns``).
-
-    Args:
-        game: compiled rules.
-        state: a full state between turns (mutated).
-        seat: the seat to play next.
-        bots: one bot per seat, each started (``new_game``).
-        turns: the most turns to play (seats skipped count as turns, so the loop ends).
-
-    Returns:
-        The seat that won a race (it ran out of cards), ``-2`` when every seat is out (solo/cooperative), or
-        ``-1`` when the turns ran out first.
-    """
-    n = state.players
-    all_out = game.all_out
-    for _ in range(turns):
-        if all_out and state.held(seat) == 0:
-            if all(state.held(k) == 0 for k in range(n)):
-                return -2
-            seat = (seat + 1) % n
-            continue
-        state.turn_no += 1
-        turn = Turn.for_seat(game, state, seat)
-        if game.refill_at_start:
-            turn.draw_at_start()
-        bots[seat].play_turn(turn)
-        if turn.phase != DONE:
-            turn.apply(END_TURN)
-        if turn.won and not all_out:
-            return seat
-        if all_out and all(state.held(k) == 0 for k in range(n)):
-            return -2
-        seat = (seat + 1) % n
-    return -1
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled (mypyc): benchmarks and tests subclass it
@@ -176,82 +133,86 @@ class SearchBot(BaseBot):
         self.slope = RACE_SLOPE
 
     # ------------------------------------------------------------------ valuing a position
-    def value(self, state: GameState, ended: int) -> float:
-        """The worth of ``state`` to this seat, in [0, 1] (higher is better).
+    def value(self, world: RowsWorld) -> float:
+        """The worth to this seat of the position ``world`` has reached, in [0, 1] (higher is better).
 
-        * a race won (``ended`` is a seat): 1 for this seat, 0 for another;
-        * solo and cooperative play over (``ended`` -2): the team score, as a share of its range;
-        * otherwise the race evaluation: this seat's share of ``exp(-RACE_SLOPE x cards held)`` over the
-          seats (cards in hand, own draw pile and parked); in solo and cooperative play, the team score as if
-          the game ended now.
-
-        Args:
-            state: the position (read only).
-            ended: what :func:`advance` returned.
+        * the game over: this seat's share of the win (:meth:`RowsWorld.result`), or in solo and cooperative play
+          the team score as a share of its range;
+        * otherwise, in a race: this seat's share of ``exp(-RACE_SLOPE x cards held)`` over the seats (cards in
+          hand, own draw pile and parked: :meth:`~kbsim.engine.rows.state.GameState.held`); in solo and
+          cooperative play, the team score as if the game ended now.
         """
         g = self.game
-        me = self.seat
-        if ended >= 0:
-            return 1.0 if ended == me else 0.0
+        if world.over:
+            out = world.result()[self.seat]
+            return self._score_share(out) if g.all_out else out
+        st = world.state
         if g.all_out:
-            if g.score is None:
-                return 0.0 if ended != -2 else 1.0
-            per_char, per_row, per_minus, _, _ = g.score
-            top = per_char * (len(g.roster) if g.chars_enabled else 0) + per_row * g.n_rows
-            low = per_minus * (len(g.deck) - g.n_rows) if per_minus < 0 else 0
-            score = team_score(g, state)
-            return (score - low) / (top - low) if top > low else 0.0
-        n = state.players
+            return self._score_share(team_score(g, st)) if g.score is not None else 0.0
+        me = self.seat
         mine = 0.0
         total = 0.0
-        for k in range(n):
-            w = math.exp(-self.slope * state.held(k))
+        for k in range(st.players):
+            w = math.exp(-self.slope * st.held(k))
             total += w
             if k == me:
                 mine = w
         return mine / total if total > 0 else 0.0
+
+    def _score_share(self, score: float) -> float:
+        """A team score as a share of the range it may take (0 at the lowest, 1 at the highest)."""
+        g = self.game
+        if g.score is None:
+            return 0.0
+        per_char, per_row, per_minus, _, _ = g.score
+        top = per_char * (len(g.roster) if g.chars_enabled else 0) + per_row * g.n_rows
+        low = per_minus * (len(g.deck) - g.n_rows) if per_minus < 0 else 0
+        return (score - low) / (top - low) if top > low else 0.0
 
     # ------------------------------------------------------------------ playing
     def play_turn(self, turn: Turn) -> None:
         """Play one turn through ``turn`` (see the module docstring)."""
         stalled = self.stalled(turn)
         cands = self.turns.candidates(turn, stalled)
-        if len(cands) == 1:
-            self._note(cands[0].kind)
-            apply_moves(turn, cands[0].moves)
-            return
-        self.decisions += 1
+        if len(cands) > 1:
+            self.decisions += 1
+            best = self._search(turn, cands)
+        else:
+            best = 0
+        chosen = cands[best]
+        self._note(chosen.kind)
+        for m in chosen.moves:
+            turn.apply(m)
+
+    def _search(self, turn: Turn, cands: list[Candidate]) -> int:
+        """The index of the candidate sequential halving chooses (worlds sampled from the seat's stream)."""
         g = self.game
-        me = self.seat
         n = self.players
         rng = self.rng
-        sample = turn.sandbox()
-        worlds: list[GameState] = []
-        rounds = self.depth * n if self.depth and not g.all_out else g.turn_limit
+        worlds: list[RowsWorld] = []
+        turns = self.depth * n if self.depth and not g.all_out else g.turn_limit
         rollers = self.rollers
         seed = self._seed
 
         def pull(c: int, w: int) -> float:
             while len(worlds) <= w:
-                worlds.append(determinize(g, sample, rng))
-            st = worlds[w].copy()
-            t = Turn.for_seat(g, st, me)
-            apply_moves(t, cands[c].moves)
+                worlds.append(determinize(turn, rng))
+            world = worlds[w].clone()
+            for m in cands[c].moves:
+                world.apply(m)
             self.playouts += 1
-            if t.won and not g.all_out:
-                return 1.0
             for k in range(n):
                 rollers[k].new_game(g, k, n, seed)
-            ended = advance(g, st, (me + 1) % n, rollers, rounds)
-            return self.value(st, ended)
+            for _ in range(turns):
+                if world.over:
+                    break
+                world.play_turn(rollers[world.seat])
+            return self.value(world)
 
-        result = halve(len(cands), self.iterations, pull, self.margin, self.z)
-        chosen = cands[result.best]
-        self._note(chosen.kind)
-        apply_moves(turn, chosen.moves)
+        return halve(len(cands), self.iterations, pull, self.margin, self.z).best
 
     def _note(self, kind: str) -> None:
         self.chosen[kind] = self.chosen.get(kind, 0) + 1
 
 
-__all__ = ["MARGIN", "RACE_SLOPE", "ROLLOUTS", "SearchBot", "advance", "rollout_for"]
+__all__ = ["MARGIN", "RACE_SLOPE", "ROLLOUTS", "SearchBot", "rollout_for"]

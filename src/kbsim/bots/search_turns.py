@@ -1,7 +1,7 @@
 """Whole-turn candidates of the rows family's ``search`` bot (:mod:`kbsim.bots.search`).
 
-A candidate is a sequence of moves that ends the turn (its last move ends it, or :func:`apply_moves` ends it),
-with a kind that says how it was made. :meth:`TurnCandidates.candidates` lists, for one turn:
+A candidate is a sequence of moves whose last move ends the turn, with a kind that says how it was made.
+:meth:`TurnCandidates.candidates` lists, for one turn:
 
 ``default``
     the planner's turn (:class:`~kbsim.bots.planner.PlannerBot`, recorded on a sandbox): its character play,
@@ -60,7 +60,7 @@ class Candidate(NamedTuple):
 
     Attributes:
         kind: how it was made.
-        moves: the moves, in order (the turn is ended after them if they leave it open).
+        moves: the moves, in order; the last one ends the turn.
         laid: cards the turn lays.
         won: the turn wins the game.
     """
@@ -69,20 +69,6 @@ class Candidate(NamedTuple):
     moves: tuple[Move, ...]
     laid: int
     won: bool
-
-
-def apply_moves(turn: Turn, moves: tuple[Move, ...]) -> None:
-    """Make ``moves`` on ``turn`` (stopping once the turn is over, as after a winning lay), then end it if open.
-
-    Raises:
-        IllegalMove: the engine refused a move.
-    """
-    for m in moves:
-        if turn.phase == DONE:
-            return
-        turn.apply(m)
-    if turn.phase != DONE:
-        turn.apply(END_TURN)
 
 
 class TurnCandidates:
@@ -244,12 +230,24 @@ class TurnCandidates:
 
     # ------------------------------------------------------------------ bookkeeping
     def _add(self, kind: str, moves: tuple[Move, ...]) -> Candidate | None:
-        """Replay ``moves`` on a sandbox; list them unless refused or leaving a position listed already."""
+        """Replay ``moves`` on a sandbox; list them unless refused or leaving a position listed already.
+
+        The candidate's moves are those that ended the turn on the sandbox: cut where it ended (a winning
+        lay), with ``end`` added where they left it open.
+        """
         turn = self._turn
         assert turn is not None, "candidates() sets the turn first"
         sb = turn.sandbox()
+        done: list[Move] = []
         try:
-            apply_moves(sb, moves)
+            for m in moves:
+                if sb.phase == DONE:
+                    break
+                sb.apply(m)
+                done.append(m)
+            if sb.phase != DONE:
+                sb.apply(END_TURN)
+                done.append(END_TURN)
         except IllegalMove:
             return None
         st = sb.state
@@ -257,9 +255,9 @@ class TurnCandidates:
         if key in self._keys:
             return None
         self._keys.add(key)
-        c = Candidate(kind, moves, sb.laid, sb.won)
+        c = Candidate(kind, tuple(done), sb.laid, sb.won)
         self._out.append(c)
         return c
 
 
-__all__ = ["CHARACTER_PLAYS", "CHARACTER_TURNS", "Candidate", "RULE_TURNS", "TurnCandidates", "apply_moves"]
+__all__ = ["CHARACTER_PLAYS", "CHARACTER_TURNS", "Candidate", "RULE_TURNS", "TurnCandidates"]

@@ -24,7 +24,7 @@ from kbsim.bots.base import BaseBot
 from kbsim.bots.halving import halve
 from kbsim.bots.market import MarketGreedyBot, MarketRandomBot
 from kbsim.bots.params import MarketSearchParams
-from kbsim.engine.market import CHOOSE, DONE, GAP, HIDDEN, MarketGame, MarketState, MarketTurn
+from kbsim.engine.market import CHOOSE, DONE, GAP, HIDDEN, MarketGame, MarketState, MarketTurn, Move
 from kbsim.engine.market.game import MarketPlay, final_points, winners_of
 
 MARGIN = 0.01
@@ -43,14 +43,77 @@ def _bot(name: str) -> BaseBot:
     raise ValueError(f"unknown rollout bot {name!r}; expected greedy or random")
 
 
-def determinize(game: MarketGame, turn: MarketTurn, rng: random.Random) -> MarketState:
-    """TEMPORARY (until the engine's determinization lands, issue 26 part 2): a table consistent with ``turn``.
+class MarketWorld:
+    """TEMPORARY (replaced by the engine's forward model once it lands): a full table in play, stepped by turns."""
+
+    def __init__(self, game: MarketGame, state: MarketState, play: MarketPlay, turn: MarketTurn | None) -> None:
+        self.game = game
+        self.state = state
+        self.play = play
+        self.turn = turn
+
+    @property
+    def seat(self) -> int:
+        """The seat to move; -1 once over."""
+        return -1 if self.turn is None else self.turn.seat
+
+    @property
+    def over(self) -> bool:
+        """True once the game has ended."""
+        return self.turn is None
+
+    def apply(self, move: Move) -> None:
+        """Apply ``move``; a move that ends the turn moves the game on."""
+        t = self.turn
+        assert t is not None
+        t.apply(move)
+        if t.phase == DONE:
+            self._advance(t)
+
+    def play_turn(self, bot: Any) -> None:
+        """Let ``bot`` play the whole turn in progress, then move on."""
+        t = self.turn
+        assert t is not None
+        bot.play_turn(t)
+        if t.phase != DONE:
+            t._close()
+        self._advance(t)
+
+    def clone(self) -> MarketWorld:
+        """An independent copy."""
+        st = self.state.copy()
+        p = self.play
+        play = MarketPlay(self.game, st, seat=p.seat, turns=p.turns, trigger_seat=p.trigger_seat, remaining=p.remaining)
+        play.idle, play.ended = p.idle, p.ended
+        t = self.turn
+        turn = None
+        if t is not None:
+            turn = t.sandbox()
+            turn.state = st
+        return MarketWorld(self.game, st, play, turn)
+
+    def winners(self) -> tuple[int, ...]:
+        """The winning seats once the game ended by its rules."""
+        return winners_of(self.game, final_points(self.game, self.state)) if self.play.ended else ()
+
+    def _advance(self, t: MarketTurn) -> None:
+        if self.play.finish_turn(t) or self.play.turns >= self.game.turn_limit:
+            self.turn = None
+            return
+        self.turn = self.play.new_turn()
+
+
+def determinize(turn: MarketTurn, rng: random.Random) -> MarketWorld:
+    """TEMPORARY (until the engine's determinization lands, issue 26 part 2): a world consistent with ``turn``.
 
     The seat's sandbox (:meth:`MarketTurn.sandbox`) with the face-down decks dealt anew from the market cards
     not seen (sizes kept), the objective deck shuffled from the objectives not seen, and each other seat's
-    contracts drawn from those the seat has not seen (as many as that seat keeps).
+    contracts drawn from those the seat has not seen (as many as that seat keeps); the turn order after this
+    turn, with the end trigger, as the public claims tell it.
     """
-    st = turn.sandbox().state
+    game = turn.game
+    sb = turn.sandbox()
+    st = sb.state
     want: Counter = Counter({i: k.count for i, k in enumerate(game.kinds) if k.count})
     seen: Counter = Counter()
     for zone in (*st.lines, st.pending):
@@ -87,28 +150,25 @@ def determinize(game: MarketGame, turn: MarketTurn, rng: random.Random) -> Marke
             st.offered[s], free = free[:k], free[k:]
     st.contract_box = free
     st.hidden = False
-    return st
+    return MarketWorld(game, st, _play_at(game, st, turn.seat), sb)
 
 
-def _play_after(game: MarketGame, state: MarketState, me: int) -> MarketPlay:
-    """The turn order after ``me``'s turn, with the end trigger as the public claims tell it (throwaway)."""
+def _play_at(game: MarketGame, state: MarketState, me: int) -> MarketPlay:
+    """The turn order at ``me``'s turn, with the end trigger as the public claims tell it (throwaway)."""
     n = state.players
-    play = MarketPlay(game, state, seat=(me + 1) % n)
-    # the earliest seat (in turn order, going back from this one) that holds the trigger's claims triggered
-    for back in range(n - 1, -1, -1):
+    play = MarketPlay(game, state, seat=me)
+    play.turns = 1
+    for back in range(n - 1, 0, -1):  # the earliest seat before this one holding the trigger's claims
         s = (me - back) % n
         if len(state.claimed[s]) >= game.trigger:
             play.trigger_seat = s
-            after = back  # turns played since the trigger, this one included
             if game.final_round == "others":
                 total = n - 1
             elif game.final_round == "complete_round":
                 total = (game.first_seat - 1 - s) % n
             else:
                 total = 0
-            play.remaining = total - after
-            if play.remaining <= 0:
-                play.ended = True
+            play.remaining = total - (back - 1)
             break
     return play
 
@@ -150,18 +210,17 @@ class MarketSearchBot(BaseBot):
         self.finisher.new_game(game, seat, players, seed)
         self.rollers = [_bot(self.rollout) for _ in range(players)]
 
-    def value(self, state: MarketState, ended: bool) -> float:
-        """The worth of ``state`` to this seat in [0, 1]: its share of the win at the end, else a softmax of points.
+    def value(self, world: MarketWorld) -> float:
+        """The worth to this seat of the table ``world`` has reached, in [0, 1].
 
-        Args:
-            state: a full table.
-            ended: the game is over (then winners by the rules' scores and tie-breakers; a shared win is split).
+        Over: its share of the win (winners by the rules' scores and tie-breakers; a shared win split; 0 at the
+        turn limit). Before the end: a softmax of ``POINTS_SLOPE x points`` (as if the game ended now).
         """
         g = self.game
-        points = final_points(g, state)
-        if ended:
-            winners = winners_of(g, points)
+        if world.over:
+            winners = world.winners()
             return 1.0 / len(winners) if self.seat in winners else 0.0
+        points = final_points(g, world.state)
         weights = [math.exp(POINTS_SLOPE * p["total"]) for p in points]
         return weights[self.seat] / sum(weights)
 
@@ -169,8 +228,7 @@ class MarketSearchBot(BaseBot):
         """The move greedy would make now (on a sandbox, so the real turn is untouched)."""
         sb = turn.sandbox()
         sb.log = []
-        before = sb.phase
-        self.base.play_turn(_OneMove(sb, before))
+        self.base.play_turn(_OneMove(sb))
         return sb.log[0] if sb.log else turn.legal_moves()[0]
 
     def play_turn(self, turn: MarketTurn) -> None:
@@ -187,34 +245,32 @@ class MarketSearchBot(BaseBot):
             turn.apply(cands[self._search(turn, cands)])
 
     def _search(self, turn: MarketTurn, cands: list) -> int:
+        """The index of the move sequential halving chooses (worlds sampled from the seat's stream)."""
         g = self.game
-        me = self.seat
         n = self.players
         rng = self.rng
-        worlds: list[MarketState] = []
+        worlds: list[MarketWorld] = []
         rollers = self.rollers
+        finisher = self.finisher
         seed = self._seed
         limit = self.depth * n if self.depth else g.turn_limit
 
         def pull(c: int, w: int) -> float:
             while len(worlds) <= w:
-                worlds.append(determinize(g, turn, rng))
-            st = worlds[w].copy()
-            t = turn.sandbox()
-            t.state = st
-            t.apply(cands[c])
-            self.finisher.play_turn(t)
-            if t.phase != DONE:
-                t._close()
+                worlds.append(determinize(turn, rng))
+            world = worlds[w].clone()
+            mine = world.turn
+            world.apply(cands[c])
+            if world.turn is mine:
+                world.play_turn(finisher)
             self.playouts += 1
-            play = _play_after(g, st, me)
             for k in range(n):
                 rollers[k].new_game(g, k, n, seed)
-            while not play.ended and play.turns < limit:
-                tt = play.new_turn()
-                rollers[play.seat].play_turn(tt)
-                play.finish_turn(tt)
-            return self.value(st, play.ended)
+            for _ in range(limit):
+                if world.over:
+                    break
+                world.play_turn(rollers[world.seat])
+            return self.value(world)
 
         self.decisions += 1
         return halve(len(cands), self.iterations, pull, MARGIN).best
@@ -223,9 +279,8 @@ class MarketSearchBot(BaseBot):
 class _OneMove:
     """A view of a market turn that lets a bot make one move only (to learn the move it would make)."""
 
-    def __init__(self, turn: MarketTurn, phase: str) -> None:
+    def __init__(self, turn: MarketTurn) -> None:
         self._turn = turn
-        self._phase = phase
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._turn, name)
@@ -236,4 +291,4 @@ class _OneMove:
         return t.phase if t.log is not None and not t.log else DONE
 
 
-__all__ = ["MARGIN", "POINTS_SLOPE", "MarketSearchBot", "determinize"]
+__all__ = ["MARGIN", "POINTS_SLOPE", "MarketSearchBot", "MarketWorld", "determinize"]

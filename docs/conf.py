@@ -38,3 +38,7 @@ html_theme = "furo"
 html_title = f"kbsim {release}"
 html_static_path: list[str] = []
 html_show_sourcelink = False
+
+# The rules reference: kbsim.sphinx writes the pages of every shipped game (rules/GAME/index.md, setup.md, ...)
+# into rules/ at each build (they are not committed), from the rule files themselves.
+kbsim_rules_folder = "rules"

@@ -1,7 +1,7 @@
 """Guard rails of the code's layout (#12): layer contracts, no import cycles, no game names in engine or bot code.
 
 * ``lint-imports`` checks the contracts in ``pyproject.toml`` (layers
-  ``docs_ext > cli > analysis > sim > bots > engine > rules``; the market
+  ``cli > docs_ext > analysis > sim > bots > engine > rules``; the market
   family independent of the rows family's modules);
 * the module import graph (imports inside functions included) has no cycle;
 * no string literal of the engine, bot or solver code names a shipped game,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbsim.bots import UnknownBot, canonical_bot, make_bot, parse_bots
@@ -76,6 +76,7 @@ _words = st.sampled_from(["greedy", "planner", "x", "rollout"])
 _values = st.one_of(st.integers(-1000, 1000), st.booleans(), _words, st.text("ab c'\"", max_size=5))
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(st.dictionaries(st.sampled_from(["a", "b", "iterations", "c"]), _values, max_size=4))
 def test_canonical_text_round_trips(params):
     spec = BotSpec("search", tuple(sorted(params.items())))
@@ -98,3 +99,12 @@ def test_study_arms_name_bots_by_spec(tmp_path):
     doc["arms"][0]["bots"] = "planner(depth=2)"
     with pytest.raises(StudyError, match=r"arm 'a' \(arms.0\).bots: .*unknown parameter 'depth'"):
         plan_study(study_from_dict(doc, tmp_path / "spec.toml"), tmp_path / "records")
+
+
+def test_dotted_words_are_strings():
+    s = parse_spec("planner(bar=[characters.play.agatha, exchange])")
+    assert s.params == (("bar", ("characters.play.agatha", "exchange")),)
+    assert s.canonical() == "planner(bar=[characters.play.agatha, exchange])"
+    assert parse_spec(s.canonical()) == s
+    with pytest.raises(BotSpecError, match="expected a bot name"):
+        parse_spec("planner(bar=a.b())")

@@ -431,6 +431,30 @@ def test_seat_gap_difference_is_deterministic_and_checks_shapes():
         M.paired_seat_gap(a, b[:10])
 
 
+@pytest.mark.parametrize("deals, games", [(40, 1), (900, 1), (600, 3)])
+def test_seat_gap_difference_does_not_depend_on_the_order_of_the_deals(deals, games):
+    """The same deals in any order: the same p-value, interval and spread, to the last bit (issue 28: the order
+    came from an unordered group_by, and the p-value, the bootstrap bound and 'deals needed' moved with it)."""
+    rng = np.random.default_rng(deals)
+    a, b = _deal_wins(rng, deals, [1.3, 1, 1], games), _deal_wins(rng, deals, [1, 1, 1], games)
+    d = M.paired_seat_gap(a, b)
+    assert d.test == M.SEAT_GAP_TEST and 0 < d.p <= 1 and d.low < d.high
+    for k in range(3):
+        order = np.random.default_rng(k).permutation(deals)
+        assert M.paired_seat_gap(a[order], b[order]) == d
+
+
+def test_seat_gap_permutation_p_is_exact_for_few_differing_deals():
+    """Few differing deals: every swap pattern is enumerated. One deal in B moves a win from seat 1 to seat 0
+    in 8 deals of 40: swapping any subset of them is as extreme only for none or all, p = 2 / 2**8."""
+    a = np.tile([[0.0, 1.0]], (40, 1))
+    a[::2] = [1.0, 0.0]  # A: 20 / 20, fair
+    b = a.copy()
+    b[1:16:2] = [1.0, 0.0]  # B: seat 0 wins 8 more deals
+    d = M.paired_seat_gap(a, b)
+    assert d.discordant == 8 and d.p == pytest.approx(2 / 2**8)
+
+
 def test_seat_gap_permutation_test_is_calibrated_under_no_effect():
     """Arms that are the same game on every deal (the outcome a fresh draw): p < 0.05 in about 5% of studies.
 

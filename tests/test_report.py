@@ -6,16 +6,14 @@ import base64
 import json
 import math
 import re
-import shutil
-import tempfile
 from html.parser import HTMLParser
-from pathlib import Path
 
 import polars as pl
 import pytest
 
 import kbsim.records
 from conftest import REPO, run_cli
+from conftest_browser import browser, needs_chromium
 from kbsim.analysis.arms import compute
 from kbsim.analysis.characters import character_lift, character_plays, has_character_data
 from kbsim.analysis.metrics import paired, unpaired_rate
@@ -574,35 +572,9 @@ def test_records_to_pandas(tiny):
 
 
 # ------------------------------------------------------------------ a real browser
-CHROMIUM = Path("/usr/bin/chromium")
-
-
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium")
+@needs_chromium
 def test_page_renders_in_headless_chromium(tiny):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    profile = tempfile.mkdtemp(prefix="kbsim-chromium-")
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
-        f"--user-data-dir={profile}",
-    ):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-    driver = webdriver.Chrome(service=Service(driver_path), options=opts)
-    try:
+    with browser() as driver:
         driver.get(tiny["out"].resolve().as_uri())
         plots = driver.execute_script(
             "return Array.from(document.querySelectorAll('div.kb-plot')).map(function (el) {"
@@ -623,6 +595,3 @@ def test_page_renders_in_headless_chromium(tiny):
         png = base64.b64decode(shot["data"])
         (artifacts / "report-chromium.png").write_bytes(png)
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)

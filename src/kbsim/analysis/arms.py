@@ -3,6 +3,13 @@
 Computed from a :class:`~kbsim.analysis.reading.ReportInput` with the formulas of
 :mod:`kbsim.analysis.metrics` (the one statistics module, also used by the
 terminal summary of ``kbsim run``).
+
+**A page is a function of its records.** The records are put in one canonical order first
+(:data:`RECORD_ORDER`: arm, player count, deal seed, seat lineup, game index), whatever order the files
+were listed or their rows written in; every grouping keeps that order (``maintain_order``), every join is
+sorted again by deal, and resampling (:func:`kbsim.analysis.metrics.paired_seat_gap`) depends only on the
+multiset of deals and draws from a seed derived from them, never from the clock or the process. Two renders of
+the same records give the same numbers.
 """
 
 from __future__ import annotations
@@ -39,6 +46,9 @@ METRICS = [
 # the verdict's measure compared between arms (not a per-game outcome: see metrics.paired_seat_gap)
 SEAT_GAP = ("seat_gap", "largest seat gap", "pp")
 FIGURE_METRICS = ("seat_gap", "seat0", "turns", "stalemate")
+#: The canonical order of the records of a page (unique per game: a deal is played once per arm, player count
+#: and seat lineup; the game index breaks any remaining tie).
+RECORD_ORDER = ("condition", "players", "seed", "lineup", "game_index")
 
 
 def _prepare(df: pl.DataFrame) -> pl.DataFrame:
@@ -80,7 +90,7 @@ def compute(inp: ReportInput) -> dict:
     Raises:
         ReportError: no records, or records of a condition the input does not declare.
     """
-    df = _prepare(inp.records)
+    df = _prepare(inp.records).sort(RECORD_ORDER)
     if df.height == 0:
         raise ReportError("no records to report")
     known = {c.key for c in inp.conditions}
@@ -88,7 +98,7 @@ def compute(inp: ReportInput) -> dict:
     if unknown:
         raise ReportError(f"records of undeclared conditions: {', '.join(sorted(unknown))}")
     players = sorted(df["players"].unique().to_list())
-    agg = df.group_by("condition", "players").agg(
+    agg = df.group_by("condition", "players", maintain_order=True).agg(
         n=pl.len(),
         deals=pl.col("seed").n_unique(),
         shared=pl.col("shared").sum(),
@@ -108,7 +118,7 @@ def compute(inp: ReportInput) -> dict:
     seat_wins = {
         (r["condition"], r["players"], r["sole"]): r["len"]
         for r in df.filter(pl.col("sole").is_not_null())
-        .group_by("condition", "players", "sole")
+        .group_by("condition", "players", "sole", maintain_order=True)
         .len()
         .iter_rows(named=True)
     }
@@ -160,7 +170,7 @@ def compute(inp: ReportInput) -> dict:
         "hist": _histograms(df, players),
         "deltas": deltas,
         "bots": _bot_shares(df),
-        "characters": _characters(inp),
+        "characters": _characters(inp, df),
         "verdicts": rank_verdicts(cells),
         "adjustment": _adjustment_counts(deltas),
     }
@@ -192,7 +202,7 @@ def _rule_uses(df: pl.DataFrame, key: str, field: str = "uses") -> dict[str, int
     rows = rows.unnest("rule_usage")
     if field not in rows.columns:
         return {}
-    u = rows.drop_nulls(field).group_by("rule").agg(pl.col(field).sum())
+    u = rows.drop_nulls(field).group_by("rule", maintain_order=True).agg(pl.col(field).sum())
     return dict(zip(u["rule"].to_list(), u[field].to_list(), strict=True))
 
 
@@ -239,8 +249,8 @@ def _histograms(df: pl.DataFrame, players: list[int]) -> dict:
         width = max(1, math.ceil((top - lo + 1) / 50))
         nbins = (top - lo) // width + 1
         binned = sub.with_columns(bin=((pl.col("turns").clip(lo, lo + nbins * width - 1) - lo) // width).cast(pl.Int64))
-        counts = binned.group_by("condition", "bin").len()
-        tot = sub.group_by("condition").len()
+        counts = binned.group_by("condition", "bin", maintain_order=True).len()
+        tot = sub.group_by("condition", maintain_order=True).len()
         per: dict[str, list[float]] = {}
         ntot = {r["condition"]: r["len"] for r in tot.iter_rows(named=True)}
         for r in counts.iter_rows(named=True):
@@ -255,17 +265,19 @@ def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]]) -> list[dict]:
 
     Paired on common deals (``seed``, the unit; an arm's outcome on a deal is the mean over its seat
     rotations); when two arms share no deal at a player count, they are compared as independent samples
-    (Newcombe for rates, Welch for turns) and the row says so.
+    (Newcombe for rates, Welch for turns) and the row says so. ``df`` is in :data:`RECORD_ORDER`; the deals of
+    a comparison are taken in seed order, so every statistic (and the seat-gap resampling) is the same
+    whatever order the records came in.
     """
     if not comparisons:
         return []
     cols = [m for m, _, _ in METRICS]
-    per_deal = df.group_by("condition", "players", "seed").agg([pl.col(c).mean() for c in cols])
+    per_deal = df.group_by("condition", "players", "seed", maintain_order=True).agg([pl.col(c).mean() for c in cols])
     out = []
     for b, a in comparisons:
         B = per_deal.filter(pl.col("condition") == b).drop("condition")
         A = per_deal.filter(pl.col("condition") == a).drop("condition")
-        j = B.join(A, on=["players", "seed"], suffix="_a")
+        j = B.join(A, on=["players", "seed"], suffix="_a").sort("players", "seed")
         for p in sorted(set(B["players"].to_list()) | set(A["players"].to_list())):
             jp = j.filter(pl.col("players") == p)
             for c, label, unit in METRICS:
@@ -297,10 +309,10 @@ def _seat_wins(df: pl.DataFrame, condition: str, players: int, seeds: pl.Series)
     """
     per = (
         df.filter((pl.col("condition") == condition) & (pl.col("players") == players))
-        .group_by("seed")
+        .group_by("seed", maintain_order=True)
         .agg([(pl.col("sole") == s).sum().alias(f"w{s}") for s in range(players)])
     )
-    rows = pl.DataFrame({"seed": seeds}).join(per, on="seed", how="left").fill_null(0)
+    rows = pl.DataFrame({"seed": seeds}).join(per, on="seed", how="left", maintain_order="left").fill_null(0)
     return rows.select([f"w{s}" for s in range(players)]).to_numpy().astype(np.float64)
 
 
@@ -309,7 +321,7 @@ def _bot_shares(df: pl.DataFrame) -> list[dict]:
     mixed = sorted(
         {
             r["condition"]
-            for r in df.select("condition", "lineup").unique().iter_rows(named=True)
+            for r in df.select("condition", "lineup").unique(maintain_order=True).iter_rows(named=True)
             if len(set(r["lineup"].split(","))) > 1
         }
     )
@@ -321,10 +333,13 @@ def _bot_shares(df: pl.DataFrame) -> list[dict]:
         .otherwise(None)
     )
     out = []
-    for (cond, p), g in sorted(sub.group_by("condition", "players"), key=lambda kv: (kv[0][0], kv[0][1])):
+    for (cond, p), g in sorted(
+        sub.group_by("condition", "players", maintain_order=True), key=lambda kv: (kv[0][0], kv[0][1])
+    ):
         n = g.height
         lineup = g["bots"][0].to_list()
-        wins = {r["winner_bot"]: r["len"] for r in g.group_by("winner_bot").len().iter_rows(named=True)}
+        by_bot = g.group_by("winner_bot", maintain_order=True).len()
+        wins = {r["winner_bot"]: r["len"] for r in by_bot.iter_rows(named=True)}
         for bot in sorted(set(lineup)):
             out.append(
                 {
@@ -339,16 +354,16 @@ def _bot_shares(df: pl.DataFrame) -> list[dict]:
     return out
 
 
-def _characters(inp: ReportInput) -> dict | None:
+def _characters(inp: ReportInput, records: pl.DataFrame) -> dict | None:
     """Character tables with display names, and a ranking for the first arm (in page order) with plays.
 
-    Returns None without character data; else ``plays`` and ``lift`` (lists of dicts with ``name``),
+    ``records`` are the page's records in :data:`RECORD_ORDER`. Returns None without character data; else
+    ``plays`` and ``lift`` (lists of dicts with ``name``),
     ``base`` (the ranked arm's condition key) and ``ranking``: per player count, the ranked arm's characters
     sorted by lift (largest first), each with plays per game, lift, interval, raw and Holm-adjusted p.
     """
     from kbsim.analysis.characters import character_lift, character_plays, has_character_data
 
-    records = inp.records
     if not has_character_data(records):
         return None
     names = (inp.names or {}).get("characters", {})

@@ -135,22 +135,26 @@ def seat_test(wins: Sequence[int]) -> dict:
 
 
 def _exact_multinomial(w: list[int]) -> float:
-    from scipy import stats
+    """P(an outcome no more likely than ``w``) under equal seats: every composition of ``sum(w)`` enumerated at once.
+
+    Only called for small counts (fewer than 5 wins expected per seat, so at most ``5 * P`` compositions' total):
+    the compositions are the stars-and-bars placements of ``P - 1`` bars, their log probabilities computed in one
+    vectorised pass (``scipy.special.gammaln``), summed in a fixed order.
+    """
+    from itertools import combinations
+
+    from scipy.special import gammaln
 
     total, k = sum(w), len(w)
-    probs = [1 / k] * k
-    seen = stats.multinomial.pmf(w, total, probs)
-
-    def compositions(n: int, parts: int):
-        if parts == 1:
-            yield (n,)
-            return
-        for i in range(n + 1):
-            for rest in compositions(n - i, parts - 1):
-                yield (i, *rest)
-
-    p = sum(q for c in compositions(total, k) if (q := stats.multinomial.pmf(c, total, probs)) <= seen * (1 + 1e-9))
-    return float(min(1.0, p))
+    slots = total + k - 1
+    bars = np.array(list(combinations(range(slots), k - 1)), dtype=np.int64).reshape(-1, k - 1)
+    edges = np.hstack([np.full((bars.shape[0], 1), -1), bars, np.full((bars.shape[0], 1), slots)])
+    parts = np.diff(edges, axis=1) - 1  # every composition of total into k parts, one per row
+    const = float(gammaln(total + 1)) - total * math.log(k)
+    logp = const - gammaln(parts + 1).sum(axis=1)
+    seen = const - float(gammaln(np.asarray(w, dtype=float) + 1).sum())
+    p = float(np.exp(logp[logp <= seen + math.log1p(1e-9)]).sum())
+    return min(1.0, p)
 
 
 def seat_balance(wins: Sequence[int], games: int) -> dict:
@@ -425,7 +429,7 @@ def paired(d: Sequence[float] | np.ndarray, binary: bool = False) -> Delta:
 
 
 SEAT_GAP_PERMUTATIONS = 9999  # resamples of the paired permutation test of a seat-gap difference (min p 1e-4)
-SEAT_GAP_STOP_HITS = 20  # ... stopped early at this many resamples as extreme as observed (Besag and Clifford)
+SEAT_GAP_EXACT = 100_000  # swap patterns up to which that test is enumerated exactly instead of resampled
 SEAT_GAP_BOOTSTRAP = 2000  # resamples of its percentile bootstrap interval
 
 
@@ -446,32 +450,61 @@ def largest_gap(wins: np.ndarray) -> np.ndarray:
     return np.abs(share - 1.0 / w.shape[-1]).max(-1)
 
 
-def paired_seat_gap(a: np.ndarray, b: np.ndarray, seed: int = 0) -> Delta:
+def resampling_seed(*arrays: np.ndarray | Sequence[float]) -> int:
+    """A seed for resampling derived from the data resampled: the same records give the same draws.
+
+    Never the clock, the process or Python's hash randomisation: the arrays' values (as little-endian float64,
+    with their shapes) are hashed with BLAKE2b, so a statistic computed from resamples is a function of its data.
+    The caller passes the data in a canonical order (e.g. deals sorted by their seed).
+
+    Args:
+        arrays: the data, each any shape (converted to float64; integers below 2**53 are exact).
+
+    Returns:
+        A 64-bit non-negative integer for :func:`numpy.random.default_rng`.
+    """
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=8, person=b"kbsim-resample")
+    for x in arrays:
+        arr = np.ascontiguousarray(np.asarray(x, dtype="<f8"))
+        h.update(repr(arr.shape).encode())
+        h.update(arr.tobytes())
+    return int.from_bytes(h.digest(), "little")
+
+
+def paired_seat_gap(a: np.ndarray, b: np.ndarray, seed: int | None = None) -> Delta:
     """Is arm B closer to fair than arm A on the same deals? The difference of the verdict's largest seat gap.
 
     The measure is :func:`largest_gap` of all the deals' games won alone together, so it is not a mean of
     per-deal values and the paired t machinery does not apply. Instead:
 
-    * the **p-value** is a paired permutation test of "the arm makes no difference on any deal": each resample
-      swaps the two arms' outcomes on a random half of the deals (each deal independently, probability 1/2),
-      at most :data:`SEAT_GAP_PERMUTATIONS` resamples, ``p = (hits + 1) / (resamples + 1)`` (Phipson and Smyth
-      2010), stopped early once :data:`SEAT_GAP_STOP_HITS` resamples were at least as extreme as the
-      observation, with ``p = hits / resamples drawn`` (Besag and Clifford, *Biometrika* 78, 1991: a valid
-      p-value; a difference far from significance costs a few hundred resamples instead of ten thousand);
+    * the **p-value** is a paired permutation test of "the arm makes no difference on any deal": a resample
+      swaps the two arms' outcomes on each deal independently with probability 1/2. Only the deals on which the
+      arms differ matter, and only through their difference ``a_i - b_i``: deals with the same difference are
+      interchangeable, so a resample is, per distinct difference ``d_j`` held by ``m_j`` deals, the number of
+      them swapped, Binomial(``m_j``, 1/2), and moves ``sum_j count_j * d_j`` from A to B. When the patterns of
+      counts number at most :data:`SEAT_GAP_EXACT` (and ``k`` <= 62) they are all enumerated, each counted as
+      the number of swap patterns giving it (an exact integer), and the p-value is exact (never below
+      ``2 * 0.5**k`` for ``k`` differing deals: no swap and all swaps are as extreme as the observation);
+      otherwise :data:`SEAT_GAP_PERMUTATIONS` resamples give ``p = (hits + 1) / (resamples + 1)`` (Phipson and
+      Smyth 2010). Always the full count: an early stop (Besag and Clifford) saves time, but its p-value,
+      ``20 / draws``, varies by about 20% with the stream;
     * the **interval** is the 2.5 and 97.5 percentiles of :data:`SEAT_GAP_BOOTSTRAP` bootstrap resamples of the
-      deals (both arms resampled together, so the pairing is kept).
+      deals (both arms resampled together, so the pairing is kept): a resample draws how many times each
+      distinct (A, B) outcome pair is taken, multinomially in proportion to the deals holding it (the same
+      distribution as drawing ``n`` deals with replacement; the cost does not grow with ``n``).
 
-    Both are written with matrix products over the per-deal counts (a resample is a weight per deal), which is
-    what makes them fast enough for every row of a page; ``scipy.stats.permutation_test`` and
-    ``scipy.stats.bootstrap`` compute the same quantities but re-index the data once per resample (about 20
-    times slower here). The random draws come from ``numpy.random.default_rng(seed)``: the same records give the
-    same page.
+    Grouping equal deals makes both exact in distribution, fast for any number of deals (the distinct outcomes
+    of a deal are few), and a function of the multiset of deals: the rows' order never matters. The random draws
+    come from ``numpy.random.default_rng(seed)`` with, unless a seed is given, a seed derived from that multiset
+    (:func:`resampling_seed`, never the clock or the process): the same records give the same page.
 
     Args:
         a: arm A's games won alone per deal and seat, shape ``(deals, P)`` (all of a deal's seat rotations
             summed).
         b: arm B's, the same shape, row ``i`` being the same deal as in ``a``.
-        seed: seed of the resampling.
+        seed: seed of the resampling; default :func:`resampling_seed` of the distinct deals and their counts.
 
     Returns:
         :class:`Delta` with ``mean`` = gap(B) - gap(A) (negative: B is closer to fair), the bootstrap interval,
@@ -488,41 +521,49 @@ def paired_seat_gap(a: np.ndarray, b: np.ndarray, seed: int = 0) -> Delta:
     b = np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 2:
         raise ValueError(f"per-deal seat wins must have the same (deals, seats) shape, got {a.shape} and {b.shape}")
-    n = a.shape[0]
+    n, seats = a.shape
     obs = float(largest_gap(b.sum(0)) - largest_gap(a.sum(0)))
     if n < 2 or _isnan(obs):
         return Delta(obs, NAN, NAN, NAN, n, test="none")
     differing = int(np.count_nonzero((a != b).any(axis=1)))
     if differing == 0:
         return Delta(0.0, 0.0, 0.0, 0.0, n, p=1.0, test=SEAT_GAP_TEST, discordant=0)
-    rng = np.random.default_rng(seed)
-    sa, sb = a.sum(0), b.sum(0)
-    diff = (a - b).astype(np.float32)  # counts below 2**24: exact in float32
-    hits, done, p = 0, 0, NAN
-    while done < SEAT_GAP_PERMUTATIONS:
-        m = min(500, SEAT_GAP_PERMUTATIONS - done)
-        swap = np.unpackbits(rng.integers(0, 256, (m, (n + 7) // 8), dtype=np.uint8), axis=1, count=n)
-        moved = (swap.astype(np.float32) @ diff).astype(np.float64)  # what the swapped deals move from A to B
-        stat = largest_gap(sb + moved) - largest_gap(sa - moved)
-        hit = np.flatnonzero(np.abs(stat) >= abs(obs) - 1e-12)
-        if hits + hit.size >= SEAT_GAP_STOP_HITS:  # sequential stop: p = h / draws up to the h-th hit
-            p = SEAT_GAP_STOP_HITS / (done + int(hit[SEAT_GAP_STOP_HITS - hits - 1]) + 1)
-            break
-        hits += int(hit.size)
-        done += m
-    else:
-        p = (hits + 1) / (SEAT_GAP_PERMUTATIONS + 1)
+    pairs, held = np.unique(np.hstack([a, b]), axis=0, return_counts=True)  # sorted: independent of row order
+    rng = np.random.default_rng(resampling_seed(pairs, held) if seed is None else seed)
+    p = _seat_gap_permutation_p(a, b, obs, rng)
     boot = np.empty(SEAT_GAP_BOOTSTRAP)
     for k in range(0, SEAT_GAP_BOOTSTRAP, 500):
         m = min(500, SEAT_GAP_BOOTSTRAP - k)
-        idx = rng.integers(0, n, (m, n)) + (np.arange(m) * n)[:, None]
-        weight = np.bincount(idx.ravel(), minlength=m * n).reshape(m, n).astype(np.float32)
-        boot[k : k + m] = largest_gap((weight @ b.astype(np.float32)).astype(np.float64)) - largest_gap(
-            (weight @ a.astype(np.float32)).astype(np.float64)
-        )
+        taken = rng.multinomial(n, held / n, size=m).astype(np.float64)  # (m, distinct pairs)
+        boot[k : k + m] = largest_gap(taken @ pairs[:, seats:]) - largest_gap(taken @ pairs[:, :seats])
     lo, hi = (float(x) for x in np.nanpercentile(boot, [2.5, 97.5]))
     se = float(np.nanstd(boot, ddof=1))
     return Delta(obs, lo, hi, se * math.sqrt(n), n, p=float(p), test=SEAT_GAP_TEST, discordant=differing)
+
+
+def _seat_gap_permutation_p(a: np.ndarray, b: np.ndarray, obs: float, rng: np.random.Generator) -> float:
+    """The paired permutation p-value of :func:`paired_seat_gap` (exact when the swap patterns are few)."""
+    sa, sb = a.sum(0), b.sum(0)
+    diffs, held = np.unique((a - b)[(a != b).any(axis=1)], axis=0, return_counts=True)
+
+    def extreme(counts: np.ndarray) -> np.ndarray:
+        """Whether each row of swap counts (per distinct difference) is at least as extreme as observed."""
+        moved = counts @ diffs  # what the swapped deals move from A to B
+        return np.abs(largest_gap(sb + moved) - largest_gap(sa - moved)) >= abs(obs) - 1e-12
+
+    k = int(held.sum())
+    if k <= 62 and math.prod(int(m) + 1 for m in held) <= SEAT_GAP_EXACT:  # every pattern: the exact p-value
+        grids = np.meshgrid(*[np.arange(m + 1) for m in held], indexing="ij")
+        counts = np.stack([g.ravel() for g in grids], axis=1)
+        ways = np.ones(counts.shape[0], dtype=np.int64)  # swap patterns giving each row of counts (< 2**62)
+        for j, m in enumerate(held):
+            ways *= np.array([math.comb(int(m), c) for c in range(int(m) + 1)], dtype=np.int64)[counts[:, j]]
+        return int(ways[extreme(counts.astype(np.float64))].sum()) / 2**k
+    hits = 0
+    for done in range(0, SEAT_GAP_PERMUTATIONS, 1000):
+        m = min(1000, SEAT_GAP_PERMUTATIONS - done)
+        hits += int(np.count_nonzero(extreme(rng.binomial(held, 0.5, size=(m, held.size)).astype(np.float64))))
+    return (hits + 1) / (SEAT_GAP_PERMUTATIONS + 1)
 
 
 def unpaired_rate(x_b: int, n_b: int, x_a: int, n_a: int) -> Delta:
@@ -640,6 +681,7 @@ __all__ = [
     "paired_seat_gap",
     "rank_verdicts",
     "rate",
+    "resampling_seed",
     "seat_balance",
     "seat_test",
     "unpaired_mean",

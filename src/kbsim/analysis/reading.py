@@ -163,6 +163,48 @@ def _arm_labels(order: list[tuple], opts: dict[tuple, dict]) -> dict[tuple, str]
     return labels
 
 
+GAME_KEY = ["condition", "players", "seed", "bots_key"]
+"""What identifies one game of a comparison: the arm, the player count, the deal (its seed) and the seat lineup."""
+
+
+def _one_record_per_game(df: pl.DataFrame, paths: list[Path], labels: dict, key_of: dict) -> pl.DataFrame:
+    """Keep one record of each game that several files of an arm hold (e.g. two runs with overlapping indices).
+
+    The copies must agree (same end, turns and winners): which one is kept then does not matter, so the page
+    does not depend on the order the files were listed in. Copies that disagree were played under other rules
+    or by another kbsim version; pooling them would make the page depend on the listing order, so they are
+    refused.
+
+    Raises:
+        ReportError: naming both files, the deal and the arm.
+    """
+    outcome = pl.concat_str(
+        [
+            pl.col("end_reason"),
+            pl.col("turns").cast(pl.String),
+            pl.col("winners").cast(pl.List(pl.String)).list.join(","),
+        ],
+        separator="|",
+        ignore_nulls=True,
+    )
+    clash = (
+        df.with_columns(outcome=outcome)
+        .group_by(GAME_KEY, maintain_order=True)
+        .agg(pl.col("outcome").n_unique().alias("kinds"), pl.col("file").unique(maintain_order=True).alias("files"))
+        .filter(pl.col("kinds") > 1)
+    )
+    if clash.height:
+        r = clash.row(0, named=True)
+        label = next((labels[s] for s, k in key_of.items() if k == r["condition"]), r["condition"])
+        files = [paths[i] for i in r["files"]]
+        f1, f2 = files[0], files[-1]
+        raise ReportError(
+            f"{f2}: game seed {r['seed']} of arm {label!r} ({r['players']} players) is also in {f1} with another "
+            f"outcome (played under other rules or by another kbsim version); such files cannot be pooled as one arm"
+        )
+    return df.unique(subset=GAME_KEY, keep="first", maintain_order=True)
+
+
 def compare_input(paths: Sequence[Path]) -> ReportInput:
     """Build a report input from existing records files (``kbsim run`` outputs, study cells...).
 
@@ -238,8 +280,9 @@ def compare_input(paths: Sequence[Path]) -> ReportInput:
     df = (
         df.with_columns(file=pl.col("file").cast(pl.Int32), bots_key=pl.col("bots").list.join(","))
         .join(mapping, on=["file", "game", "variant", "options", "bots_key"], how="left")
-        .unique(subset=["condition", "players", "seed", "bots_key"], keep="first", maintain_order=True)
+        .sort("file", "game_index")
     )
+    df = _one_record_per_game(df, [p for p, _ in file_rows], labels, key_of)
     defaults, provisional = _rules_of(order, file_rows, df)
     conditions = []
     for s in order:

@@ -39,7 +39,7 @@ import datetime as _dt
 import json
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,7 @@ from kbsim.analysis.arms import compute
 from kbsim.analysis.figures import build_figures
 from kbsim.analysis.reading import ReportError, ReportInput
 from kbsim.analysis.tables import _tables, text_summary
+from kbsim.sim.conditions import Condition
 
 
 # ------------------------------------------------------------------ page
@@ -73,6 +74,7 @@ class ReportResult:
         figures: number of figures.
         summary: plain-text summary lines (:func:`text_summary`).
         stats: the statistics (:func:`compute`).
+        conditions: the arms, in page order (their keys, labels and bots).
     """
 
     path: Path
@@ -81,6 +83,7 @@ class ReportResult:
     figures: int
     summary: list[str]
     stats: dict
+    conditions: list[Condition] = field(default_factory=list)
 
     def as_json(self) -> dict:
         """JSON-able summary of the result (paths, sizes, per-group rates and deltas)."""
@@ -117,11 +120,13 @@ class ReportResult:
             }
             for v in self.stats["verdicts"]
         ]
+        conditions = [{"condition": c.key, "label": c.label, "bots": c.bots} for c in self.conditions]
         return {
             "html": str(self.path),
             "bytes": self.size,
             "seconds": self.seconds,
             "figures": self.figures,
+            "conditions": conditions,
             "groups": groups,
             "verdicts": verdicts,
             "adjustment": self.stats["adjustment"],
@@ -139,6 +144,20 @@ def _kbsim_version() -> str:
         return version("kbsim")
     except PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
         return "unknown"
+
+
+def _generated() -> _dt.datetime:
+    """When the page is rendered: now, or ``SOURCE_DATE_EPOCH`` (seconds) when set, for byte-identical pages.
+
+    The one thing on a page that is not a function of its records; the reproducible-builds convention lets a
+    build or a test pin it.
+    """
+    import os
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        return _dt.datetime.fromtimestamp(int(epoch), _dt.UTC)
+    return _dt.datetime.now(_dt.UTC)
 
 
 def render_html(inp: ReportInput, st: dict, figures: list[dict]) -> str:
@@ -173,7 +192,7 @@ def render_html(inp: ReportInput, st: dict, figures: list[dict]) -> str:
         "question": inp.question,
         "source": inp.source,
         "version": __version__,
-        "generated": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "generated": _generated().strftime("%Y-%m-%d %H:%M UTC"),
         "parameters": inp.parameters,
         "versions": inp.versions,
         "conditions": inp.conditions,
@@ -237,4 +256,5 @@ def write_report(inp: ReportInput, path: Path) -> ReportResult:
         figures=len(figures),
         summary=text_summary(inp, st),
         stats=st,
+        conditions=list(inp.conditions),
     )

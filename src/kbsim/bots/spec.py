@@ -13,7 +13,8 @@ its canonical form, :meth:`BotSpec.canonical`). A **lineup** is a comma-separate
 one for every seat (``greedy,search(iterations=50, rollout=greedy)``): commas inside parentheses belong to a spec.
 
 The syntax is parsed with Python's own expression parser (:mod:`ast`): a name, or a call with keyword arguments
-whose values are literals (numbers, strings, ``true``/``false``), bare words (read as strings, e.g. ``greedy``),
+whose values are literals (numbers, strings, ``true``/``false``), bare or dotted words (read as strings, e.g.
+``greedy`` or ``characters.play.agatha``),
 lists of these, or nested specs (``rollout=planner(budget=200)``, kept as their canonical text). A bot declares
 its parameters with a pydantic model in its class attribute ``Params`` (fields with types, defaults, bounds and
 descriptions); a bot without ``Params`` takes none. Values are validated by that model, and the bot is created as
@@ -74,7 +75,7 @@ def _text(value: Any) -> str:
 
 
 def _is_word(text: str) -> bool:
-    """Whether ``text`` reads back as itself when written bare (a name, or a nested spec)."""
+    """Whether ``text`` reads back as itself when written bare (a name, a dotted word, or a nested spec)."""
     if text in _WORDS:
         return False
     try:
@@ -82,6 +83,8 @@ def _is_word(text: str) -> bool:
     except SyntaxError:
         return False
     try:
+        if isinstance(node, ast.Attribute):
+            return _value(node, text) == text
         return _spec(node, text).canonical() == text
     except BotSpecError:
         return False
@@ -97,6 +100,8 @@ def _value(node: ast.expr, where: str) -> Any:
             return -v
     if isinstance(node, ast.Name):
         return _WORDS.get(node.id, node.id)
+    if isinstance(node, ast.Attribute):  # a dotted word, e.g. a rule-usage counter: characters.play.agatha
+        return f"{_value(node.value, where)}.{node.attr}"
     if isinstance(node, ast.List | ast.Tuple):
         return tuple(_value(e, where) for e in node.elts)
     if isinstance(node, ast.Call):

@@ -25,7 +25,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-rules_app = typer.Typer(help="Check, show, test and describe rule files.", no_args_is_help=True, rich_markup_mode=None)
+rules_app = typer.Typer(
+    help="Check, show, test, describe and publish rule files.", no_args_is_help=True, rich_markup_mode=None
+)
 app.add_typer(rules_app, name="rules")
 
 
@@ -96,3 +98,4 @@ rules_app.command("check")(rules.rules_check)
 rules_app.command("show")(rules.rules_show)
 rules_app.command("schema")(rules.rules_schema)
 rules_app.command("test")(rules.rules_test)
+rules_app.command("publish")(rules.rules_publish)

@@ -1,7 +1,8 @@
-"""``kbsim rules check|show|schema|test``: check, show, test and describe rule files."""
+"""``kbsim rules check|show|schema|test|publish``: check, show, test, describe and publish rule files."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -94,20 +95,12 @@ def rules_schema(
     ] = "all",
 ) -> None:
     """Print the JSON Schema of rule files (for editors and validators)."""
-    from pydantic.json_schema import models_json_schema
+    from kbsim.rules.families import RULE_MODELS, json_schema
 
-    from kbsim.rules.families import RULE_MODELS
-
-    models = {name: [m] for name, m in RULE_MODELS.items()} | {"all": list(RULE_MODELS.values())}
-    if family not in models:
-        fail(f"--family {family!r}: expected one of: {', '.join(models)}")
-    if len(models[family]) == 1:
-        schema = models[family][0].model_json_schema(by_alias=True)
-    else:
-        refs, schema = models_json_schema(
-            [(m, "validation") for m in models[family]], by_alias=True, title="kbsim rule file"
-        )
-        schema["anyOf"] = [refs[(m, "validation")] for m in models[family]]
+    choices = [*RULE_MODELS, "all"]
+    if family not in choices:
+        fail(f"--family {family!r}: expected one of: {', '.join(choices)}")
+    schema = json_schema(family)
     print(dumps_json(schema, indent=2))
 
 
@@ -144,3 +137,63 @@ def rules_test(
     print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
     if failed:
         raise typer.Exit(1)
+
+
+def rules_publish(
+    games: Annotated[
+        list[str], typer.Argument(help="Shipped game names or rule files (several make one site).", show_default=False)
+    ],
+    site: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="The site's folder: new or empty, or a site kbsim published there (with --force).",
+            show_default=False,
+        ),
+    ],
+    title: Annotated[
+        Optional[str], typer.Option(help="The site's title (default: the game's title).", show_default=False)
+    ] = None,
+    reports: Annotated[
+        list[Path],
+        typer.Option(
+            "--reports",
+            help="A report page of kbsim report or compare to publish beside the rules, linked from each game's "
+            "first page (repeatable).",
+        ),
+    ] = [],  # noqa: B006
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace a site kbsim published in that folder (never any other folder).")
+    ] = False,
+) -> None:
+    """Publish the searchable rules reference of rule files as a static site (needs: pip install "kbsim[docs]").
+
+    The site works opened from disk and on any static host; see the guide's page "Publish your game's
+    reference". The text is in the rule files' language (their language: field, default en).
+    """
+    try:
+        from kbsim.sphinx.publish import PublishError, build_site, plan_site
+    except ImportError as e:
+        fail(f'kbsim rules publish needs Sphinx and its theme ({e.name} is missing): pip install "kbsim[docs]"')
+    try:
+        plan = plan_site(games, site, title, reports, force)
+    except PublishError as e:
+        for line in e.lines:
+            err.print(f"kbsim: error: {line}", highlight=False, markup=False)
+        raise typer.Exit(2) from None
+    err.print(f"building the reference of {', '.join(plan.titles)} in {site} ...", highlight=False, markup=False)
+    try:
+        built = build_site(plan)
+    except RuntimeError as e:
+        err.print(f"kbsim: error: {e}", highlight=False, markup=False)
+        raise typer.Exit(1) from None
+    for line in built.warnings:
+        err.print(f"kbsim: warning: {line}", highlight=False, markup=False)
+    how = "updated" if built.incremental else "built"
+    out.print(
+        f"published: {built.index} ({built.pages} pages, {len(plan.games)} game(s), {how} in {built.seconds:.1f} s); "
+        "open it in a browser, or put the folder online as it is",
+        highlight=False,
+        markup=False,
+    )

@@ -29,4 +29,26 @@ def rule_model(family: str | None) -> type[RuleFile] | type[MarketRuleFile]:
     return RULE_MODELS.get(family or "rows", RuleFile)
 
 
-__all__ = ["RULE_MODELS", "RuleDocument", "rule_model"]
+def json_schema(family: str = "all") -> dict:
+    """The JSON Schema of rule files, as ``kbsim rules schema`` prints it and the rule-file guide shows it.
+
+    Args:
+        family: an engine family (``rows``, ``market``) or ``all`` (any of them: an ``anyOf`` of the models).
+
+    Returns:
+        The schema as a JSON-ready dict.
+
+    Raises:
+        KeyError: ``family`` is neither a family nor ``all``.
+    """
+    from pydantic.json_schema import models_json_schema
+
+    if family != "all":
+        return RULE_MODELS[family].model_json_schema(by_alias=True)
+    models = list(RULE_MODELS.values())
+    refs, schema = models_json_schema([(m, "validation") for m in models], by_alias=True, title="kbsim rule file")
+    schema["anyOf"] = [refs[(m, "validation")] for m in models]
+    return schema
+
+
+__all__ = ["RULE_MODELS", "RuleDocument", "json_schema", "rule_model"]

@@ -155,11 +155,14 @@ class LoadedRules:
     def rules_hash(self) -> str:
         """A hash of the validated rules in force (file content, variants and options applied).
 
-        Part of a run's identity: records of edited rules are never mixed with older ones.
+        Part of a run's identity: records of edited rules are never mixed with older ones. The file's
+        ``language`` is left out: it names the language of the text, and a hash taken before the field
+        existed stays the same.
         """
         import hashlib
 
-        return hashlib.blake2b(self.model.model_dump_json(by_alias=True).encode(), digest_size=8).hexdigest()
+        text = self.model.model_dump_json(by_alias=True, exclude={"language"})
+        return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
     @property
     def files(self) -> tuple[Path, ...]:

@@ -39,6 +39,7 @@ from kbsim.rules.schema import (
     MAX_POINTS,
     MAX_TURNS,
     Clarification,
+    Language,
     Option,
     Players,
     Strict,
@@ -494,6 +495,7 @@ class MarketRuleFile(Strict):
     family: Literal["market"] = Field(description="The engine family: `market` (a card market and set collection).")
     game: str = Field(pattern=r"^[a-z][a-z0-9-]*$", description="The game's identifier.")
     title: str
+    language: str = Language
     summary: str = Summary
     provisional: str | None = Field(
         None, description="Why the rules or data are not final; set from the card table when that is provisional."

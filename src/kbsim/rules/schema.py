@@ -65,6 +65,14 @@ Summary = Field(
     max_length=MAX_TEXT, description="A short description in the project's own words, rendered in the reference."
 )
 
+Language = Field(
+    "en",
+    pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$",
+    description="The language the file's text is written in: an ISO 639 code such as `en` or `fr` (`pt_BR` for a "
+    "region). `kbsim rules publish` builds the reference in it: the search stems words of this language and "
+    "kbsim's own headings and labels come from its message catalog (English where kbsim has none).",
+)
+
 
 class Players(Strict):
     """Player counts the game supports (competitive play)."""
@@ -687,6 +695,7 @@ class RuleFile(Strict):
         pattern=r"^[a-z][a-z0-9-]*$", max_length=60, description="The game's identifier, e.g. `kingsbridge`."
     )
     title: str = Field(max_length=MAX_NAME)
+    language: str = Language
     summary: str = Summary
     players: Players
     cards: Cards

@@ -17,21 +17,28 @@ from sphinx.util.docutils import SphinxDirective
 from kbsim.engine.families import FAMILIES
 from kbsim.rules.loader import LoadedRules
 from kbsim.sphinx.helpers import character_items, code, table
+from kbsim.sphinx.i18n import DEFAULT, N_, Words
+from kbsim.sphinx.links import make_ref
+from kbsim.sphinx.reference import ReferenceRenderer
 from kbsim.sphinx.rows import RulesRenderer
 
 logger = logging.getLogger(__name__)
 
 #: The page renderer of each engine family (a rule file's ``family``), from :mod:`kbsim.engine.families`.
-RENDERERS: dict[str, type[RulesRenderer]] = {name: f.part("docs_renderer") for name, f in FAMILIES.items()}
+RENDERERS: dict[str, type[ReferenceRenderer]] = {name: f.part("docs_renderer") for name, f in FAMILIES.items()}
 
 
-def make_renderer(directive: SphinxDirective, game: str, labels: bool = True) -> RulesRenderer:
+def renderer_class(model: Any) -> type[ReferenceRenderer]:
+    """The renderer of a validated rule file's engine family (:data:`RENDERERS`)."""
+    return RENDERERS.get(getattr(model, "family", "rows") or "rows", RulesRenderer)
+
+
+def make_renderer(directive: SphinxDirective, game: str, labels: bool = True) -> ReferenceRenderer:
     """The renderer of a rule file's engine family (:data:`RENDERERS`), with the rules loaded once."""
     from kbsim.rules.loader import load_rules
 
     loaded = load_rules(game)
-    cls = RENDERERS.get(getattr(loaded.model, "family", "rows") or "rows", RulesRenderer)
-    return cls(directive, game, labels=labels, loaded=loaded)
+    return renderer_class(loaded.model)(directive, game, labels=labels, loaded=loaded)
 
 
 def note_files(env: Any, loaded: LoadedRules) -> None:
@@ -49,24 +56,73 @@ def note_files(env: Any, loaded: LoadedRules) -> None:
 
 
 class RulesDirective(SphinxDirective):
-    """``{kbsim-rules} GAME``: the reference page of one rule file."""
+    """``{kbsim-rules} GAME``: the reference of one rule file (a shipped game's name or a path), or one of its pages.
+
+    With ``:part: NAME`` (a name from :meth:`~kbsim.sphinx.reference.ReferenceRenderer.parts`:
+    ``index``, ``setup``, ``turn``, ``characters``, ``options``...), only that page; without it,
+    the whole reference on one page. :mod:`kbsim.sphinx.pages` writes a page for each part.
+    """
 
     required_arguments = 1
     has_content = False
+    final_argument_whitespace = True
+    option_spec = {"part": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
-        """The rendered page; an unknown game or invalid rule file is a directive error."""
+        """The rendered page; an unknown game, invalid rule file or unknown part is a directive error."""
         from kbsim.rules.loader import RulesError
 
         game = self.arguments[0]
+        part = self.options.get("part") or None
         try:
             renderer = make_renderer(self, game)
             note_files(self.env, renderer.loaded)
-        except RulesError as e:
+            page = renderer.render(part)
+        except (RulesError, ValueError) as e:
             raise self.error(f"kbsim-rules {game}: {e}") from None
         rendered = _rendered(self.env)
-        rendered[renderer.game] = self.env.docname
-        return renderer.render()
+        if part in (None, "index"):
+            rendered[renderer.game] = self.env.docname
+        rule_docs(self.env)[self.env.docname] = renderer.model.title
+        if part is not None:
+            parts = renderer.parts(renderer.model)
+            characters = [p for p in parts if p.startswith("character-")]
+            examples = [p for p in parts if p.startswith("examples-")]
+            below = {
+                "index": [p for p in parts[1:] if p not in characters + examples],
+                "characters": characters,
+                "examples": examples,
+            }.get(part, [])
+            if below and page and isinstance(page[-1], nodes.section):
+                page[-1] += self.toctree(below)
+        return page
+
+    def toctree(self, parts: list[str]) -> list[nodes.Node]:
+        """A hidden table of contents of the pages of ``parts`` beside this one (those that exist).
+
+        It sits inside the page's section, so the navigation lists the pages under the page's title.
+        """
+        from sphinx.util import docname_join
+
+        docnames = [docname_join(self.env.docname, p) for p in parts]
+        docnames = [d for d in docnames if d in self.env.found_docs]
+        if not docnames:
+            return []
+        toc = addnodes.toctree()
+        toc["parent"] = self.env.docname
+        toc["entries"] = [(None, d) for d in docnames]
+        toc["includefiles"] = docnames
+        toc["maxdepth"] = -1
+        toc["caption"] = None
+        toc["glob"] = False
+        toc["hidden"] = True
+        toc["includehidden"] = False
+        toc["numbered"] = 0
+        toc["titlesonly"] = False
+        self.set_source_info(toc)
+        wrapper = nodes.compound(classes=["toctree-wrapper"])
+        wrapper += toc
+        return [wrapper]
 
 
 def _rendered(env: Any) -> dict[str, str]:
@@ -74,6 +130,16 @@ def _rendered(env: Any) -> dict[str, str]:
     if not hasattr(env, "kbsim_rendered"):
         env.kbsim_rendered = {}
     return env.kbsim_rendered
+
+
+def rule_docs(env: Any) -> dict[str, str]:
+    """Docname -> game title of each page of a rules reference (kept in the build environment).
+
+    The search ranks these pages first and names the game of each result.
+    """
+    if not hasattr(env, "kbsim_rule_docs"):
+        env.kbsim_rule_docs = {}
+    return env.kbsim_rule_docs
 
 
 class YamlDirective(SphinxDirective):
@@ -182,34 +248,34 @@ def notation_rst(doc: str) -> list[str]:
 
 # ------------------------------------------------------------------ list of games
 class GamesDirective(SphinxDirective):
-    """``{kbsim-games}``: a table of the shipped rule files linked to their pages (``rules/GAME``)."""
+    """``{kbsim-games} [GAME...]``: a table of rule files, each linked to the first page of its reference.
 
-    option_spec = {"prefix": directives.unchanged}
+    The games are the arguments (shipped names or paths), else :func:`reference_games`: the
+    ``kbsim_rules_games`` of the configuration, or every shipped game.
+    """
+
+    optional_arguments = 100
+    final_argument_whitespace = False
 
     def run(self) -> list[nodes.Node]:
         """The games table; each row's rule files are dependencies of the page."""
-        from kbsim.rules.loader import load_rules, shipped_games
+        from kbsim.rules.loader import RulesError, load_rules
 
-        prefix = self.options.get("prefix", "/rules/")
+        _ = Words(self.config.language or DEFAULT)
         rows = []
-        for game in shipped_games():
-            loaded = load_rules(game)
+        for game in self.arguments or reference_games(self.config):
+            try:
+                loaded = load_rules(game)
+            except RulesError as e:
+                raise self.error(f"kbsim-games {game}: {e}") from None
             m = loaded.model
             note_files(self.env, loaded)  # the table shows its title: rebuild on edits
-            ref = addnodes.pending_xref(
-                "",
-                refdomain="std",
-                reftype="doc",
-                reftarget=f"{prefix}{game}",
-                refexplicit=True,
-                refdoc=self.env.docname,
-            )
-            ref += nodes.inline(m.title, m.title)
-            note = "provisional data" if getattr(m, "provisional", None) else ""
+            ref = make_ref(f"{m.game}-rules-{m.game}", m.title)
+            note = _("provisional data") if getattr(m, "provisional", None) else ""
             rows.append(
                 [
                     [ref],
-                    [code(game)],
+                    [code(m.game)],
                     f"{m.players.min}-{m.players.max}",
                     str(len(m.options)),
                     str(len(m.variants)),
@@ -218,13 +284,17 @@ class GamesDirective(SphinxDirective):
                     note,
                 ]
             )
-        return [
-            table(
-                ["Game", "Name", "Players", "Options", "Variants", "Characters", "Examples", "Note"],
-                rows,
-                classes=["kbsim-games"],
-            )
+        header = [
+            N_("Game"),
+            N_("Name"),
+            N_("Players"),
+            N_("Options"),
+            N_("Variants"),
+            N_("Characters"),
+            N_("Examples"),
+            N_("Note"),
         ]
+        return [table([_(h) for h in header], rows, classes=["kbsim-games"])]
 
 
 # ------------------------------------------------------------------ API pages
@@ -269,24 +339,36 @@ def purge_rendered(app: Sphinx, env: Any, docname: str) -> None:
     rendered = _rendered(env)
     for game in [g for g, d in rendered.items() if d == docname]:
         del rendered[game]
+    rule_docs(env).pop(docname, None)
 
 
 def merge_rendered(app: Sphinx, env: Any, docnames: Any, other: Any) -> None:
-    """``env-merge-info``: take over the rendered games of a parallel reader."""
+    """``env-merge-info``: take over the rendered games and rule pages of a parallel reader."""
     _rendered(env).update(_rendered(other))
+    rule_docs(env).update(rule_docs(other))
+
+
+def reference_games(config: Any) -> list[str]:
+    """The games a project documents: its ``kbsim_rules_games`` (names or paths), else every shipped game."""
+    from kbsim.rules.loader import shipped_games
+
+    return list(getattr(config, "kbsim_rules_games", None) or shipped_games())
 
 
 def check_all_rendered(app: Sphinx, env: Any) -> None:
-    """``env-check-consistency``: warn for each shipped rule file no page renders."""
-    from kbsim.rules.loader import shipped_games
+    """``env-check-consistency``: warn for each documented game (:func:`reference_games`) no page renders."""
+    from kbsim.rules.loader import RulesError, load_rules
 
     rendered = _rendered(env)
-    for game in shipped_games():
-        if game not in rendered:
+    for game in reference_games(app.config):
+        try:
+            name = load_rules(game).model.game
+        except RulesError:
+            name = game
+        if name not in rendered:
             logger.warning(
-                "kbsim: the shipped rule file %r has no reference page; add docs/rules/%s.md holding "
-                "a {kbsim-rules} %s directive",
-                game,
+                "kbsim: the rule file %r has no reference page; set kbsim_rules_folder in conf.py (kbsim then "
+                "writes its pages), or write a page holding a {kbsim-rules} %s directive",
                 game,
                 game,
             )

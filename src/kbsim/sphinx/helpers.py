@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import types
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal, Union, get_args, get_origin
 
 import yaml
@@ -12,50 +12,58 @@ from docutils import nodes
 from pydantic import BaseModel
 from sphinx.util import logging
 
+from kbsim.sphinx.i18n import N_
+
 logger = logging.getLogger(__name__)
 
 #: Meaning of the confidence marks of options and clarifications.
 CONFIDENCE = {
-    "R": "stated by the rulebook",
-    "I": "inferred: a reasoned default where the sources are not explicit",
-    "?": "a guess: the sources leave it open, so the option is worth measuring",
+    "R": N_("stated by the rulebook"),
+    "I": N_("inferred: a reasoned default where the sources are not explicit"),
+    "?": N_("a guess: the sources leave it open, so the option is worth measuring"),
 }
 
 # Section titles for rule-file fields; a field not listed here is titled from its name.
 TITLES = {
-    "cards": "Cards",
-    "table": "Table",
-    "rows": "Rows",
-    "completion": "Completing a row",
-    "setup": "Setup",
-    "turn": "The turn",
-    "lay_out": "Lay out",
-    "rebuild": "Rebuilding",
-    "exchange": "Exchange",
-    "pass": "Pass",
-    "refill": "Refilling the hand",
-    "end": "End of the game",
-    "win": "Winning",
-    "stalemate": "Stalemate",
-    "turn_limit": "Turn limit",
-    "minus": "Minus pile",
-    "score": "Score",
-    "family": "Engine family",
-    "currency": "Currency",
-    "tokens": "Company tokens",
-    "market": "Market",
-    "objectives": "Objectives",
-    "contracts": "Contracts",
-    "patterns": "Patterns",
-    "events": "Events",
-    "take": "Take a card",
-    "claim": "Claim an objective",
-    "trigger": "End trigger",
-    "stall": "Stalled game",
+    "cards": N_("Cards"),
+    "table": N_("Table"),
+    "rows": N_("Rows"),
+    "completion": N_("Completing a row"),
+    "setup": N_("Setup"),
+    "turn": N_("The turn"),
+    "lay_out": N_("Lay out"),
+    "rebuild": N_("Rebuilding"),
+    "exchange": N_("Exchange"),
+    "pass": N_("Pass"),
+    "refill": N_("Refilling the hand"),
+    "end": N_("End of the game"),
+    "win": N_("Winning"),
+    "stalemate": N_("Stalemate"),
+    "turn_limit": N_("Turn limit"),
+    "minus": N_("Minus pile"),
+    "score": N_("Score"),
+    "family": N_("Engine family"),
+    "currency": N_("Currency"),
+    "tokens": N_("Company tokens"),
+    "market": N_("Market"),
+    "objectives": N_("Objectives"),
+    "contracts": N_("Contracts"),
+    "patterns": N_("Patterns"),
+    "events": N_("Events"),
+    "take": N_("Take a card"),
+    "claim": N_("Claim an objective"),
+    "trigger": N_("End trigger"),
+    "stall": N_("Stalled game"),
+    "penalties": N_("Penalties"),
+    "match": N_("Match"),
 }
-# Top-level fields with a dedicated rendering (everything else is rendered generically).
 
 CODE = re.compile(r"`([^`]+)`")
+
+
+def same(text: str) -> str:
+    """``text`` unchanged: the words of a helper called without a page's language (English)."""
+    return text
 
 
 # ------------------------------------------------------------------ small node helpers
@@ -96,15 +104,19 @@ def inline(text: str) -> list[nodes.Node]:
     return out
 
 
-def para(*parts: str | nodes.Node, classes: Iterable[str] = ()) -> nodes.paragraph:
-    """A paragraph from strings (parsed with :func:`inline`) and nodes."""
-    p = nodes.paragraph(classes=list(classes))
+def fill(node: nodes.Element, parts: Iterable[str | nodes.Node]) -> nodes.Element:
+    """Append ``parts`` to ``node``: strings parsed with :func:`inline`, nodes as they are; returns ``node``."""
     for part in parts:
         if isinstance(part, str):
-            p.extend(inline(part))
+            node.extend(inline(part))
         else:
-            p += part
-    return p
+            node += part
+    return node
+
+
+def para(*parts: str | nodes.Node, classes: Iterable[str] = ()) -> nodes.paragraph:
+    """A paragraph from strings (parsed with :func:`inline`) and nodes."""
+    return fill(nodes.paragraph(classes=list(classes)), parts)
 
 
 def code(text: Any, classes: Iterable[str] = ()) -> nodes.literal:
@@ -131,13 +143,7 @@ def _cell(content: Any) -> nodes.entry:
     elif isinstance(content, nodes.Node):
         entry += para(content)
     else:
-        p = nodes.paragraph()
-        for part in content:
-            if isinstance(part, str):
-                p.extend(inline(part))
-            else:
-                p += part
-        entry += p
+        entry += fill(nodes.paragraph(), content)
     return entry
 
 
@@ -189,19 +195,27 @@ def bullets(items: Iterable[Any]) -> nodes.bullet_list:
     return bl
 
 
-def provisional_note(obj: Any) -> list[nodes.Node]:
-    """A warning box when ``obj`` (a rule file or a part of one) carries a ``provisional`` reason or flag."""
+def provisional_note(obj: Any, tr: Callable[[str], str] = same) -> list[nodes.Node]:
+    """A warning box when ``obj`` (a rule file or a part of one) carries a ``provisional`` reason or flag.
+
+    Args:
+        obj: the rule file or a part of it.
+        tr: translates kbsim's words into the page's language (:class:`kbsim.sphinx.i18n.Words`).
+    """
     reason = getattr(obj, "provisional", None)
     if not reason:
         return []
     box = nodes.warning(classes=["kbsim-provisional"])
+    lead = tr("Provisional data.")
     box += para(
-        nodes.strong("Provisional data.", "Provisional data."),
+        nodes.strong(lead, lead),
         " ",
         reason
         if isinstance(reason, str)
-        else "This part of the rule file is not taken from a published source; replace it when the "
-        "real data is known. Results that depend on it are provisional too.",
+        else tr(
+            "This part of the rule file is not taken from a published source; replace it when the "
+            "real data is known. Results that depend on it are provisional too."
+        ),
     )
     return [box]
 
@@ -249,33 +263,33 @@ def items_of(container: Any) -> list[tuple[str, Any]]:
 
 
 EXAMPLE_LABELS = {
-    "hand": "Hand",
-    "draw_pile": "Draw pile",
-    "discard": "Discard pile",
-    "completed": "Rows completed",
-    "laid": "Hand cards laid",
-    "won": "Won",
-    "parked": "Parked cards",
-    "character": "Character",
-    "opponents": "Other players",
-    "opponent_piles": "Other players' draw piles",
+    "hand": N_("Hand"),
+    "draw_pile": N_("Draw pile"),
+    "discard": N_("Discard pile"),
+    "completed": N_("Rows completed"),
+    "laid": N_("Hand cards laid"),
+    "won": N_("Won"),
+    "parked": N_("Parked cards"),
+    "character": N_("Character"),
+    "opponents": N_("Other players"),
+    "opponent_piles": N_("Other players' draw piles"),
 }
 
 
-def cards_cell(text: str) -> Any:
-    """A cell showing a card text as a literal, or ``empty``."""
-    return [code(text)] if text else "empty"
+def cards_cell(text: str, tr: Callable[[str], str] = same) -> Any:
+    """A cell showing a card text as a literal, or ``empty`` (in the page's language, ``tr``)."""
+    return [code(text)] if text else tr("empty")
 
 
-def value_cell(value: Any) -> Any:
+def value_cell(value: Any, tr: Callable[[str], str] = same) -> Any:
     """A field-list cell for an example value: card text, a list of card texts, or a scalar."""
     if isinstance(value, str):
-        return cards_cell(value)
+        return cards_cell(value, tr)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         parts: list[Any] = []
         for i, v in enumerate(value):
             parts += (["; "] if i else []) + [code(v or "_")]
-        return parts or "none"
+        return parts or tr("none")
     return [code(scalar(value))]
 
 
@@ -327,27 +341,35 @@ def constraints(info: Any) -> str:
     return ", ".join(parts)
 
 
-def type_words(ann: Any) -> str:
-    """A short English description of a field type (no links)."""
-    simple = {int: "a whole number", str: "text", bool: "true or false", float: "a number", Any: "any value"}
+def type_words(ann: Any, tr: Callable[[str], str] = same) -> str:
+    """A short description of a field type (no links), in the page's language (``tr``)."""
+    simple = {
+        int: N_("a whole number"),
+        str: N_("text"),
+        bool: N_("true or false"),
+        float: N_("a number"),
+        Any: N_("any value"),
+    }
     if ann in simple:
-        return simple[ann]
+        return tr(simple[ann])
     if ann is type(None):
         return "null"
     origin = get_origin(ann)
     if origin is Literal:
         args = get_args(ann)
-        return f"exactly {scalar(args[0])}" if len(args) == 1 else "one of " + ", ".join(scalar(a) for a in args)
+        if len(args) == 1:
+            return tr("exactly {value}").format(value=scalar(args[0]))
+        return tr("one of {values}").format(values=", ".join(scalar(a) for a in args))
     if origin in (Union, types.UnionType):
-        return " or ".join(type_words(a) for a in get_args(ann))
+        return tr(" or ").join(type_words(a, tr) for a in get_args(ann))
     if origin is list:
         (inner,) = get_args(ann) or (Any,)
-        return f"a list of ({type_words(inner)})"
+        return tr("a list of ({items})").format(items=type_words(inner, tr))
     if origin is dict:
         k, v = get_args(ann) or (str, Any)
-        return f"a mapping of {type_words(k)} to ({type_words(v)})"
+        return tr("a mapping of {keys} to ({values})").format(keys=type_words(k, tr), values=type_words(v, tr))
     if isinstance(ann, type) and issubclass(ann, BaseModel):
-        return f"a {ann.__name__} section"
+        return tr("a {name} section").format(name=ann.__name__)
     return str(ann)
 
 

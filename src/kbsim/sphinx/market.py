@@ -14,21 +14,20 @@ from kbsim.sphinx.helpers import (
     field_list,
     fields_of,
     inline,
-    local_ref,
     para,
     rule_anchor,
     scalar,
     slug,
     table,
-    title_for,
     value_cell,
 )
-from kbsim.sphinx.rows import RulesRenderer
+from kbsim.sphinx.i18n import N_
+from kbsim.sphinx.reference import ReferenceRenderer
 
 logger = logging.getLogger(__name__)
 
 
-class MarketRulesRenderer(RulesRenderer):
+class MarketRulesRenderer(ReferenceRenderer):
     """The reference page of a ``market`` family rule file.
 
     The rule sections (currency, tokens, market, objectives, contracts and their
@@ -46,15 +45,14 @@ class MarketRulesRenderer(RulesRenderer):
       spelled out; the small ``example_cards`` list they play on is shown once.
     """
 
-    special = RulesRenderer.special | {"card_table", "example_cards", "published"}
+    special = ReferenceRenderer.special | {"card_table", "example_cards", "published"}
     components = ("cards", "currency", "tokens")
 
     # ---- cards
-    @staticmethod
-    def card(key: str) -> nodes.Node:
+    def card(self, key: str) -> nodes.Node:
         """A market card (or an empty place, ``-``) as it is written in the examples."""
         if key == "-":
-            return nodes.inline("empty", "empty", classes=["kbsim-empty"])
+            return nodes.inline(self._("empty"), self._("empty"), classes=["kbsim-empty"])
         return code(key, classes=["kbsim-card"])
 
     def cards_cell(self, text: str | None, empty: str = "none") -> Any:
@@ -63,14 +61,13 @@ class MarketRulesRenderer(RulesRenderer):
             return ""
         words = text.split()
         if not words:
-            return [self.card("-")] if empty == "empty" else empty
+            return [self.card("-")] if empty == "empty" else self._(empty)
         parts: list[Any] = []
         for i, w in enumerate(words):
             parts += ([" "] if i else []) + [self.card(w)]
         return parts
 
-    @staticmethod
-    def ids_cell(ids: list[str] | None, empty: str = "none", notes: dict[str, str] | None = None) -> Any:
+    def ids_cell(self, ids: list[str] | None, empty: str = "none", notes: dict[str, str] | None = None) -> Any:
         """A cell of objective or contract ids; ``-`` is an empty place; ``None`` (not checked) is blank.
 
         ``notes`` adds a word in brackets after an id (the icon of a claimed objective).
@@ -78,10 +75,10 @@ class MarketRulesRenderer(RulesRenderer):
         if ids is None:
             return ""
         if not ids:
-            return empty
+            return self._(empty)
         parts: list[Any] = []
         for i, x in enumerate(ids):
-            parts += ([", "] if i else []) + [MarketRulesRenderer.card(x)]
+            parts += ([", "] if i else []) + [self.card(x)]
             if notes and x in notes:
                 parts.append(f" ({notes[x]})")
         return parts
@@ -101,28 +98,29 @@ class MarketRulesRenderer(RulesRenderer):
     def card_table_section(self, cards: Any) -> list[nodes.Node]:
         """The card table: provisional warning, file, totals against the published ones, the card lists."""
         m = self.model
-        sec = self.section(self._id("rule-cards"), "Card table")
+        _ = self._
+        sec = self.section(self._id("rule-cards"), _("Card table"))
         box = self.provisional(cards)
         if box:
             hint = para(
-                "To play the real cards, write them in a table with the same keys and fields, point ",
-                code("card_table"),
-                " in the rule file at it and check it with ",
-                code(f"kbsim rules check {self.game}"),
-                "; ",
-                code("--option card_table=FILE"),
-                " tries another table for a single run.",
+                *_.parts(
+                    "To play the real cards, write them in a table with the same keys and fields, point {field} in "
+                    "the rule file at it and check it with {check}; {option} tries another table for a single run.",
+                    field=code("card_table"),
+                    check=code(f"kbsim rules check {self.game}"),
+                    option=code("--option card_table=FILE"),
+                )
             )
             box[0] += hint
         sec += box
         if cards.summary:
             sec += para(cards.summary)
         if m.card_table:
-            cell: list[Any] = [code(m.card_table), " (relative to the rule file)"]
+            cell: list[Any] = _.parts("{file} (relative to the rule file)", file=code(m.card_table))
             opt = self.option_by_path.get("card_table")
             if opt:
-                cell += ["; option ", self.option_ref(opt)]
-            sec += field_list([("File", cell)])
+                cell += ["; ", *_.parts("option {option}", option=self.option_ref(opt))]
+            sec += field_list([(_("File"), cell)])
         sec += self.totals_table(cards)
         sec += self.card_lists(cards)
         return [sec]
@@ -130,31 +128,44 @@ class MarketRulesRenderer(RulesRenderer):
     def totals_table(self, cards: Any) -> list[nodes.Node]:
         """The table's totals next to the totals the sources print (``published``)."""
         m = self.model
+        _ = self._
         published = m.published.model_dump() if getattr(m, "published", None) is not None else {}
         labels = {
-            "wagons": "Wagons",
-            "characters": "Characters",
-            "objectives": "Objectives",
-            "contracts": "Contracts",
-            "tokens": "Company tokens",
+            "wagons": N_("Wagons"),
+            "characters": N_("Characters"),
+            "objectives": N_("Objectives"),
+            "contracts": N_("Contracts"),
+            "tokens": N_("Company tokens"),
         }
         rows = []
         for key, n in cards.totals().items():
             want = published.get(key)
-            rows.append([labels.get(key, title_for(key)), str(n), "not published" if want is None else str(want)])
+            label = _(labels[key]) if key in labels else self.title_for(key)
+            rows.append([label, str(n), _("not published") if want is None else str(want)])
         market = (
             sum(w.count for w in cards.wagons)
             + m.currency.cards
             + sum(cards.characters.values())
             + sum(e.count for e in m.events.values())
         )
-        rows.append([f"Market cards in all (wagons, {m.currency.name} cards, characters, events)", str(market), ""])
-        intro = para(
-            "Totals of this table, next to the totals the sources print (rule file: ",
-            code("published"),
-            "); a card table whose totals differ from a published one is refused when the rules are loaded.",
+        rows.append(
+            [
+                _("Market cards in all (wagons, {currency} cards, characters, events)").format(
+                    currency=m.currency.name
+                ),
+                str(market),
+                "",
+            ]
         )
-        return [intro, table(["Cards", "In the table", "Published"], rows, classes=["kbsim-cards"], widths=[6, 2, 2])]
+        intro = para(
+            *_.parts(
+                "Totals of this table, next to the totals the sources print (rule file: {field}); a card table whose "
+                "totals differ from a published one is refused when the rules are loaded.",
+                field=code("published"),
+            )
+        )
+        header = [_("Cards"), _("In the table"), _("Published")]
+        return [intro, table(header, rows, classes=["kbsim-cards"], widths=[6, 2, 2])]
 
     def card_lists(self, cards: Any) -> list[nodes.Node]:
         """Tables of a card table's wagons, characters, companies, objectives and contracts."""
@@ -163,13 +174,14 @@ class MarketRulesRenderer(RulesRenderer):
         company_names = {c.key: c.name for c in cards.companies}
         wild = set(m.turn.claim.wild)
         out: list[nodes.Node] = []
+        _ = self._
 
         def add(title: str, header: list[str], rows: list[list[Any]], widths: list[int]) -> None:
             keep = [i for i in range(len(header)) if i == 0 or any(r[i] not in ("", None) for r in rows)]
-            out.append(para(nodes.strong(title, title)))
+            out.append(para(nodes.strong(_(title), _(title))))
             out.append(
                 table(
-                    [header[i] for i in keep],
+                    [_(header[i]) for i in keep],
                     [[r[i] for i in keep] for r in rows],
                     classes=["kbsim-cards"],
                     widths=[widths[i] for i in keep],
@@ -177,34 +189,34 @@ class MarketRulesRenderer(RulesRenderer):
             )
 
         add(
-            "Wagons",
-            ["Key", "Name", "Copies", "Wild"],
+            N_("Wagons"),
+            [N_("Key"), N_("Name"), N_("Copies"), N_("Wild")],
             [
-                [[self.card(w.key)], w.name, str(w.count), "yes: stands for any wagon" if w.key in wild else ""]
+                [[self.card(w.key)], w.name, str(w.count), _("yes: stands for any wagon") if w.key in wild else ""]
                 for w in cards.wagons
             ],
             [2, 4, 1, 3],
         )
         if cards.characters:
             add(
-                "Characters",
-                ["Character", "Copies"],
+                N_("Characters"),
+                [N_("Character"), N_("Copies")],
                 [
-                    [[local_ref(f"character-{slug(k)}", m.characters[k].name if k in m.characters else k)], str(n)]
+                    [[self.ref(f"character-{slug(k)}", m.characters[k].name if k in m.characters else k)], str(n)]
                     for k, n in cards.characters.items()
                 ],
                 [4, 1],
             )
         icons = {c.key: sum(1 for o in cards.objectives if o.company == c.key) for c in cards.companies}
         add(
-            "Companies",
-            ["Key", "Name", "Tokens", "Objectives with its icon"],
+            N_("Companies"),
+            [N_("Key"), N_("Name"), N_("Tokens"), N_("Objectives with its icon")],
             [[[code(c.key)], c.name, str(c.tokens), str(icons[c.key])] for c in cards.companies],
             [2, 4, 1, 2],
         )
         add(
-            "Objectives",
-            ["Id", "Name", "Wagons needed", "Points", "Icon"],
+            N_("Objectives"),
+            [N_("Id"), N_("Name"), N_("Wagons needed"), N_("Points"), N_("Icon")],
             [
                 [
                     [code(o.id)],
@@ -222,12 +234,12 @@ class MarketRulesRenderer(RulesRenderer):
             terms: list[Any] = []
             for i, t in enumerate(c.terms):
                 terms += ([" + "] if i else []) + [
-                    local_ref(rule_anchor(f"contracts.patterns.{t.pattern}"), code(t.pattern))
+                    self.ref(rule_anchor(f"contracts.patterns.{t.pattern}"), code(t.pattern))
                 ]
                 if t.colour is not None:
                     terms.append(f" ({company_names.get(t.colour, t.colour)})")
             rows.append([[code(c.id)], c.name, terms])
-        add("Contracts", ["Id", "Name", "Scores the patterns"], rows, [2, 4, 6])
+        add(N_("Contracts"), [N_("Id"), N_("Name"), N_("Scores the patterns")], rows, [2, 4, 6])
         return out
 
     # ---- setup
@@ -250,7 +262,7 @@ class MarketRulesRenderer(RulesRenderer):
                         str(face_up),
                         " / ".join(str(len(d)) for d in st.decks),
                         f"{shown} / {len(st.obj_deck)}",
-                        f"{len(st.offered[0])}, keeps {g.contracts_kept}",
+                        self._("{dealt}, keeps {kept}").format(dealt=len(st.offered[0]), kept=g.contracts_kept),
                         str(len(st.contract_box)),
                         str(st.currency[0]),
                     ]
@@ -263,16 +275,18 @@ class MarketRulesRenderer(RulesRenderer):
                 location=(self.env.docname, self.directive.lineno),
             )
             return []
+        _ = self._
         header = [
-            "Players",
-            "Market cards face up",
-            "Left in each deck",
-            "Objectives face up / in their deck",
-            "Contracts dealt to each",
-            "Contracts not dealt",
-            f"{m.currency.name} cards each",
+            _("Players"),
+            _("Market cards face up"),
+            _("Left in each deck"),
+            _("Objectives face up / in their deck"),
+            _("Contracts dealt to each"),
+            _("Contracts not dealt"),
+            _("{currency} cards each").format(currency=m.currency.name),
         ]
-        return [para("The table after setup, as the engine lays it out:"), table(header, rows, classes=["kbsim-deal"])]
+        intro = para(_("The table after setup, as the engine lays it out:"))
+        return [intro, table(header, rows, classes=["kbsim-deal"])]
 
     # ---- characters
     def characters_intro(self, characters: Any) -> list[nodes.Node]:
@@ -281,9 +295,11 @@ class MarketRulesRenderer(RulesRenderer):
             return []
         return [
             para(
-                "Characters are market cards: the player who takes one (paying its place like any card) "
-                "carries out its effect at once, then it leaves the game; an effect that cannot be carried "
-                "out is lost. The copies of each are counted in the card table."
+                self._(
+                    "Characters are market cards: the player who takes one (paying its place like any card) "
+                    "carries out its effect at once, then it leaves the game; an effect that cannot be carried "
+                    "out is lost. The copies of each are counted in the card table."
+                )
             )
         ]
 
@@ -292,40 +308,44 @@ class MarketRulesRenderer(RulesRenderer):
         cards = getattr(self.model, "cards", None)
         facts = super().character_facts(key, ch)
         if cards is not None:
-            note = " (provisional card table)" if cards.provisional else ""
-            facts.append(("Copies", f"{cards.characters.get(key, 0)}{note}"))
+            note = " " + self._("(provisional card table)") if cards.provisional else ""
+            facts.append((self._("Copies"), f"{cards.characters.get(key, 0)}{note}"))
         return facts
 
     # ---- examples
-    def examples_section(self) -> nodes.section:
-        """Examples drawn as market lines, with the move forms and the examples' own card list."""
+    def examples_intro(self) -> list[nodes.Node]:
+        """How the examples are drawn (market lines), the move forms, and the examples' own card list."""
         m = self.model
-        sec = self.section(self._id("examples"), "Examples")
-        sec += para(
-            "Each example lays out a table (the market lines, cheapest place first, with what is left in "
-            "each deck; the face-up objectives; every player's cards), plays the listed moves and states "
-            "the result; what it leaves out is not checked. The same examples run in the test suite (",
-            code("kbsim rules test"),
-            "), and the documentation build runs them too: it warns, and a build "
-            "with warnings as errors stops, if the engine no longer gives a stated result.",
-        )
+        _ = self._
+        out: list[nodes.Node] = [
+            para(
+                *_.parts(
+                    "Each example lays out a table (the market lines, cheapest place first, with what is left in "
+                    "each deck; the face-up objectives; every player's cards), plays the listed moves and states the "
+                    "result; what it leaves out is not checked. The same examples run in the test suite ({command}), "
+                    "and the documentation build runs them too: it warns, and a build with warnings as errors stops, "
+                    "if the engine no longer gives a stated result.",
+                    command=code("kbsim rules test"),
+                )
+            )
+        ]
         forms = self.move_forms()
         if forms:
-            sec += para(nodes.strong("Moves.", "Moves."), " ", *forms)
+            out.append(para(nodes.strong(_("Moves."), _("Moves.")), " ", *forms))
         if getattr(m, "example_cards", None) is not None:
-            sub = self.section(self._id("examples-cards"), "Cards the examples use")
+            sub = self.section(self._id("examples-cards"), _("Cards the examples use"))
             if m.example_cards.summary:
                 sub += para(m.example_cards.summary)
             sub += para(
-                "The examples play on a small card list of their own (rule file: ",
-                code("example_cards"),
-                "), so that they check the rules and not the card table.",
+                *_.parts(
+                    "The examples play on a small card list of their own (rule file: {field}), so that they check "
+                    "the rules and not the card table.",
+                    field=code("example_cards"),
+                )
             )
             sub += self.card_lists(m.example_cards)
-            sec += sub
-        for ex in m.examples:
-            sec += self.example(ex)
-        return sec
+            out.append(sub)
+        return out
 
     @staticmethod
     def move_forms() -> list[nodes.Node]:
@@ -342,37 +362,47 @@ class MarketRulesRenderer(RulesRenderer):
     def describe_move(self, text: str) -> str:
         """A move of the market notation in words (the notation itself is checked by the engine)."""
         m = self.model
+        _ = self._
         parts = text.split()
         op, args = (parts[0].lower(), parts[1:]) if parts else ("", [])
 
         def by(effect: str) -> str:
             names = [c.name for c in m.characters.values() if c.effect.op == effect]
-            return f" ({' or '.join(names)})" if names else ""
+            return f" ({_(' or ').join(names)})" if names else ""
 
         if op == "take" and len(args) == 2 and all(a.isdigit() for a in args):
             place = int(args[1])
-            cost = f" (a place that costs {m.market.costs[place - 1]})" if 1 <= place <= len(m.market.costs) else ""
-            return f"take the card in line {args[0]}, place {place}{cost}"
+            cost = ""
+            if 1 <= place <= len(m.market.costs):
+                cost = " " + _("(a place that costs {cost})").format(cost=m.market.costs[place - 1])
+            return _("take the card in line {line}, place {place}").format(line=args[0], place=place) + cost
         if op == "claim" and len(args) == 1:
-            return f"claim face-up objective {args[0]}" if args[0].isdigit() else f"claim objective `{args[0]}`"
+            if args[0].isdigit():
+                return _("claim face-up objective {number}").format(number=args[0])
+            return _("claim objective `{id}`").format(id=args[0])
         if op == "end" and not args:
-            return "end the turn; the next seat plays"
+            return _("end the turn; the next seat plays")
         if op == "choose" and len(args) == 1:
-            return f"keep contract `{args[0]}`"
+            return _("keep contract `{id}`").format(id=args[0])
         if op == "steal" and len(args) == 1:
-            return f"take every {m.currency.name} card of seat {args[0]}{by('take_currency')}"
+            text = _("take every {currency} card of seat {seat}").format(currency=m.currency.name, seat=args[0])
+            return text + by("take_currency")
         if op == "swap" and len(args) == 3:
-            return f"give your `{args[0]}` to seat {args[1]} for their `{args[2]}`{by('swap_wagons')}"
+            text = _("give your `{mine}` to seat {seat} for their `{theirs}`")
+            return text.format(mine=args[0], seat=args[1], theirs=args[2]) + by("swap_wagons")
         if op == "token" and len(args) == 1:
-            return f"take a `{args[0]}` company token from the supply{by('take_token')}"
+            return _("take a `{company}` company token from the supply").format(company=args[0]) + by("take_token")
         return ""
 
     def market_board(self, lines: list[str], decks: list[str] | None) -> nodes.container:
         """Market lines (one row per deck, cheapest place first) and, when given, what is left in each deck."""
         costs = self.model.market.costs
-        header = ["Line"] + [f"Place {i + 1} (cost {c})" for i, c in enumerate(costs)]
+        _ = self._
+        header = [_("Line")] + [
+            _("Place {place} (cost {cost})").format(place=i + 1, cost=c) for i, c in enumerate(costs)
+        ]
         if decks is not None:
-            header.append("Deck (top first)")
+            header.append(_("Deck (top first)"))
         rows = []
         for d, text in enumerate(lines):
             words = text.split()
@@ -388,16 +418,17 @@ class MarketRulesRenderer(RulesRenderer):
     def players_table(self, players: list[Any], seat: int | None = None, checked: bool = False) -> nodes.table:
         """One row per seat; ``checked``: expected values, where a blank cell is not checked."""
         m = self.model
+        _ = self._
         labels = {
-            "wagons": "Wagons",
-            "currency": f"{m.currency.name} cards",
-            "tokens": "Company tokens",
-            "objectives": "Objectives claimed",
-            "contracts": "Contracts kept",
+            "wagons": _("Wagons"),
+            "currency": _("{currency} cards").format(currency=m.currency.name),
+            "tokens": _("Company tokens"),
+            "objectives": _("Objectives claimed"),
+            "contracts": _("Contracts kept"),
         }
         columns: list[str] = []
         for p in players:
-            for k, v, _ in fields_of(p):
+            for k, v, _info in fields_of(p):
                 shown = v is not None if checked else v not in (None, "", [], 0)
                 if shown and k not in columns:
                     columns.append(k)
@@ -406,7 +437,7 @@ class MarketRulesRenderer(RulesRenderer):
         rows = []
         for i, p in enumerate(players):
             values = {k: v for k, v, _ in fields_of(p)}
-            row: list[Any] = [f"{i} (to play)" if seat == i else str(i)]
+            row: list[Any] = [_("{seat} (to play)").format(seat=i) if seat == i else str(i)]
             for k in columns:
                 v = values.get(k)
                 if v is None:
@@ -424,37 +455,41 @@ class MarketRulesRenderer(RulesRenderer):
                 else:
                     row.append([code(scalar(v))])
             rows.append(row)
-        return table(["Seat"] + [labels.get(k, title_for(k)) for k in columns], rows, classes=["kbsim-market"])
+        header = [_("Seat")] + [labels.get(k) or self.title_for(k) for k in columns]
+        return table(header, rows, classes=["kbsim-market"])
 
     def example(self, ex: Any) -> nodes.section:
         """One example: its table, the moves in words, the stated result and the table after."""
         m = self.model
+        _ = self._
         st = ex.state
         sec = self.section(self._id(f"example-{slug(ex.name)}"), code(ex.name))
         if ex.summary:
             sec += para(ex.summary)
         setup: list[tuple[str, Any]] = []
         for k, v in ex.options.items():
-            setup.append(("Option", [self.option_ref(k) if k in m.options else code(k), " = ", code(scalar(v))]))
-        setup.append(("Players", str(len(st.players))))
-        setup.append(("To play", f"seat {st.seat}"))
+            option = self.option_ref(k) if k in m.options else code(k)
+            setup.append((_("Option"), [option, " = ", code(scalar(v))]))
+        setup.append((_("Players"), str(len(st.players))))
+        setup.append((_("To play"), _("seat {seat}").format(seat=st.seat)))
         if getattr(st, "trigger_seat", None) is not None:
-            setup.append(("End triggered by", f"seat {st.trigger_seat} (the final round is being played)"))
+            text = _("seat {seat} (the final round is being played)").format(seat=st.trigger_seat)
+            setup.append((_("End triggered by"), text))
         if st.objectives:
-            setup.append(("Objectives face up", self.ids_cell(st.objectives)))
+            setup.append((_("Objectives face up"), self.ids_cell(st.objectives)))
         if st.objective_deck:
-            setup.append(("Objective deck (top first)", self.ids_cell(st.objective_deck)))
+            setup.append((_("Objective deck (top first)"), self.ids_cell(st.objective_deck)))
         sec += field_list(setup)
         empty_market = all(w == "-" for line in st.market for w in line.split())
         if empty_market and not any(d.split() for d in st.decks):
-            sec += para(nodes.strong("Market:", "Market:"), " every place empty, every deck used up.")
+            sec += para(nodes.strong(_("Market:"), _("Market:")), " ", _("every place empty, every deck used up."))
         else:
-            sec += para(nodes.strong("Market before", "Market before"))
+            sec += para(nodes.strong(_("Market before"), _("Market before")))
             sec += self.market_board(st.market, st.decks if any(d.split() for d in st.decks) else None)
             if not any(d.split() for d in st.decks):
-                sec += para("Every deck is used up.")
-        if any(v not in (None, "", [], 0) for p in st.players for _, v, _ in fields_of(p)):
-            sec += para(nodes.strong("Players before", "Players before"))
+                sec += para(_("Every deck is used up."))
+        if any(v not in (None, "", [], 0) for p in st.players for _k, v, _i in fields_of(p)):
+            sec += para(nodes.strong(_("Players before"), _("Players before")))
             sec += self.players_table(st.players, seat=st.seat)
         if ex.moves:
             moves = nodes.enumerated_list(enumtype="arabic")
@@ -463,10 +498,10 @@ class MarketRulesRenderer(RulesRenderer):
                 words = self.describe_move(mv)
                 li += para(code(mv), *([": ", words] if words else []))
                 moves += li
-            sec += para(nodes.strong("Moves", "Moves"))
+            sec += para(nodes.strong(_("Moves"), _("Moves")))
             sec += moves
         else:
-            sec += para("No moves: the example scores the table as it stands.")
+            sec += para(_("No moves: the example scores the table as it stands."))
         sec += self.example_result(ex)
         return sec
 
@@ -477,58 +512,61 @@ class MarketRulesRenderer(RulesRenderer):
             key: the field of ``expect`` (``objectives``, ``seat``, ``winners``, ``score``, ...).
             value: its stated value; a list of whole numbers is read as one value per seat.
         """
-        labels = {
-            "objectives": "Objectives face up",
-            "objective_deck": "Objective deck (top first)",
-            "box": "Out of the game (box)",
-        }
+        _ = self._
         if key in ("objectives", "objective_deck"):
-            return labels[key], self.ids_cell(value, empty="empty" if key == "objective_deck" else "none")
+            label = _("Objectives face up") if key == "objectives" else _("Objective deck (top first)")
+            return label, self.ids_cell(value, empty="empty" if key == "objective_deck" else "none")
         if key == "box":
-            return labels[key], self.cards_cell(value)
+            return _("Out of the game (box)"), self.cards_cell(value)
         if key == "characters_lost":
-            return "Characters lost", str(value)
+            return _("Characters lost"), str(value)
         if key == "seat":
-            return "To play next", f"seat {value}"
+            return _("To play next"), _("seat {seat}").format(seat=value)
         if key == "ended":
-            return "Game over", "yes" if value else "no"
+            return _("Game over"), _("yes") if value else _("no")
         if key == "winners":
             seats = ", ".join(str(s) for s in value)
-            return "Winners", (
-                f"seat {seats}" if len(value) == 1 else (f"seats {seats} (a shared win)" if value else "none")
-            )
+            if len(value) == 1:
+                return _("Winners"), _("seat {seat}").format(seat=seats)
+            return _("Winners"), _("seats {seats} (a shared win)").format(seats=seats) if value else _("none")
         if isinstance(value, list) and all(isinstance(x, int) for x in value):
-            return title_for(key), "; ".join(f"seat {i}: {v}" for i, v in enumerate(value))
-        return title_for(key), value_cell(value)
+            return self.title_for(key), "; ".join(
+                _("seat {seat}: {value}").format(seat=i, value=v) for i, v in enumerate(value)
+            )
+        return self.title_for(key), value_cell(value, _)
 
     def example_result(self, ex: Any) -> list[nodes.Node]:
         """The stated result of an example: refused move, values, the market and the players after."""
         exp = ex.expect
+        _ = self._
         items: list[tuple[str, Any]] = []
         if exp.illegal is not None:
             move = ex.moves[exp.illegal - 1] if 0 < exp.illegal <= len(ex.moves) else "?"
-            items.append(
-                ("Refused", [f"move {exp.illegal} (", code(move), ") is not allowed; the moves before it stand"])
-            )
+            items.append((_("Refused"), self.refused(exp.illegal, move)))
 
-        for k, v, _ in fields_of(exp):
+        for k, v, _info in fields_of(exp):
             if v is None or k in ("illegal", "market", "decks", "players"):
                 continue
             items.append(self.result_item(k, v))
         out: list[nodes.Node] = []
         if items:
-            out += [para(nodes.strong("Result", "Result")), field_list(items)]
+            out += [para(nodes.strong(_("Result"), _("Result"))), field_list(items)]
         if exp.market is not None:
-            out += [para(nodes.strong("Market after", "Market after")), self.market_board(exp.market, exp.decks)]
+            out += [para(nodes.strong(_("Market after"), _("Market after"))), self.market_board(exp.market, exp.decks)]
         elif exp.decks is not None:
             decks = [
-                [f"line {i + 1}: ", *(self.cards_cell(d, empty="empty") if d.split() else ["empty"])]
+                [
+                    _("line {line}: ").format(line=i + 1),
+                    *(self.cards_cell(d, empty="empty") if d.split() else [_("empty")]),
+                ]
                 for i, d in enumerate(exp.decks)
             ]
-            out += [para(nodes.strong("Decks after (top first)", "Decks after (top first)")), bullets(decks)]
-        if exp.players is not None and any(v is not None for p in exp.players for _, v, _ in fields_of(p)):
+            title = _("Decks after (top first)")
+            out += [para(nodes.strong(title, title)), bullets(decks)]
+        if exp.players is not None and any(v is not None for p in exp.players for _k, v, _i in fields_of(p)):
+            title = _("Players after")
             out += [
-                para(nodes.strong("Players after", "Players after"), " (blank cells are not checked)"),
+                para(nodes.strong(title, title), " ", _("(blank cells are not checked)")),
                 self.players_table(exp.players, checked=True),
             ]
         return out

@@ -216,26 +216,7 @@ class SchemaDirective(SphinxDirective):
         return sec
 
     def json_schema(self, roots: list[tuple[str, type[BaseModel]]]) -> str:
-        """What ``kbsim rules schema`` prints (run in-process), else the schema built here from the models."""
-        try:
-            from typer.testing import CliRunner
+        """What ``kbsim rules schema`` prints (:func:`kbsim.rules.families.json_schema`), indented."""
+        from kbsim.rules.families import json_schema
 
-            from kbsim.cli import app
-
-            result = CliRunner().invoke(app, ["rules", "schema"])
-            if result.exit_code == 0 and result.stdout.strip().startswith("{"):
-                return json.dumps(json.loads(result.stdout), indent=2)
-            problem = (result.stdout or "").strip()[-200:] or repr(result.exception)
-        except Exception as e:  # the command line cannot be imported: say so, and show the models' schema
-            problem = f"{type(e).__name__}: {e}"
-        logger.warning(
-            "kbsim: `kbsim rules schema` did not print a JSON Schema (%s); the page shows the schema "
-            "of the models instead",
-            problem,
-            location=(self.env.docname, self.lineno),
-        )
-        from pydantic.json_schema import models_json_schema
-
-        refs, schema = models_json_schema([(m, "validation") for _, m in roots], by_alias=True, title="kbsim rule file")
-        schema["anyOf"] = [refs[(m, "validation")] for _, m in roots]
-        return json.dumps(schema, indent=2)
+        return json.dumps(json_schema("all"), indent=2)

@@ -40,6 +40,10 @@ class MarketTurn:
         self.log: list[Move] | None = None
         self.on_move: Callable[[MarketTurn], None] | None = None
         self._legal: list[Move] | None = None
+        # the game loop's link from the view a bot is handed to the real turn (kbsim.engine.market.observe), or None
+        self._relay: Callable[[Move], None] | None = None
+        # the turn-loop counts everybody knows (kbsim.engine.market.observe.MarketContext), set by the game loop
+        self.seen: object | None = None
         self.phase = phase
         if phase == TAKE and not self._take_moves(False):
             self.phase = CLAIM
@@ -120,13 +124,22 @@ class MarketTurn:
                 st.contracts[s] = []
                 st.offered[s] = []
         st.contract_box = []
+        return self.on_state(st)
+
+    def on_state(self, state: MarketState) -> MarketTurn:
+        """This turn, at the same point (phase, what it took, claimed, lost, resolved), over ``state``.
+
+        ``state`` is a copy of :attr:`state` (a sandbox, a masked view, a determinization); moves applied to the
+        new turn change only ``state``. It has no log, no move hook and no link to the game.
+        """
         t = MarketTurn.__new__(MarketTurn)
         t.__dict__.update(self.__dict__)
-        t.state = st
+        t.state = state
         t.resolved = list(self.resolved)
         t.log = None
         t.on_move = None
         t._legal = None
+        t._relay = None
         return t
 
     # ---- moves
@@ -148,6 +161,9 @@ class MarketTurn:
         Raises:
             IllegalMove: ``move`` is not among :meth:`legal_moves` (the message says why).
         """
+        if self._relay is not None:  # the view a bot is handed: the game makes the move, then shows the result
+            self._relay(move)
+            return
         if move not in self.legal_moves():
             raise IllegalMove(self._why(move))
         self._legal = None
@@ -189,6 +205,7 @@ class MarketTurn:
             st.offered[me].remove(move.a)
             st.contracts[me].append(move.a)
             if len(st.contracts[me]) >= g.contracts_kept:
+                st.returned[me].extend(st.offered[me])
                 st.contract_box.extend(st.offered[me])
                 st.offered[me] = []
                 self.phase = DONE

@@ -52,6 +52,10 @@ _OPENINGS_MEMO: dict[tuple, tuple] = {}  # (id(game), board) -> (game, reachable
 _OPENINGS_KEPT: Final = 256  # boards kept (any seat, any bot: a function of the board, which exchanges leave alone)
 HIDDEN: Final = 0  # stands for a card a player may not see
 HIDDEN_CHARACTER: Final = "?"  # stands for a face-down character card
+_OWE_NONE: Final = 0  # draws the turn still owes (finish_draws): none,
+_OWE_END: Final = 1  # the refill of a lay-out turn,
+_OWE_EXCHANGE: Final = 2  # the refill of an exchange,
+_OWE_MINUS: Final = 3  # the refill of a minus-pile move
 
 
 class Turn:
@@ -113,6 +117,10 @@ class Turn:
         "_playing",
         "_undo",
         "usage",
+        "defer_draws",
+        "_owed",
+        "drawn",
+        "seen",
     )
 
     def __init__(
@@ -157,6 +165,12 @@ class Turn:
         self._playing: str | None = None
         self._undo: tuple | None = None  # snapshot of the table before the turn's first provisional move
         self.usage: dict[str, int] | None = None  # rule usage counters (kbsim.engine.rows.usage), when counted
+        # the game loop's draws at the end of the turn wait for finish_draws (the draw piles are masked meanwhile)
+        self.defer_draws = False
+        self._owed = _OWE_NONE
+        self.drawn = 0  # cards drawn into the hand this turn
+        # what every seat knows beyond the zones it sees (kbsim.engine.rows.observe.Knowledge), set by the game loop
+        self.seen: object | None = None
 
     @classmethod
     def for_seat(cls, game: CompiledGame, state: GameState, seat: int, opponents=()) -> Turn:
@@ -782,6 +796,7 @@ class Turn:
         while n > 0 and pile:
             hand.append(pile.pop())
             n -= 1
+            self.drawn += 1
 
     def _end(self) -> None:
         """End a lay-out turn and refill the hand."""
@@ -799,13 +814,38 @@ class Turn:
             pending = self._must_lay_pending()
             if pending is not None:
                 raise IllegalMove(f"{g.card_text(pending)} must be laid while it can be")
-        if not g.refill_at_start:
+        if g.refill_at_start:
+            pass
+        elif self.defer_draws:
+            self._owed = _OWE_END
+        else:
             self._refill()
             if g.must_lay_when_drawn:
                 self._lay_drawn_musts()
         self.phase = DONE
         if self.log is not None or self.on_move is not None:
             self._after(END_TURN)
+
+    def finish_draws(self) -> None:
+        """Make the draws that ended the turn while :attr:`defer_draws` held them back (a step of the game loop).
+
+        While a bot decides, the game loop masks every hidden zone in place (:mod:`kbsim.engine.rows.observe`)
+        and sets :attr:`defer_draws`: the refill that ends a lay-out turn, an exchange or a minus-pile move
+        (and the must-lay cards laid from what was drawn, and the out-of-cards check after a minus-pile move)
+        waits until the real cards are back. Bots never call it. Does nothing when no draw is owed.
+        """
+        owed = self._owed
+        self._owed = _OWE_NONE
+        self.defer_draws = False
+        if owed == _OWE_NONE:
+            return
+        self._refill()
+        if owed == _OWE_END and self.g.must_lay_when_drawn:
+            self.phase = LAYING  # (the drawn must-lay cards are laid as the end of the turn; not moves of a bot)
+            self._lay_drawn_musts()
+            self.phase = DONE
+        elif owed == _OWE_MINUS:
+            self._out_check()
 
     def _lay_drawn_musts(self) -> None:
         """Lay every must-lay card just drawn that can be laid, each on the first row that takes it.
@@ -852,7 +892,10 @@ class Turn:
         self._take_from_hand(cards)
         self._pile[0:0] = reversed(cards)
         self.exchanged = len(cards)
-        self._refill()
+        if self.defer_draws:
+            self._owed = _OWE_EXCHANGE
+        else:
+            self._refill()
         self.phase = DONE
         if self.log is not None or self.on_move is not None:
             self._after(Exchange(tuple(cards)))
@@ -1137,9 +1180,12 @@ class Turn:
                 del park[i]
         self.state.minus[self.seat].extend(cards)
         self.minus_cards += len(cards)
-        self._refill()
         self.phase = DONE
-        self._out_check()
+        if self.defer_draws:
+            self._owed = _OWE_MINUS
+        else:
+            self._refill()
+            self._out_check()
         self._after(Minus(tuple(cards)))
 
     # ----------------------------------------------------------------- characters
@@ -1296,7 +1342,23 @@ class Turn:
     # ----------------------------------------------------------------- copies
     def clone(self) -> Turn:
         """An exact independent copy (all zones copied), used to try moves before making them."""
-        st = self.state.copy()
+        return self.on_state(self.state.copy())
+
+    def on_state(self, st: GameState) -> Turn:
+        """This turn, at the same point, over the zones of ``st``.
+
+        ``st`` is a copy of :attr:`state`, or a state filled in from it, as a determinization is (see
+        :mod:`kbsim.engine.rows.forward`).
+
+        The new turn has this turn's counters and modifiers; its provisional snapshot (if any) is shared, and its
+        draws are not held back (:attr:`defer_draws` is off).
+
+        Args:
+            st: the state of the new turn; it must hold this turn's seat.
+
+        Returns:
+            The new turn (no log, no move hook).
+        """
         t = Turn(
             self.g,
             st.rows,
@@ -1328,6 +1390,8 @@ class Turn:
         t._start_empty = self._start_empty
         t._playing = self._playing
         t._undo = self._undo
+        t.drawn = self.drawn
+        t.seen = self.seen
         return t
 
     def sandbox(self, *, scratch: bool = False) -> Turn:

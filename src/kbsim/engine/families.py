@@ -3,7 +3,7 @@
 A rule file names its family (``family: rows`` or ``family: market``); everything
 that depends on the family -- the rule-file model, the compiler, the game loop,
 the bots, the move notation, the example runner, the documentation renderer and
-the record columns -- is found through :func:`family` here, never through a
+the record columns, the ``kbsim play`` part -- is found through :func:`family` here, never through a
 ``family == ...`` branch.
 
 Entries name their parts by dotted path (``"package.module:attribute"``),
@@ -51,6 +51,8 @@ class Family:
         determinize: ``determinize(observation, rng) -> World``: the forward model of a seat's observation
             (:mod:`kbsim.engine.forward`).
         new_world: ``new_world(game, players: int, seed: int) -> World``: the forward model of a fresh deal.
+        play_ui: the family's part of ``kbsim play`` (a :class:`kbsim.play.base.PlayPart`: how to draw the table
+            one seat sees, list, write and apply moves, name their rules), or "" when it has none.
     """
 
     name: str
@@ -68,6 +70,7 @@ class Family:
     solver: str = ""
     determinize: str = ""
     new_world: str = ""
+    play_ui: str = ""
 
     @property
     def schema(self) -> type:
@@ -140,6 +143,7 @@ FAMILIES: dict[str, Family] = {
         solver="kbsim.engine.rows.search.solve:solve",
         determinize="kbsim.engine.rows.forward:determinize",
         new_world="kbsim.engine.rows.forward:new_world",
+        play_ui="kbsim.play.rows:ROWS",
     ),
     "market": Family(
         name="market",
@@ -161,6 +165,7 @@ FAMILIES: dict[str, Family] = {
         replay="kbsim.engine.market.game:replay_market_log",
         determinize="kbsim.engine.market.forward:determinize",
         new_world="kbsim.engine.market.forward:new_world",
+        play_ui="kbsim.play.market:MARKET",
     ),
 }
 

@@ -1,18 +1,23 @@
-"""The rows family's ``search`` bot (kbsim.bots.search): spec, honesty, determinism, candidates, rule use."""
+"""The rows family's ``search`` bot (kbsim.bots.search): spec, determinism, candidates, rule use.
+
+That it decides from its observation only is checked with every other bot in tests/test_observe.py.
+"""
 
 from __future__ import annotations
 
-import random
+import math
 
 import pytest
 
 import kbsim
 from kbsim.bots import UnknownBot, canonical_bot, make_bot
+from kbsim.bots.greedy import GreedyBot
 from kbsim.bots.planner import PlannerBot
-from kbsim.bots.search import SearchBot
+from kbsim.bots.search import RACE_SLOPE, SearchBot
 from kbsim.bots.search_turns import TurnCandidates
-from kbsim.engine.rows.moves import DONE, END_TURN, Exchange, Rebuild
-from kbsim.engine.rows.state import GameState, deal
+from kbsim.engine.rows.forward import new_world
+from kbsim.engine.rows.moves import Exchange, Rebuild
+from kbsim.engine.rows.state import GameState
 from kbsim.engine.rows.turn import Turn
 
 SMALL = "search(iterations=12)"
@@ -36,52 +41,33 @@ def test_same_seed_same_game():
     assert a.log == b.log and a.winners == b.winners
 
 
-def _midgame(g, players: int, seed: int, turns: int) -> GameState:
-    """A state after ``turns`` planner turns of a seeded deal."""
-    st = deal(g, players, random.Random(seed))
-    bots = [PlannerBot() for _ in range(players)]
-    for k, b in enumerate(bots):
-        b.new_game(g, k, players, seed)
-    for i in range(turns):
-        st.turn_no = i + 1
-        t = Turn.for_seat(g, st, i % players)
-        bots[i % players].play_turn(t)
-        if t.phase != DONE:
-            t.apply(END_TURN)
-        assert not t.won
-    return st
+def test_a_match_is_valued_at_the_end_of_the_hand_in_play():
+    """King's Corners is a match of hands: a playout stops when its hand ends and is valued by that hand's penalties."""
+    g = kbsim.load_game("kings-corners")
+    world = new_world(g, 2, 3)
+    bot = SearchBot(iterations=4)
+    bot.new_game(g, 0, 2, 3)
+    rollers = [GreedyBot(), GreedyBot()]
+    for k, r in enumerate(rollers):
+        r.new_game(g, k, 2, 3)
+    assert bot.value(world, 0, [0, 0]) == pytest.approx(0.5)  # same cards held, nothing ended
+    while world.hand_no == 0 and not world.over:
+        world.play_turn(rollers[world.seat])
+    pen = world.totals
+    assert pen[0] != pen[1], "the seeded hand should end with different penalties"
+    v = bot.value(world, 0, [0, 0])
+    expected = 1 / (1 + math.exp(-RACE_SLOPE * (pen[1] - pen[0])))
+    assert v == pytest.approx(expected)
+    assert (v > 0.5) == (pen[0] < pen[1])
+    # the same penalties counted from totals before the hand: only this hand's points count
+    assert bot.value(world, 0, [5, 0]) == pytest.approx(1 / (1 + math.exp(-RACE_SLOPE * (pen[1] - pen[0] + 5))))
 
 
-def _hidden_reshuffled(st: GameState, seat: int, rng: random.Random) -> GameState:
-    """The same state with the cards ``seat`` cannot see (other hands, every draw pile) dealt anew."""
-    other = st.copy()
-    zones = [other.hands[k] for k in range(other.players) if k != seat] + list(other.piles)
-    pool = [c for z in zones for c in z]
-    rng.shuffle(pool)
-    i = 0
-    for z in zones:
-        for j in range(len(z)):
-            z[j] = pool[i]
-            i += 1
-    return other
-
-
-@pytest.mark.parametrize(("variants", "players", "seed"), [((), 2, 1), ((), 4, 2), (("rebuild-either-end",), 3, 3)])
-def test_decisions_depend_only_on_the_seat_s_observation(variants, players, seed):
-    g = kbsim.load_game("kingsbridge", variants)
-    st = _midgame(g, players, seed, 2 * players + 1)
-    seat = st.turn_no % players
-    logs = []
-    for k in range(3):
-        state = st.copy() if k == 0 else _hidden_reshuffled(st, seat, random.Random(k))
-        assert state.hands[seat] == st.hands[seat]
-        bot = make_bot("search(iterations=24)")
-        bot.new_game(g, seat, players, 77)
-        turn = Turn.for_seat(g, state, seat)
-        turn.log = []
-        bot.play_turn(turn)
-        logs.append(turn.log)
-    assert logs[0] == logs[1] == logs[2]
+def test_search_plays_king_s_corners_matches_the_same_way_twice():
+    g = kbsim.load_game("kings-corners")
+    a = kbsim.play_game(g, ["search(iterations=6)", "planner"], seed=2, log=True)
+    b = kbsim.play_game(g, ["search(iterations=6)", "planner"], seed=2, log=True)
+    assert a.log == b.log and a.hands == b.hands and a.end_reason != "turn_limit"
 
 
 def test_two_searching_bots_finish_their_games():

@@ -16,16 +16,15 @@ so a later choice of the same turn is made once they are seen.
 from __future__ import annotations
 
 import math
-import random
-from collections import Counter
 from typing import Any, ClassVar
 
 from kbsim.bots.base import BaseBot
 from kbsim.bots.halving import halve
 from kbsim.bots.market import MarketGreedyBot, MarketRandomBot
 from kbsim.bots.params import MarketSearchParams
-from kbsim.engine.market import CHOOSE, DONE, GAP, HIDDEN, MarketGame, MarketState, MarketTurn, Move
-from kbsim.engine.market.game import MarketPlay, final_points, winners_of
+from kbsim.engine.market import CHOOSE, DONE, MarketTurn
+from kbsim.engine.market.forward import MarketWorld, determinize
+from kbsim.engine.market.game import final_points
 
 MARGIN = 0.01
 """How much higher than the default's a move's mean value must be to be chosen instead."""
@@ -41,136 +40,6 @@ def _bot(name: str) -> BaseBot:
     if name == "random":
         return MarketRandomBot()
     raise ValueError(f"unknown rollout bot {name!r}; expected greedy or random")
-
-
-class MarketWorld:
-    """TEMPORARY (replaced by the engine's forward model once it lands): a full table in play, stepped by turns."""
-
-    def __init__(self, game: MarketGame, state: MarketState, play: MarketPlay, turn: MarketTurn | None) -> None:
-        self.game = game
-        self.state = state
-        self.play = play
-        self.turn = turn
-
-    @property
-    def seat(self) -> int:
-        """The seat to move; -1 once over."""
-        return -1 if self.turn is None else self.turn.seat
-
-    @property
-    def over(self) -> bool:
-        """True once the game has ended."""
-        return self.turn is None
-
-    def apply(self, move: Move) -> None:
-        """Apply ``move``; a move that ends the turn moves the game on."""
-        t = self.turn
-        assert t is not None
-        t.apply(move)
-        if t.phase == DONE:
-            self._advance(t)
-
-    def play_turn(self, bot: Any) -> None:
-        """Let ``bot`` play the whole turn in progress, then move on."""
-        t = self.turn
-        assert t is not None
-        bot.play_turn(t)
-        if t.phase != DONE:
-            t._close()
-        self._advance(t)
-
-    def clone(self) -> MarketWorld:
-        """An independent copy."""
-        st = self.state.copy()
-        p = self.play
-        play = MarketPlay(self.game, st, seat=p.seat, turns=p.turns, trigger_seat=p.trigger_seat, remaining=p.remaining)
-        play.idle, play.ended = p.idle, p.ended
-        t = self.turn
-        turn = None
-        if t is not None:
-            turn = t.sandbox()
-            turn.state = st
-        return MarketWorld(self.game, st, play, turn)
-
-    def winners(self) -> tuple[int, ...]:
-        """The winning seats once the game ended by its rules."""
-        return winners_of(self.game, final_points(self.game, self.state)) if self.play.ended else ()
-
-    def _advance(self, t: MarketTurn) -> None:
-        if self.play.finish_turn(t) or self.play.turns >= self.game.turn_limit:
-            self.turn = None
-            return
-        self.turn = self.play.new_turn()
-
-
-def determinize(turn: MarketTurn, rng: random.Random) -> MarketWorld:
-    """TEMPORARY (until the engine's determinization lands, issue 26 part 2): a world consistent with ``turn``.
-
-    The seat's sandbox (:meth:`MarketTurn.sandbox`) with the face-down decks dealt anew from the market cards
-    not seen (sizes kept), the objective deck shuffled from the objectives not seen, and each other seat's
-    contracts drawn from those the seat has not seen (as many as that seat keeps); the turn order after this
-    turn, with the end trigger, as the public claims tell it.
-    """
-    game = turn.game
-    sb = turn.sandbox()
-    st = sb.state
-    want: Counter = Counter({i: k.count for i, k in enumerate(game.kinds) if k.count})
-    seen: Counter = Counter()
-    for zone in (*st.lines, st.pending):
-        seen.update(c for c in zone if c >= 0)
-    for k, n in enumerate(st.box):
-        seen[k] += n
-    for w in st.wagons:
-        for k, n in enumerate(w):
-            seen[k] += n
-    seen[game.currency_kind] += sum(st.currency)
-    pool = sorted((want - seen).elements())
-    rng.shuffle(pool)
-    i = 0
-    for deck in st.decks:
-        for j in range(len(deck)):
-            if deck[j] == HIDDEN and i < len(pool):
-                deck[j] = pool[i]
-                i += 1
-    objs = set(range(len(game.objectives))) - {o for o in st.obj_visible if o != GAP} - set(st.obj_box)
-    for c in st.claimed:
-        objs -= set(c)
-    order = sorted(objs)
-    rng.shuffle(order)
-    st.obj_deck = order[: len(st.obj_deck)]
-    real = turn.state
-    mine = set(real.contracts[turn.seat]) | set(real.offered[turn.seat])
-    free = [c for c in range(len(game.contracts)) if c not in mine]
-    rng.shuffle(free)
-    for s in range(st.players):
-        if s != turn.seat:
-            k = len(real.contracts[s])
-            st.contracts[s], free = free[:k], free[k:]
-            k = len(real.offered[s])
-            st.offered[s], free = free[:k], free[k:]
-    st.contract_box = free
-    st.hidden = False
-    return MarketWorld(game, st, _play_at(game, st, turn.seat), sb)
-
-
-def _play_at(game: MarketGame, state: MarketState, me: int) -> MarketPlay:
-    """The turn order at ``me``'s turn, with the end trigger as the public claims tell it (throwaway)."""
-    n = state.players
-    play = MarketPlay(game, state, seat=me)
-    play.turns = 1
-    for back in range(n - 1, 0, -1):  # the earliest seat before this one holding the trigger's claims
-        s = (me - back) % n
-        if len(state.claimed[s]) >= game.trigger:
-            play.trigger_seat = s
-            if game.final_round == "others":
-                total = n - 1
-            elif game.final_round == "complete_round":
-                total = (game.first_seat - 1 - s) % n
-            else:
-                total = 0
-            play.remaining = total - (back - 1)
-            break
-    return play
 
 
 class MarketSearchBot(BaseBot):
@@ -291,4 +160,4 @@ class _OneMove:
         return t.phase if t.log is not None and not t.log else DONE
 
 
-__all__ = ["MARGIN", "POINTS_SLOPE", "MarketSearchBot", "MarketWorld", "determinize"]
+__all__ = ["MARGIN", "POINTS_SLOPE", "MarketSearchBot"]

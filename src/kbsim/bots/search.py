@@ -37,8 +37,8 @@ from kbsim.bots.params import SEARCH_DEPTH, SEARCH_ITERATIONS, SearchParams
 from kbsim.bots.planner import PlannerBot
 from kbsim.bots.random_bot import RandomBot
 from kbsim.bots.search_turns import Candidate, TurnCandidates
-from kbsim.bots.search_worlds import RowsWorld, determinize
 from kbsim.engine.rows.compiled import CompiledGame
+from kbsim.engine.rows.forward import RowsWorld, determinize
 from kbsim.engine.rows.game import team_score
 from kbsim.engine.rows.turn import Turn
 
@@ -133,31 +133,34 @@ class SearchBot(BaseBot):
         self.slope = RACE_SLOPE
 
     # ------------------------------------------------------------------ valuing a position
-    def value(self, world: RowsWorld) -> float:
+    def value(self, world: RowsWorld, hand: int = 0, totals: list[int] | None = None) -> float:
         """The worth to this seat of the position ``world`` has reached, in [0, 1] (higher is better).
 
         * the game over: this seat's share of the win (:meth:`RowsWorld.result`), or in solo and cooperative play
           the team score as a share of its range;
+        * a match whose hand ``hand`` has ended (the world dealt the next one): this seat's share of
+          ``exp(-RACE_SLOPE x penalty points of that hand)`` over the seats (the penalties are the world's
+          ``totals`` less ``totals``, those before the hand);
         * otherwise, in a race: this seat's share of ``exp(-RACE_SLOPE x cards held)`` over the seats (cards in
           hand, own draw pile and parked: :meth:`~kbsim.engine.rows.state.GameState.held`); in solo and
           cooperative play, the team score as if the game ended now.
+
+        Args:
+            world: the position reached by a playout.
+            hand: the hand of a match the playout started in (``world.hand_no`` then).
+            totals: the match's penalty totals when the playout started (``world.totals`` then), or None.
         """
         g = self.game
-        if world.over:
-            out = world.result()[self.seat]
+        me = self.seat
+        if world.over and not g.match_target:
+            out = world.result()[me]
             return self._score_share(out) if g.all_out else out
+        if g.match_target and totals is not None and (world.over or world.hand_no != hand):
+            return _share(me, [-self.slope * (world.totals[k] - totals[k]) for k in range(len(totals))])
         st = world.state
         if g.all_out:
             return self._score_share(team_score(g, st)) if g.score is not None else 0.0
-        me = self.seat
-        mine = 0.0
-        total = 0.0
-        for k in range(st.players):
-            w = math.exp(-self.slope * st.held(k))
-            total += w
-            if k == me:
-                mine = w
-        return mine / total if total > 0 else 0.0
+        return _share(me, [-self.slope * st.held(k) for k in range(st.players)])
 
     def _score_share(self, score: float) -> float:
         """A team score as a share of the range it may take (0 at the lowest, 1 at the highest)."""
@@ -196,23 +199,32 @@ class SearchBot(BaseBot):
 
         def pull(c: int, w: int) -> float:
             while len(worlds) <= w:
-                worlds.append(determinize(turn, rng))
+                worlds.append(determinize(turn, rng, track=False))
             world = worlds[w].clone()
+            hand = world.hand_no
+            totals = world.totals[:]
             for m in cands[c].moves:
                 world.apply(m)
             self.playouts += 1
             for k in range(n):
                 rollers[k].new_game(g, k, n, seed)
             for _ in range(turns):
-                if world.over:
+                if world.over or world.hand_no != hand:
                     break
                 world.play_turn(rollers[world.seat])
-            return self.value(world)
+            return self.value(world, hand, totals)
 
         return halve(len(cands), self.iterations, pull, self.margin, self.z).best
 
     def _note(self, kind: str) -> None:
         self.chosen[kind] = self.chosen.get(kind, 0) + 1
+
+
+def _share(seat: int, logits: list[float]) -> float:
+    """``seat``'s share of the softmax of ``logits`` (one per seat)."""
+    top = max(logits)
+    weights = [math.exp(x - top) for x in logits]
+    return weights[seat] / sum(weights)
 
 
 __all__ = ["MARGIN", "RACE_SLOPE", "ROLLOUTS", "SearchBot", "rollout_for"]

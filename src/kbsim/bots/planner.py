@@ -291,7 +291,7 @@ class PlannerBot(BaseBot):
             if self._can_exchange(turn):
                 turn.apply(Exchange(tuple(sorted(turn.hand))))
                 return
-            if g.minus_allowed and turn.hand and self._minus(turn):
+            if g.minus_allowed and (turn.hand or turn.state.parked[turn.seat]) and self._minus(turn):
                 return
             if turn.can_pass():
                 turn.apply(PASS)

@@ -141,9 +141,12 @@ class TurnCandidates:
         sb = turn.sandbox()
         log: list[Move] = []
         sb.log = log
-        self.base.play_turn(sb)
-        if sb.phase != DONE:
-            sb.apply(END_TURN)
+        try:
+            self.base.play_turn(sb)
+            if sb.phase != DONE:
+                sb.apply(END_TURN)
+        except IllegalMove:  # (the planner could not finish the turn: the engine's own way is the default then)
+            return ()
         return tuple(log)
 
     def _fallback(self, turn: Turn) -> tuple[Move, ...]:

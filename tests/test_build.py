@@ -1,7 +1,7 @@
 """The mypyc build (hatch_build.py): compiled and pure Python give the same records; the build says what it is.
 
 ``GOLDEN`` holds digests of the records of a few seeded runs (every shipped game, the variants the bots play
-differently, every rows bot). The pure-Python build and the compiled build must both match them: a compiled
+differently, every bot). The pure-Python build and the compiled build must both match them: a compiled
 module that checks a type differently, or iterates a set in another order, changes a record and fails here.
 A change of records that the lead approved (a rules fix) updates them: ``python tests/test_build.py`` prints
 the digests of the running build.
@@ -34,6 +34,14 @@ ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
     "kingsbridge-either-end-planner": ("kingsbridge", ("rebuild-either-end",), ("planner", "greedy"), 2, 1306),
     "kings-corners-greedy": ("kings-corners", (), ("greedy", "random", "greedy"), 6, 1307),
     "continental-express-greedy": ("continental-express", (), ("greedy", "random"), 4, 1308),
+    "kingsbridge-either-end-search": (
+        "kingsbridge",
+        ("rebuild-either-end",),
+        ("search(iterations=16)", "planner"),
+        2,
+        1309,
+    ),
+    "continental-express-search": ("continental-express", (), ("search(iterations=8)", "greedy"), 2, 1310),
 }
 
 GOLDEN = {
@@ -45,6 +53,8 @@ GOLDEN = {
     "kingsbridge-either-end-planner": "1273b43d497571576838a4e6b80ff91087f800e24c6018c0f7b911bcad222e79",
     "kings-corners-greedy": "c51fc6f6a6f0c2469420b922bc1a107563a69188720753c921f7d358af97075c",
     "continental-express-greedy": "f4224d0f2d25e0d8b78c108dc0b8a930c743d526946286755fd18f15cf56b0b4",
+    "kingsbridge-either-end-search": "75b7fe805803fe74dc7511c461ea35a5e7d093c73a124b739911099960452f80",
+    "continental-express-search": "456108e57b677dcbaf6d1fe91bf6b121e8e5af36337d406712a198ed78b3f980",
 }
 
 

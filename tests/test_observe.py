@@ -22,6 +22,8 @@ from kbsim.bots import bots_for
 from kbsim.bots.greedy import GreedyBot
 from kbsim.bots.market import MarketGreedyBot
 from kbsim.engine.market.compiled import HIDDEN as MARKET_HIDDEN
+from kbsim.engine.market.game import play_market_game
+from kbsim.engine.market.moves import CHOOSE
 from kbsim.engine.rows.game import play_game
 from kbsim.engine.rows.moves import Exchange
 from kbsim.engine.rows.observe import Knowledge
@@ -88,7 +90,21 @@ def test_market_bots_decide_from_their_observation(arm, bot):
 
 
 # ---------------------------------------------------------------------- a peeking bot
-class RowsPeeker(GreedyBot):
+class _OverGreedy:
+    """Greedy by composition (the compiled build's GreedyBot cannot be subclassed by a test class)."""
+
+    name = "greedy-wrapper"
+
+    def new_game(self, game, seat, players, seed):
+        self.greedy = GreedyBot()
+        self.greedy.new_game(game, seat, players, seed)
+        self.seat = seat
+
+    def play_turn(self, turn: Turn) -> None:
+        self.greedy.play_turn(turn)
+
+
+class RowsPeeker(_OverGreedy):
     """Plays as greedy, except that it exchanges when the next seat's first hand card and the top card of its own
     draw pile (both hidden from it) add up to an odd number."""
 
@@ -152,7 +168,7 @@ def test_the_check_catches_a_market_bot_that_digs_into_the_relay():
 
 
 # ---------------------------------------------------------------------- what a bot sees, what everybody knows
-class _Inspector(GreedyBot):
+class _Inspector(_OverGreedy):
     """Greedy; on every turn it checks that its zones hold no card its seat may not see."""
 
     name = "inspector"
@@ -240,3 +256,78 @@ def test_market_view_hides_decks_and_contracts():
             if s != t.seat:
                 assert set(st.contracts[s]) <= {MARKET_HIDDEN} and set(st.offered[s]) <= {MARKET_HIDDEN}
         assert st.lines == point.state.lines and st.wagons == point.state.wagons
+
+
+# ---------------------------------------------------------------------- players watching other seats' turns
+class _Watcher(_OverGreedy):
+    """Greedy; also watches the table (``watch_table``) and checks each view is its own seat's observation."""
+
+    name = "watcher"
+
+    def new_game(self, game, seat, players, seed):
+        super().new_game(game, seat, players, seed)
+        self.last = None
+        self.views = 0
+        self.matched = 0
+
+    def watch_table(self, view) -> None:
+        me = self.seat
+        for s in range(view.players):
+            if s != me:
+                assert set(view.hands[s]) <= {HIDDEN}, "another seat's hand is shown"
+            pile = view.piles[s]
+            if s == me:  # (only the cards it put under its own pile are known: a bottom run, then placeholders)
+                pile = pile[next((i for i, c in enumerate(pile) if c == HIDDEN), len(pile)) :]
+            assert set(pile) <= {HIDDEN}, "a draw pile's order is shown"
+        assert HIDDEN not in view.hands[me], "the watching seat's own hand is masked"
+        self.last = view.hands[me][:]
+        self.views += 1
+
+    def play_turn(self, turn: Turn) -> None:
+        # (base Kingsbridge: a hand changes only in its own seat's turn, so the last view shows it as it is now)
+        if self.last is not None:
+            assert self.last == turn.state.hands[self.seat]
+            self.matched += 1
+        super().play_turn(turn)
+
+
+def test_a_watching_player_sees_its_own_view_between_its_turns():
+    g = kbsim.load_game("kingsbridge")
+    plain = play_game(g, [GreedyBot() for _ in range(3)], 5)
+    watchers = [_Watcher() for _ in range(3)]
+    watched = play_game(g, watchers, 5)
+    assert watched == plain, "watching changes nothing in the game"
+    assert all(w.matched > 3 for w in watchers)
+    assert sum(w.views for w in watchers) == 2 * plain.turns + 3  # every other seat's turn, and the end
+
+
+class _MarketWatcher(MarketGreedyBot):
+    """Market greedy; checks each watched view hides the other seats' contracts and shows its own."""
+
+    name = "market-watcher"
+
+    def new_game(self, game, seat, players, seed):
+        super().new_game(game, seat, players, seed)
+        self.last = None
+        self.matched = 0
+
+    def watch_table(self, view) -> None:
+        for s in range(view.players):
+            if s != self.seat:
+                assert set(view.contracts[s]) <= {MARKET_HIDDEN}
+        assert MARKET_HIDDEN not in view.contracts[self.seat]
+        self.last = view.contracts[self.seat][:]
+
+    def play_turn(self, turn) -> None:
+        if self.last is not None and turn.phase != CHOOSE:
+            assert self.last == turn.state.contracts[self.seat]
+            self.matched += 1
+        super().play_turn(turn)
+
+
+def test_a_watching_market_player_sees_its_own_view():
+    g = kbsim.load_game("continental-express")
+    plain = play_market_game(g, [MarketGreedyBot() for _ in range(3)], 4)
+    watchers = [_MarketWatcher() for _ in range(3)]
+    assert play_market_game(g, watchers, 4) == plain
+    assert all(w.matched > 3 for w in watchers)

@@ -40,6 +40,10 @@ class Bot(Protocol):
     def play_turn(self, turn: Turn) -> None:
         """Play one whole turn through ``turn``."""
 
+    # Optional: a player that defines ``watch_table(view)`` is handed, by the game loop, a copy of the table as its
+    # seat sees it at the start of every other seat's turn and when a hand ends (a person's seat draws the table
+    # from it between their turns: kbsim.play). Bots need not define it; ``turn.seen`` carries the public history.
+
 
 def _cards(zones: list) -> int:
     """Cards in all of ``zones`` (a list of lists, one per row or seat)."""

@@ -11,7 +11,7 @@ from typing import Any
 from kbsim.engine.market.compiled import MarketGame
 from kbsim.engine.market.moves import CHOOSE, DONE, TAKE, Move
 from kbsim.engine.market.notation import format_market_move
-from kbsim.engine.market.observe import MarketContext, handed
+from kbsim.engine.market.observe import MarketContext, handed, masked
 from kbsim.engine.market.scoring import pattern_points
 from kbsim.engine.market.state import MarketState, check_state, new_state
 from kbsim.engine.market.turn import MarketTurn
@@ -197,6 +197,18 @@ class MarketPlay:
         return self.ended
 
 
+def _show_watchers(st: MarketState, watchers: list, seat: int) -> None:
+    """Hand each watching player (``(seat, watch_table)``) but ``seat`` its seat's view of the table now.
+
+    A player may define ``watch_table(view)`` (see :class:`kbsim.bots.base.Bot`): the game loop calls it at the
+    start of every other seat's turn (and contract choice) and once when the game ends, with a masked copy of the
+    table as that player's seat sees it (:func:`~kbsim.engine.market.observe.masked`).
+    """
+    for s, see in watchers:
+        if s != seat:
+            see(masked(st, s))
+
+
 def play_market_game(
     game: MarketGame, bots: list, seed: int, *, check: bool = False, log: bool = False
 ) -> MarketResult:
@@ -248,7 +260,9 @@ def play_market_game(
         verify(None)
     play = MarketPlay(game, st, seat=game.first_seat % n)
     views: list[MarketState | None] = [None] * n  # each seat's masked table, kept up to date between its turns
+    watchers = [(s, b.watch_table) for s, b in enumerate(bots) if hasattr(b, "watch_table")]
     for s, bot in enumerate(bots):  # each bot decides from its seat's view (kbsim.engine.market.observe)
+        _show_watchers(st, watchers, s)
         t = watch(MarketTurn(game, st, s, phase=CHOOSE))
         view = handed(t, play.context(choosing=True), views[s])
         views[s] = view.state
@@ -259,12 +273,14 @@ def play_market_game(
     while play.turns < game.turn_limit:
         seat = play.seat
         t = watch(play.new_turn())
+        _show_watchers(st, watchers, seat)
         view = handed(t, play.context(), views[seat])
         views[seat] = view.state
         bots[seat].play_turn(view)
         moves_log.append((seat, t.log))
         if play.finish_turn(t):
             break
+    _show_watchers(st, watchers, -1)
     if check:
         verify(None)
     points = final_points(game, st)

@@ -23,7 +23,7 @@ from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, InvariantE
 from kbsim.engine.rng import seeded
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import END_TURN, Move
-from kbsim.engine.rows.observe import Knowledge, Vault, mask, unmask, unmasked_copy
+from kbsim.engine.rows.observe import Knowledge, Vault, mask, observe, unmask, unmasked_copy
 from kbsim.engine.rows.state import GameState, deal
 from kbsim.engine.rows.turn import DONE, Turn, can_progress
 from kbsim.engine.rows.usage import chances as rule_chances
@@ -567,6 +567,20 @@ def _play_turn(
         unmask(loop.state, vault, turn.exchanged, turn)
 
 
+def _show_watchers(loop: HandLoop, watchers: list, seat: int) -> None:
+    """Hand each watching player (``(seat, watch_table)``) but ``seat`` its seat's view of the table now.
+
+    A player may define ``watch_table(view)`` (see :class:`kbsim.bots.base.Bot`): the game loop calls it at the
+    start of every other seat's turn and once when the hand ends, with a copy of the state as that player's seat
+    sees it (:func:`~kbsim.engine.rows.observe.observe`), e.g. to draw the table for a person between their turns.
+    """
+    know = loop.know
+    assert know is not None, "the game loop's hands track what everybody knows"
+    for s, see in watchers:
+        if s != seat:
+            see(observe(loop.state, know, s))
+
+
 class HandLoop:
     """One hand of a rows-family game as a sequence of turns: who plays, each turn's start and end, the end.
 
@@ -883,13 +897,18 @@ def play_hand(
     enabled, watch = _counters(game)
     usage = dict.fromkeys(enabled, 0)  # every counter the rules enable, used or not
     legal = dict.fromkeys(watch, 0)  # turns at whose start such a rule made a rebuild legal
+    watchers = [(s, b.watch_table) for s, b in enumerate(bots) if hasattr(b, "watch_table")]
     while True:
         turn = loop.start_turn()
         if turn is None:
             break
+        if watchers:
+            _show_watchers(loop, watchers, turn.seat)
         _play_turn(game, loop, turn, bots[turn.seat], usage, watch, legal, on_move, moves_log)
         if loop.finish_turn(turn):
             break
+    if watchers:
+        _show_watchers(loop, watchers, -1)
     turns, reason, winners = loop.turns, loop.reason, loop.winners
     winners, score = hand_winners(game, state, reason, winners)
     penalties = hand_penalties(game, state)

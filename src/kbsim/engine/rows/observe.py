@@ -48,6 +48,7 @@ from kbsim.engine.rows.state import GameState
 from kbsim.engine.rows.turn import HIDDEN, HIDDEN_CHARACTER, Turn, reachable_openings
 
 NO_VOIDS: list[tuple[tuple[int, ...], int]] = []  # (shared by every seat without voids; never changed)
+NO_CARDS: list[int] = []  # (an empty list the updates read, never change)
 
 
 class Knowledge:
@@ -57,6 +58,10 @@ class Knowledge:
     a bot reads it as :attr:`Turn.seen <kbsim.engine.rows.turn.Turn.seen>` (it must not change it). Lists are
     per seat; piles are counted from their bottom (index 0), as :class:`~kbsim.engine.rows.state.GameState`
     stores them.
+
+    Args:
+        game: the compiled rules (None: an empty shell, which :meth:`copy` fills).
+        players: seats.
 
     Attributes:
         own_bottom: cards at the bottom of each seat's draw pile that the seat put there by exchanging (it knows
@@ -95,12 +100,14 @@ class Knowledge:
         "dealer",
         "totals",
         "_joker_key",
+        "_powers",
         "_len0",
         "_hand0",
         "_joker0",
+        "_blank",
     )
 
-    def __init__(self, game: CompiledGame, players: int) -> None:
+    def __init__(self, game: CompiledGame | None, players: int) -> None:
         self.own_bottom = [0] * players
         self.top = [0] * players
         self.known: list[list[int]] = [[] for _ in range(players)]
@@ -115,14 +122,20 @@ class Knowledge:
         self.hand_no = 0
         self.dealer = 0
         self.totals = [0] * players
-        self._joker_key = next((c.key for c in game.roster if c.is_joker), "") if game.chars_display_mode else ""
+        joker = game is not None and game.chars_display_mode
+        self._joker_key = next((c.key for c in game.roster if c.is_joker), "") if game is not None and joker else ""
+        # (only a character's power puts cards on a pile during a turn)
+        self._powers = game.chars_enabled if game is not None else False
         self._len0 = [0] * players
         self._hand0: list[int] | None = None
         self._joker0 = False
+        # per pile, a list of placeholders the game loop's masks reuse while the pile's size is unchanged and nothing
+        # was put on it while masked (never handed out with a known card; see mask)
+        self._blank: list[list[int] | None] = [None] * players
 
     def copy(self) -> Knowledge:
         """An independent copy (for a copy of the position it describes)."""
-        k = Knowledge.__new__(Knowledge)
+        k = Knowledge(None, 0)  # (a shell filled below; no __new__: the class is compiled by mypyc)
         k.own_bottom = self.own_bottom[:]
         k.top = self.top[:]
         k.known = [x[:] for x in self.known]
@@ -138,9 +151,11 @@ class Knowledge:
         k.dealer = self.dealer
         k.totals = self.totals[:]
         k._joker_key = self._joker_key
+        k._powers = self._powers
         k._len0 = self._len0[:]
         k._hand0 = None if self._hand0 is None else self._hand0[:]
         k._joker0 = self._joker0
+        k._blank = [None] * len(self.top)  # (the copy's masks make their own)
         return k
 
     # ------------------------------------------------------------------ the hand loop's calls
@@ -157,14 +172,16 @@ class Knowledge:
     def begin_turn(self, state: GameState, seat: int, turns: int, idle: list[int], exact_round: int) -> None:
         """Note the zones' sizes at the start of ``seat``'s turn (after its start draws) and the turn-loop counts."""
         self.turns = turns
-        self.idle = idle[:]
+        self.idle = idle  # (the hand loop's list: it does not change until the turn ends)
         self.exact_round = exact_round
-        piles = state.piles
-        len0 = self._len0
-        for s in range(len(piles)):
-            len0[s] = len(piles[s])
+        if self._powers:
+            piles = state.piles
+            len0 = self._len0
+            for s in range(len(piles)):
+                len0[s] = len(piles[s])
         self._hand0 = state.hands[seat][:] if self.known[seat] or self.pooled[seat] else None
-        self._joker0 = bool(self._joker_key) and self._joker_key in state.char_deck
+        if self._joker_key:
+            self._joker0 = self._joker_key in state.char_deck
 
     def end_turn(self, game: CompiledGame, state: GameState, turn: Turn) -> None:
         """Update the knowledge from ``turn``, just ended on the real zones, and make its owed draws.
@@ -180,25 +197,28 @@ class Knowledge:
         """
         seat = turn.seat
         hand = state.hands[seat]
-        if not state.shared:
+        shared = state.shared
+        if not shared:
             self._piles_after(state, seat, turn.exchanged, len(hand))
         if not turn.exchanged and self._hand0 is not None:
             self._left_hand(self._hand0, hand, seat)
-        self._hand0 = None
+            self._hand0 = None
         pile = state.piles[seat]
-        t = self.top[seat] if not state.shared else 0
-        tops = pile[len(pile) - t :] if t else []
+        t = self.top[seat] if not shared else 0
+        tops = pile[len(pile) - t :] if t else NO_CARDS
         kept = len(hand)
         watch = game.must_lay_when_drawn and bool(self.known[seat] or self.pooled[seat])
-        before = hand[:] if watch else []
-        pile_before = pile[:] if watch else []
+        before = hand[:] if watch else NO_CARDS
+        pile_before = pile[:] if watch else NO_CARDS
         d0 = turn.drawn
         turn.finish_draws()
         d = turn.drawn - d0
-        self._took(state, seat, d, tops)
+        if d > 0 and not shared:
+            self._took(state, seat, d, tops)
         if watch and d:  # must-lay cards laid at once from the draw left the hand in sight of everybody
             self._left_hand(before + pile_before[len(pile_before) - d :], hand, seat)
-        self.voids[seat] = self._proved(game, state, turn, kept)
+        if game.must_lay or turn.minus_cards or self.voids[seat]:
+            self.voids[seat] = self._proved(game, state, turn, kept)
         if self._joker_key:
             inside = self._joker_key in state.char_deck
             self.joker_bottom = inside and (self.joker_bottom or not self._joker0)
@@ -206,14 +226,15 @@ class Knowledge:
     # ------------------------------------------------------------------ the updates
     def _piles_after(self, state: GameState, seat: int, exchanged: int, hand_left: int) -> None:
         """Cards put on top of piles in sight of everybody (a power), and what ``seat`` exchanged under its pile."""
-        piles = state.piles
-        len0 = self._len0
-        for s in range(len(piles)):
-            pushed = len(piles[s]) - len0[s] - (exchanged if s == seat else 0)
-            if pushed > 0:
-                self.top[s] += pushed
-            elif pushed < 0:  # (no rule takes cards from a pile during a turn; kept consistent if one did)
-                self.top[s] = min(self.top[s], len(piles[s]))
+        if self._powers:
+            piles = state.piles
+            len0 = self._len0
+            for s in range(len(piles)):
+                pushed = len(piles[s]) - len0[s] - (exchanged if s == seat else 0)
+                if pushed > 0:
+                    self.top[s] += pushed
+                elif pushed < 0:  # (no rule takes cards from a pile during a turn; kept consistent if one did)
+                    self.top[s] = min(self.top[s], len(piles[s]))
         if not exchanged:
             return
         self.own_bottom[seat] += exchanged
@@ -244,9 +265,7 @@ class Knowledge:
         self._clip(seat, len(after))
 
     def _took(self, state: GameState, seat: int, d: int, tops: list[int]) -> None:
-        """``seat`` drew ``d`` cards from the top of its pile: known ones join its known hand cards."""
-        if d <= 0 or state.shared:
-            return
+        """``seat`` drew ``d`` cards (``d`` > 0) from the top of its own pile: known ones join its known hand cards."""
         length = len(state.piles[seat])
         t = self.top[seat]
         if t:
@@ -266,8 +285,9 @@ class Knowledge:
     def _clip(self, seat: int, hand: int) -> None:
         """Keep the counts possible: no more eligible places than hidden hand cards; a pool with no card is gone."""
         if not self.pooled[seat]:
-            self.eligible[seat] = 0
-            self.pool_slots[seat] = []
+            if self.eligible[seat] or self.pool_slots[seat]:
+                self.eligible[seat] = 0
+                self.pool_slots[seat] = []
             return
         free = hand - len(self.known[seat])
         if self.eligible[seat] > free:
@@ -323,13 +343,14 @@ class Vault:
         deck: the real face-down character deck, or None when it was empty.
     """
 
-    __slots__ = ("seat", "piles", "hands", "deck")
+    __slots__ = ("seat", "piles", "hands", "deck", "blank")
 
     def __init__(self, seat: int, piles: list[list[int]], hands: list[list[int]]) -> None:
         self.seat = seat
         self.piles = piles
         self.hands = hands
         self.deck: list[str] | None = None
+        self.blank: list[list[int] | None] | None = None
 
 
 def mask(state: GameState, know: Knowledge, seat: int, turn: Turn | None = None) -> Vault:
@@ -338,7 +359,10 @@ def mask(state: GameState, know: Knowledge, seat: int, turn: Turn | None = None)
     Draw piles become :data:`HIDDEN` except the cards ``seat`` knows (its own exchanged cards at the bottom of its
     pile, and cards everybody saw put on top of any pile); other seats' hands become their known cards followed
     by :data:`HIDDEN`; the face-down character deck becomes :data:`HIDDEN_CHARACTER`. Sizes do not change. The
-    zones are swapped, not copied: the real lists go into the vault untouched (a few list headers per turn).
+    zones are swapped, not copied: the real lists go into the vault untouched (a few list headers per turn). With
+    ``turn`` (the game loop's masks), a pile of which nobody knows a card is masked by the list of placeholders of
+    the previous turn when its size is the same and nothing was put on it (``know``'s cache; :func:`unmask` drops
+    a list the turn changed), so most turns build no new pile list.
 
     Args:
         state: the live state (its zone lists are replaced).
@@ -353,23 +377,39 @@ def mask(state: GameState, know: Knowledge, seat: int, turn: Turn | None = None)
     hands = state.hands
     vault = Vault(seat, piles[:], hands[:])
     n = len(piles)
+    blank = know._blank if turn is not None else None
+    vault.blank = blank
     if state.shared:
-        masked = [HIDDEN] * len(piles[0])
+        size = len(piles[0])
+        masked = blank[0] if blank is not None else None
+        if masked is None or len(masked) != size:
+            masked = [HIDDEN] * size
+            if blank is not None:
+                blank[0] = masked
         for s in range(n):
             piles[s] = masked
     else:
         top = know.top
+        b = know.own_bottom[seat]
         for s in range(n):
             real = piles[s]
             size = len(real)
-            masked = [HIDDEN] * size
             t = top[s]
-            if t:
-                masked[size - t :] = real[size - t :]
+            if t or (b and s == seat):
+                masked = [HIDDEN] * size
+                if t:
+                    masked[size - t :] = real[size - t :]
+                if b and s == seat:
+                    masked[:b] = real[:b]
+            else:
+                cached = blank[s] if blank is not None else None
+                if cached is not None and len(cached) == size:
+                    masked = cached
+                else:
+                    masked = [HIDDEN] * size
+                    if blank is not None:
+                        blank[s] = masked
             piles[s] = masked
-        b = know.own_bottom[seat]
-        if b:
-            piles[seat][:b] = vault.piles[seat][:b]
     if turn is not None:
         turn._pile = piles[seat]
     known = know.known
@@ -404,18 +444,20 @@ def unmask(state: GameState, vault: Vault, exchanged: int, turn: Turn | None = N
     """
     seat = vault.seat
     piles = state.piles
-    masked = piles[:]
     real_piles = vault.piles
-    piles[:] = real_piles
     shared = state.shared
     for i in range(len(piles)):
-        now = masked[i]
+        now = piles[i]
         size = len(real_piles[i])
         k = exchanged if (i == seat or shared) else 0
         if len(now) == size and not k:
+            piles[i] = real_piles[i]
             continue
         if len(now) < k + size:
             raise InvariantError(f"draw pile {i + 1} lost cards while masked ({len(now)} < {k + size})")
+        blank = vault.blank
+        if blank is not None and blank[0 if shared else i] is now:
+            blank[0 if shared else i] = None  # (the turn put cards on the cached list: it is not blank any more)
         if shared:
             merged = now[:k] + real_piles[i] + now[k + size :]
             for j in range(len(piles)):

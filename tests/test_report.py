@@ -477,8 +477,9 @@ def _write_run(path, seed=5, players=3, games=50, **options):
     """A records file as ``kbsim run`` writes it (in process, to keep the test fast)."""
     from kbsim import __version__
     from kbsim.engine.rows.compiled import compile_rules
+    from kbsim.records import write_records
     from kbsim.rules.loader import load_rules
-    from kbsim.sim.records import to_table, write_parquet
+    from kbsim.sim.records import to_table
     from kbsim.sim.runner import Backend, RunSpec, run_games
 
     spec = RunSpec(
@@ -488,7 +489,7 @@ def _write_run(path, seed=5, players=3, games=50, **options):
         games=games,
         seed=seed,
     )
-    write_parquet(to_table(run_games(spec, Backend()), {"version": __version__, "run": spec.parameters()}), path)
+    write_records(to_table(run_games(spec, Backend()), {"version": __version__, "run": spec.parameters()}), path)
 
 
 def test_cli_compare_two_runs(tmp_path):
@@ -560,7 +561,7 @@ def test_records_load_file_folder_and_list(tmp_path, tiny):
     files = sorted(rec.glob("*.parquet"))
     assert kbsim.records.load(files[0]).height == GAMES
     assert kbsim.records.load(files[:2]).height == 2 * GAMES
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(kbsim.records.RecordsError, match="no such records file"):
         kbsim.records.load(tmp_path / "none.parquet")
 
 

@@ -101,6 +101,20 @@ def fmt_pct(x: float | None, digits: int = 1) -> str:
     return f"{v:.{digits}f}%"
 
 
+def fmt_sig(x: float | None, digits: int = 3) -> str:
+    """A measured quantity (a speed, a time) to ``digits`` significant figures, grouped, never in e-notation.
+
+    ``1538.7`` reads ``1,540``, ``15.94`` reads ``15.9``, ``0.01234`` reads ``0.0123``; nan or None ``–``.
+    """
+    if _isnan(x):
+        return "–"
+    v = float(f"{float(x):.{digits}g}")  # type: ignore[arg-type] # rounded to the significant figures
+    if v == 0 or not math.isfinite(v):
+        return f"{v:g}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(v))))
+    return f"{v:,.{decimals}f}"
+
+
 def fmt_rate(r: dict, digits: int = 1, n: bool = True) -> str:
     """``"12.3% [10.1%, 14.8%]"`` plus ``" (k/n)"``; a 0/10,000 rate reads ``"0% [0%, 0.038%] (0/10,000)"``."""
     if not r or r.get("n", 0) == 0:
@@ -675,6 +689,7 @@ __all__ = [
     "fmt_p",
     "fmt_pct",
     "fmt_rate",
+    "fmt_sig",
     "gap_words",
     "largest_gap",
     "paired",

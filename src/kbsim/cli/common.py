@@ -128,6 +128,66 @@ def print_report(result, head: list[str], json_out: bool, extra: dict) -> None:
         print(line)
 
 
+#: ASCII stand-ins for the symbols kbsim prints, used when the terminal's encoding cannot show them.
+ASCII_SYMBOLS = {
+    "\u2013": "-",  # en dash (an empty cell)
+    "\u2014": "--",  # em dash
+    "\u2212": "-",  # minus sign
+    "\u00b7": "-",  # middle dot
+    "\u2026": "...",
+    "\u00b1": "+/-",
+    "\u2248": "~",
+    "\u00d7": "x",
+    "\u2192": "->",
+    "\u2264": "<=",
+    "\u2265": ">=",
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u2022": "*",
+    "\u2501": "-",  # heavy horizontal line (progress bar)
+}
+
+
+def _ascii_fallback(error: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: each character the stream cannot encode as an ASCII stand-in (accents dropped, ``?``).
+
+    Registered as ``kbsim-ascii`` (:func:`safe_streams`).
+    """
+    import unicodedata
+
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    out = []
+    for ch in error.object[error.start : error.end]:
+        plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+        out.append(ASCII_SYMBOLS.get(ch) or plain or "?")
+    return "".join(out), error.end
+
+
+def safe_streams() -> None:
+    """Let stdout and stderr take any text whatever their encoding (``PYTHONIOENCODING=ascii``, a latin-1 terminal).
+
+    A character the encoding cannot hold is written as an ASCII stand-in (:data:`ASCII_SYMBOLS`, else without
+    its accent, else ``?``) instead of failing with ``UnicodeEncodeError`` after the work is done.
+    """
+    import codecs
+
+    try:
+        codecs.lookup_error("kbsim-ascii")
+    except LookupError:
+        codecs.register_error("kbsim-ascii", _ascii_fallback)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        encoding = str(getattr(stream, "encoding", "") or "").lower().replace("-", "").replace("_", "")
+        if reconfigure is not None and not encoding.startswith("utf"):
+            try:
+                reconfigure(errors="kbsim-ascii")
+            except (ValueError, OSError):  # a closed or detached stream: nothing to protect
+                pass
+
+
 def closed_pipe() -> None:
     """The reader of stdout went away (``kbsim ... | head``): stop quietly with exit 0."""
     import os

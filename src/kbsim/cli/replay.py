@@ -91,15 +91,14 @@ def _replay_record(path: Path, index: int, seed: int | None, game: str | None) -
     from kbsim.engine.families import family_of
     from kbsim.engine.seeds import game_seed
     from kbsim.play.script import ScriptError, replay_log
+    from kbsim.records import RecordsError
     from kbsim.records import load as load_records
     from kbsim.rules.loader import RulesError, load_rules
 
     try:
         df = load_records(path)
-    except (FileNotFoundError, OSError) as e:
-        fail(f"--records {path}: {e}")
-    except Exception as e:  # not Parquet
-        fail(f"--records {path}: not a records file ({type(e).__name__})")
+    except RecordsError as e:  # not a records file, damaged, not kbsim's: one line naming the file
+        fail(f"--records {e}")
     missing = [
         c for c in ("game_index", "seed", "game", "variant", "options", "players", "bots") if c not in df.columns
     ]

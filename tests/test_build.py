@@ -1,7 +1,7 @@
 """The mypyc build (hatch_build.py): compiled and pure Python give the same records; the build says what it is.
 
 ``GOLDEN`` holds digests of the records of a few seeded runs (every shipped game, the variants the bots play
-differently, every rows bot). The pure-Python build and the compiled build must both match them: a compiled
+differently, every bot). The pure-Python build and the compiled build must both match them: a compiled
 module that checks a type differently, or iterates a set in another order, changes a record and fails here.
 A change of records that the lead approved (a rules fix) updates them: ``python tests/test_build.py`` prints
 the digests of the running build.
@@ -34,6 +34,14 @@ ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
     "kingsbridge-either-end-planner": ("kingsbridge", ("rebuild-either-end",), ("planner", "greedy"), 2, 1306),
     "kings-corners-greedy": ("kings-corners", (), ("greedy", "random", "greedy"), 6, 1307),
     "continental-express-greedy": ("continental-express", (), ("greedy", "random"), 4, 1308),
+    "kingsbridge-either-end-search": (
+        "kingsbridge",
+        ("rebuild-either-end",),
+        ("search(iterations=16)", "planner"),
+        2,
+        1309,
+    ),
+    "continental-express-search": ("continental-express", (), ("search(iterations=8)", "greedy"), 2, 1310),
 }
 
 GOLDEN = {
@@ -45,6 +53,8 @@ GOLDEN = {
     "kingsbridge-either-end-planner": "dd1fb4a30c1b2b008b0ec1b2afef2d2e3c2ad867341968cd28cd5c4da5950440",
     "kings-corners-greedy": "c51fc6f6a6f0c2469420b922bc1a107563a69188720753c921f7d358af97075c",
     "continental-express-greedy": "94c4bd37685e8448fddfb51fda93d463e87c7b0fec49d477cfd0e341f9a83bef",
+    "kingsbridge-either-end-search": "f27e01d366ac69e28b93563f67e34fe794538be8464b7ebf45b630b49e2b806e",
+    "continental-express-search": "3d6bf48d312a3e26bfc2eed36d2d7fce786e179580c5c2a94b9e114e5a38d248",
 }
 
 

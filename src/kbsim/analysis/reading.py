@@ -44,6 +44,10 @@ class ReportInput:
         versions: kbsim versions that wrote the records.
         names: display names of keys held by the records, from their metadata
             (``{"characters": {"den": "Sheriff Den"}}``); a key without a name is shown as is.
+        ladder: the skill ladder (bot specs, weakest first) whose rungs the conditions' ``rung`` name; empty
+            when the page has none.
+        stopping: how the deals were chosen when the study ran until decided
+            (:class:`kbsim.analysis.sequential.Stopping`), else None.
     """
 
     title: str
@@ -57,6 +61,8 @@ class ReportInput:
     records: pl.DataFrame
     versions: list[str] = field(default_factory=list)
     names: dict = field(default_factory=dict)
+    ladder: list[str] = field(default_factory=list)
+    stopping: Any = None
 
 
 # ------------------------------------------------------------------ records
@@ -421,4 +427,5 @@ def study_input(plan: Any) -> ReportInput:
         records=records,
         versions=versions,
         names=names,
+        ladder=list(getattr(plan, "ladder", []) or []),
     )

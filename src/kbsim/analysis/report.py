@@ -43,11 +43,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbsim.analysis import metrics as M
 from kbsim.analysis.arms import compute
-from kbsim.analysis.figures import build_figures
 from kbsim.analysis.reading import ReportError, ReportInput
-from kbsim.analysis.tables import _tables, text_summary
+from kbsim.analysis.sections import build_page, section_tests
+from kbsim.analysis.tables import text_summary
 from kbsim.sim.conditions import Condition
 
 
@@ -160,57 +159,48 @@ def _generated() -> _dt.datetime:
     return _dt.datetime.now(_dt.UTC)
 
 
-def render_html(inp: ReportInput, st: dict, figures: list[dict]) -> str:
-    """Render the page from the jinja2 template (autoescaped) with plotly.js embedded once.
-
-    Args:
-        inp: report input.
-        st: statistics from :func:`compute`.
-        figures: from :func:`build_figures`.
-
-    Returns:
-        The complete HTML document.
-    """
+def _environment():
+    """The jinja2 environment of the page's templates (autoescaped, strict about undefined names)."""
     import jinja2
-    from plotly.offline import get_plotlyjs
 
-    __version__ = _kbsim_version()
-    env = jinja2.Environment(
+    return jinja2.Environment(
         loader=jinja2.PackageLoader("kbsim.analysis", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    tpl = env.get_template("report.html.j2")
-    option_names = sorted({k for c in inp.conditions for k in c.effective})
-    differing = [
-        k for k in option_names if len({json.dumps(c.effective.get(k), sort_keys=True) for c in inp.conditions}) > 1
-    ]
+
+
+def render_html(inp: ReportInput, st: dict) -> tuple[str, int]:
+    """Render the page: the Answer, then every section (:mod:`kbsim.analysis.sections`), plotly.js embedded once.
+
+    Args:
+        inp: report input.
+        st: statistics from :func:`compute` (with the sections' comparisons).
+
+    Returns:
+        The complete HTML document, and the number of figures on it.
+    """
+    from plotly.offline import get_plotlyjs
+
+    page, shown, answer = build_page(inp, st)
     ctx = {
         "title": inp.title,
         "question": inp.question,
         "source": inp.source,
-        "version": __version__,
+        "version": _kbsim_version(),
         "generated": _generated().strftime("%Y-%m-%d %H:%M UTC"),
-        "parameters": inp.parameters,
         "versions": inp.versions,
-        "conditions": inp.conditions,
-        "option_names": option_names,
-        "differing": differing,
         "games": st["games"],
-        "tables": _tables(inp, st),
-        "figures": figures,
-        "has_sweep": inp.sweep is not None,
-        "has_characters": bool(st["characters"]),
-        "has_bots": bool(st["bots"]),
-        "adjustment": st["adjustment"],
-        "exact_below": M.EXACT_BELOW,
-        "min_discordant": M.MIN_DISCORDANT,
+        "page": page,
+        "shown": shown,
+        "answer": answer,
         "fmt": lambda v: json.dumps(v) if not isinstance(v, str) else v,
         "plotly_js": get_plotlyjs(),
     }
-    return tpl.render(**ctx)
+    figures = len(page.data.get("figures", {}).get("figures", []))
+    return _environment().get_template("report.html.j2").render(**ctx), figures
 
 
 def write_report(inp: ReportInput, path: Path) -> ReportResult:
@@ -230,9 +220,8 @@ def write_report(inp: ReportInput, path: Path) -> ReportResult:
     import tempfile
 
     t0 = time.perf_counter()
-    st = compute(inp)
-    figures = build_figures(inp, st)
-    page = render_html(inp, st, figures)
+    st = compute(inp, section_tests())
+    page, figures = render_html(inp, st)
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -253,7 +242,7 @@ def write_report(inp: ReportInput, path: Path) -> ReportResult:
         path=path,
         size=path.stat().st_size,
         seconds=seconds,
-        figures=len(figures),
+        figures=figures,
         summary=text_summary(inp, st),
         stats=st,
         conditions=list(inp.conditions),

@@ -1,0 +1,118 @@
+"""The built-in sections of the report page, in page order (see :mod:`kbsim.analysis.sections`).
+
+Each is a :class:`~kbsim.analysis.sections.Section`: a ``build`` function from the page's statistics to a small
+data structure, a template block ``templates/sections/<id>.html.j2``, and optionally the comparisons it adds to
+the page's family of tests and the blocks it adds to the Answer.
+"""
+
+from __future__ import annotations
+
+from kbsim.analysis import metrics as M
+from kbsim.analysis.sections import Page, Section
+from kbsim.analysis.tables import _tables
+
+
+def tables(page: Page) -> dict:
+    """The page's tables (:func:`kbsim.analysis.tables._tables`), made once per page."""
+    if "_tables" not in page.data:
+        page.data["_tables"] = _tables(page.inp, page.stats)
+    return page.data["_tables"]
+
+
+def _by_players(rows: list[dict]) -> dict[int, list[dict]]:
+    out: dict[int, list[dict]] = {}
+    for r in rows:
+        out.setdefault(int(r["players"]), []).append(r)
+    return out
+
+
+# ------------------------------------------------------------------ per player count
+def _summary(page: Page) -> dict:
+    rows = tables(page)["summary"]
+    return {"rows": _by_players(rows), "count": len(rows)}
+
+
+def _verdict(page: Page) -> dict | None:
+    rows = tables(page)["verdicts"]
+    if not rows:
+        return None
+    return {"rows": _by_players(rows), "count": len(rows)}
+
+
+def _deltas(page: Page) -> dict | None:
+    t = tables(page)
+    if not t["deltas"]:
+        return None
+    return {
+        "rows": _by_players(t["deltas"]),
+        "count": len(t["deltas"]),
+        "metrics": t["metrics"],
+        "adjustment": page.stats["adjustment"],
+        "exact_below": M.EXACT_BELOW,
+        "min_discordant": M.MIN_DISCORDANT,
+    }
+
+
+def _fairness_answer(page: Page, data: dict) -> list[dict]:
+    blocks = []
+    for a in tables(page)["answers"]:
+        blocks.append({"title": f"{a['b']} against {a['a']}", "lines": a["lines"]})
+    return blocks
+
+
+# ------------------------------------------------------------------ bots and characters
+def _bots(page: Page) -> dict | None:
+    rows = tables(page)["bots"]
+    return {"rows": rows} if rows else None
+
+
+def _characters(page: Page) -> dict | None:
+    return tables(page)["characters"]
+
+
+# ------------------------------------------------------------------ figures, parameters, notes
+def _figures(page: Page) -> dict | None:
+    from kbsim.analysis.figures import build_figures
+
+    figures = build_figures(page.inp, page.stats)
+    return {"figures": figures} if figures else None
+
+
+def _parameters(page: Page) -> dict:
+    import json
+
+    inp = page.inp
+    option_names = sorted({k for c in inp.conditions for k in c.effective})
+    differing = [
+        k for k in option_names if len({json.dumps(c.effective.get(k), sort_keys=True) for c in inp.conditions}) > 1
+    ]
+    return {
+        "parameters": inp.parameters,
+        "conditions": inp.conditions,
+        "option_names": option_names,
+        "differing": differing,
+    }
+
+
+def _notes(page: Page) -> dict:
+    return {
+        "adjustment": page.stats["adjustment"],
+        "has_characters": bool(page.stats["characters"]),
+        "pairing": [],
+        "ladder": "",
+    }
+
+
+BUILTIN: list[Section] = [
+    Section("summary", "Summary per player count", build=_summary),
+    Section("verdict", "Distance from fair", build=_verdict, answer=_fairness_answer),
+    Section("deltas", "Differences between arms", build=_deltas),
+    Section("bots", "Bots", build=_bots),
+    Section("characters", "Characters", build=_characters),
+    Section("figures", "Figures", build=_figures),
+    Section("parameters", "Parameters, arms and rules", build=_parameters),
+    Section("notes", "Notes", build=_notes),
+]
+"""The built-in sections in page order (the Answer comes first, before all of them)."""
+
+__all__ = ["BUILTIN", "tables"]

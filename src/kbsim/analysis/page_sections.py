@@ -8,7 +8,10 @@ the page's family of tests and the blocks it adds to the Answer.
 from __future__ import annotations
 
 from kbsim.analysis import metrics as M
+from kbsim.analysis.effects import effects_answer, effects_build, effects_tests, skill_answer
+from kbsim.analysis.fairness import fairness_answer
 from kbsim.analysis.sections import Page, Section
+from kbsim.analysis.strength import strength_answer, strength_tests
 from kbsim.analysis.tables import _tables
 
 
@@ -53,11 +56,8 @@ def _deltas(page: Page) -> dict | None:
     }
 
 
-def _fairness_answer(page: Page, data: dict) -> list[dict]:
-    blocks = []
-    for a in tables(page)["answers"]:
-        blocks.append({"title": f"{a['b']} against {a['a']}", "lines": a["lines"]})
-    return blocks
+def _effects_answer(page: Page, data: dict) -> list[dict]:
+    return effects_answer(page, data) + skill_answer(page)
 
 
 # ------------------------------------------------------------------ bots and characters
@@ -105,9 +105,16 @@ def _notes(page: Page) -> dict:
 
 BUILTIN: list[Section] = [
     Section("summary", "Summary per player count", build=_summary),
-    Section("verdict", "Distance from fair", build=_verdict, answer=_fairness_answer),
+    Section("verdict", "Distance from fair", build=_verdict, answer=fairness_answer),
+    Section(
+        "effects",
+        "Effects across player counts and bots",
+        build=effects_build,
+        tests=effects_tests,
+        answer=_effects_answer,
+    ),
     Section("deltas", "Differences between arms", build=_deltas),
-    Section("bots", "Bots", build=_bots),
+    Section("bots", "Bots", build=_bots, tests=strength_tests, answer=strength_answer),
     Section("characters", "Characters", build=_characters),
     Section("figures", "Figures", build=_figures),
     Section("parameters", "Parameters, arms and rules", build=_parameters),

@@ -1,0 +1,139 @@
+"""Which bot is stronger, and by how much: each bot's share of the games won alone in a head-to-head arm.
+
+A head-to-head arm seats more than one bot (a mixed lineup, played in every seat rotation on the same deals).
+Its answer is not a seat's share (with greedy winning from either seat, seat 0 wins exactly half the two-player
+games whatever the seat does) but each **bot's share of the games won alone** against its fair share (the
+seats it holds / P).
+
+The unit is the deal. For bot X on deal d, with ``W_d`` games of the deal (its rotations) won alone and ``X_d``
+of them won by X, the residual ``r_d = X_d - f W_d`` (f the fair share) has mean 0 when X wins its fair share;
+``sum r / sum W`` is X's share minus f. Its interval is the paired t interval of the mean residual divided by
+the mean ``W`` (a ratio estimator), its p-value the one-sample t test of the residuals
+(:func:`kbsim.analysis.metrics.paired`). With two bots their edges are equal and opposite, so only the first
+bot of the lineup is tested; the average over player counts (:func:`kbsim.analysis.pooling.pool`) joins the
+page's family too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import polars as pl
+
+from kbsim.analysis.metrics import Delta, fmt_pct, paired
+from kbsim.analysis.pooling import pool
+from kbsim.analysis.reading import ReportInput
+from kbsim.analysis.sections import Page
+
+METRIC = "bot_share"
+
+
+def bot_edge(df: pl.DataFrame, condition: str, players: int, bot: str) -> tuple[Delta, float, float]:
+    """Bot ``bot``'s share of the games won alone minus its fair share, in one arm and player count.
+
+    Args:
+        df: prepared records (``condition``, ``players``, ``seed``, ``bots``, ``sole``), in canonical order.
+        condition: the head-to-head arm's key.
+        players: the player count.
+        bot: the bot (canonical spec).
+
+    Returns:
+        ``(edge, share, fair)``: the edge as a :class:`~kbsim.analysis.metrics.Delta` (share - fair, interval,
+        p-value, ``n`` deals), the share and the fair share.
+    """
+    sub = df.filter((pl.col("condition") == condition) & (pl.col("players") == players))
+    lineup = sub["bots"][0].to_list()
+    fair = lineup.count(bot) / players
+    per = (
+        sub.with_columns(
+            winner=pl.when(pl.col("sole").is_not_null())
+            .then(pl.col("bots").list.get(pl.col("sole").cast(pl.Int64), null_on_oob=True))
+            .otherwise(None)
+        )
+        .group_by("seed", maintain_order=True)
+        .agg(w=pl.col("sole").is_not_null().sum(), x=(pl.col("winner") == bot).sum())
+        .sort("seed")
+    )
+    w = per["w"].to_numpy().astype(float)
+    x = per["x"].to_numpy().astype(float)
+    total = w.sum()
+    if total == 0:
+        return Delta(float("nan"), float("nan"), float("nan"), float("nan"), len(w), test="none"), float("nan"), fair
+    scale = total / len(w)
+    d = paired(x - fair * w)
+    edge = replace(d, mean=d.mean / scale, low=d.low / scale, high=d.high / scale, sd=d.sd / scale)
+    return edge, float(x.sum() / total), fair
+
+
+def strength_tests(inp: ReportInput, df: pl.DataFrame, deltas: Sequence[dict] = ()) -> list[dict]:
+    """Every head-to-head arm's first bot: its edge per player count, and averaged over the counts."""
+    mixed = [c.key for c in inp.conditions if c.key in set(_mixed(df))]
+    rows = []
+    for key in mixed:
+        per_count = []
+        for p in sorted(df.filter(pl.col("condition") == key)["players"].unique().to_list()):
+            lineup = df.filter((pl.col("condition") == key) & (pl.col("players") == p))["bots"][0].to_list()
+            bot = lineup[0]
+            edge, share, fair = bot_edge(df, key, p, bot)
+            row = {"b": key, "a": key, "players": p, "metric": METRIC, "bot": bot, "others": _others(lineup, bot)}
+            row |= {"label": f"{bot}'s share of the games won alone − fair", "unit": "pp", "delta": edge}
+            rows.append(row | {"share": share, "fair": fair, "kind": "strength"})
+            per_count.append(rows[-1])
+        if len(per_count) > 1:
+            edge, q_p = pool([r["delta"] for r in per_count])
+            rows.append(
+                per_count[0]
+                | {"players": None, "delta": edge, "q_p": q_p, "kind": "strength-pooled", "share": None, "fair": None}
+            )
+    return rows
+
+
+def _others(lineup: list[str], bot: str) -> str:
+    return ", ".join(dict.fromkeys(b for b in lineup if b != bot))
+
+
+def _mixed(df: pl.DataFrame) -> list[str]:
+    rows = df.select("condition", "lineup").unique(maintain_order=True).iter_rows()
+    return [c for c, lu in rows if len(set(lu.split(","))) > 1]
+
+
+def _pp(x: float) -> str:
+    return f"{100 * x:+.1f} pp"
+
+
+def strength_answer(page: Page, data: dict) -> list[dict]:
+    """Per head-to-head arm: which bot is stronger and by how much, from its share of the games won alone."""
+    rows = page.stats["sections"].get("bots", [])
+    labels = page.labels
+    blocks = []
+    for key in dict.fromkeys(r["b"] for r in rows):
+        mine = [r for r in rows if r["b"] == key]
+        per_count = [r for r in mine if r["players"] is not None]
+        pooled = next((r for r in mine if r["players"] is None), None)
+        head = pooled or per_count[0]
+        bot, others = head["bot"], head["others"]
+        d: Delta = head["delta"]
+        scope = "averaged over the player counts" if pooled else f"at {head['players']} players"
+        if d.resolved:
+            word = "stronger" if d.mean > 0 else "weaker"
+            verdict = f"{bot} is {word} than {others}: {_pp(d.mean)} [{_pp(d.low)}, {_pp(d.high)}] {scope} (resolved)"
+        else:
+            verdict = (
+                f"{bot} and {others} are not separated: {_pp(d.mean)} [{_pp(d.low)}, {_pp(d.high)}] {scope} "
+                "(not resolved)"
+            )
+        counts = "; ".join(
+            f"{r['players']} players: {fmt_pct(r['share'])} against a fair {fmt_pct(r['fair'])}"
+            + ("" if r["delta"].resolved else " (not resolved)")
+            for r in per_count
+        )
+        lines = [
+            f"{verdict}, as {bot}'s share of the games won alone minus its fair share (the seats it holds / P).",
+            f"{bot}'s share of the games won alone: {counts}.",
+        ]
+        blocks.append({"title": f"Which bot is stronger? {labels.get(key, key)}", "lines": lines})
+    return blocks
+
+
+__all__ = ["METRIC", "bot_edge", "strength_answer", "strength_tests"]

@@ -15,7 +15,7 @@ from typing import Any
 
 import polars as pl
 
-from kbsim.records import column_names, read_columns, read_metadata
+from kbsim.records import column_names, read_columns, read_metadata, staged_chunks
 from kbsim.sim.conditions import Condition, SweepInfo
 
 NEEDED_COLUMNS = ["game_index", "seed", "players", "bots", "winners", "end_reason", "turns"]
@@ -66,11 +66,13 @@ class ReportInput:
 
 
 # ------------------------------------------------------------------ records
-def read_records(items: Sequence[tuple[Path, str]]) -> pl.DataFrame:
+def read_records(items: Sequence[tuple[Path, str]], upto: int | None = None) -> pl.DataFrame:
     """Read records files, tagging each with a condition key.
 
     Args:
         items: (Parquet path, condition key) pairs.
+        upto: read only the games with an index below this (the deals of a look of a study run until decided);
+            a run that is not finished yet is then read from the chunks it has written.
 
     Returns:
         One DataFrame: :data:`NEEDED_COLUMNS`, any :data:`OPTIONAL_COLUMNS` present, and ``condition``.
@@ -80,15 +82,18 @@ def read_records(items: Sequence[tuple[Path, str]]) -> pl.DataFrame:
     """
     frames = []
     for path, key in items:
-        try:
-            names = column_names(path)
-        except Exception as e:  # missing file, not Parquet
-            raise ReportError(f"{path}: cannot read records: {e}") from None
-        missing = [c for c in NEEDED_COLUMNS if c not in names]
-        if missing:
-            raise ReportError(f"{path}: not kbsim records (missing columns: {', '.join(missing)})")
-        cols = NEEDED_COLUMNS + [c for c in OPTIONAL_COLUMNS if c in names]
-        frames.append(read_columns(path, cols).with_columns(condition=pl.lit(key)))
+        files = [path] if upto is None or Path(path).is_file() else staged_chunks(path, upto)
+        for f in files:
+            try:
+                names = column_names(f)
+            except Exception as e:  # missing file, not Parquet
+                raise ReportError(f"{f}: cannot read records: {e}") from None
+            missing = [c for c in NEEDED_COLUMNS if c not in names]
+            if missing:
+                raise ReportError(f"{f}: not kbsim records (missing columns: {', '.join(missing)})")
+            cols = NEEDED_COLUMNS + [c for c in OPTIONAL_COLUMNS if c in names]
+            frame = read_columns(f, cols).with_columns(condition=pl.lit(key))
+            frames.append(frame if upto is None else frame.filter(pl.col("game_index") < upto))
     if not frames:
         raise ReportError("no records to report")
     return pl.concat(frames, how="diagonal_relaxed")
@@ -349,11 +354,23 @@ __all__ = [
 ]
 
 
-def study_input(plan: Any) -> ReportInput:
-    """Everything the report page needs for a study whose runs are finished.
+def _bots_text(plan: Any, lineups: list[str]) -> str:
+    """The bots of a study in words: the ladder's rungs (and the head-to-head lineups), or the lineups."""
+    ladder = list(getattr(plan, "ladder", []) or [])
+    if not ladder:
+        return "; ".join(lineups)
+    mixed = sorted({c.bots for c in plan.conditions if c.rung is None})
+    text = f"skill ladder {' < '.join(ladder)} (the rung's bot in every seat)"
+    return text + (f"; head-to-head lineups, played as written: {'; '.join(mixed)}" if mixed else "")
+
+
+def study_input(plan: Any, upto: int | None = None) -> ReportInput:
+    """Everything the report page needs for a study whose runs are finished (or have played ``upto`` deals).
 
     Args:
         plan: a :class:`kbsim.sim.study.StudyPlan` (its study, conditions, comparisons, runs and records folder).
+        upto: only the first ``upto`` deals of every cell (a look of a study run until decided; runs may be
+            unfinished, their written chunks are read).
 
     Returns:
         :class:`ReportInput`; the provisional note and display names come from the records' metadata.
@@ -362,11 +379,15 @@ def study_input(plan: Any) -> ReportInput:
         ReportError: a run's records file is missing or unreadable.
     """
     st = plan.study
-    missing = [r.path for r in plan.runs if not r.path.is_file()]
+    sources = {
+        r.path: r.path if r.path.is_file() or upto is None else next(iter(staged_chunks(r.path)), None)
+        for r in plan.runs
+    }
+    missing = [p for p, src in sources.items() if src is None or not src.is_file()]
     if missing:
         raise ReportError(f"{plan.source}: records missing (e.g. {missing[0]}); run the study first")
-    records = read_records([(r.path, r.condition.key) for r in plan.runs])
-    metas = [read_metadata(r.path) for r in plan.runs]
+    records = read_records([(r.path, r.condition.key) for r in plan.runs], upto=upto)
+    metas = [read_metadata(sources[r.path]) for r in plan.runs]
     versions = sorted({str(m.get("version", "?")) for m in metas})
     names: dict[str, dict[str, str]] = {}
     for m in metas:
@@ -377,9 +398,13 @@ def study_input(plan: Any) -> ReportInput:
         ("study file", str(plan.source)),
         ("game (rule file)", f"{st.game} ({plan.rules_source})"),
         ("player counts", ", ".join(str(p) for p in st.players)),
-        ("deals per cell", f"{plan.games:,}" + ("" if plan.games == st.games else f" (study file: {st.games:,})")),
+        (
+            "deals per cell",
+            (f"{min(upto, plan.games):,} (played until decided; cap {plan.games:,})" if upto else f"{plan.games:,}")
+            + ("" if plan.games == st.games else f" (study file: {st.games:,})"),
+        ),
         ("run seed", str(st.seed)),
-        ("bots", "; ".join(lineups)),
+        ("bots", _bots_text(plan, lineups)),
         (
             "seat rotation",
             "each mixed lineup played in every seat rotation on the same deals" if st.rotate_seats else "off",

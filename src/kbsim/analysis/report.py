@@ -203,12 +203,14 @@ def render_html(inp: ReportInput, st: dict) -> tuple[str, int]:
     return _environment().get_template("report.html.j2").render(**ctx), figures
 
 
-def write_report(inp: ReportInput, path: Path) -> ReportResult:
+def write_report(inp: ReportInput, path: Path, stats: dict | None = None) -> ReportResult:
     """Compute, render and write the report page atomically.
 
     Args:
         inp: report input.
         path: the HTML file to write (its folder is created).
+        stats: the page's statistics when already computed (e.g. by
+            :func:`kbsim.analysis.sequential.run_until_decided`); default: :func:`compute` of ``inp``.
 
     Returns:
         :class:`ReportResult`.
@@ -220,7 +222,7 @@ def write_report(inp: ReportInput, path: Path) -> ReportResult:
     import tempfile
 
     t0 = time.perf_counter()
-    st = compute(inp, section_tests())
+    st = compute(inp, section_tests()) if stats is None else stats
     page, figures = render_html(inp, st)
     path = Path(path)
     try:

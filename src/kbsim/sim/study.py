@@ -694,11 +694,18 @@ class RunStats:
     paths: list[Path] = field(default_factory=list)
 
 
+def _close(run: Any) -> bool:
+    """Release an opened run that has nothing to play at this look; False (so it is dropped from the list)."""
+    run.output.close()
+    return False
+
+
 def run_study(
     plan: StudyPlan,
     workers: int | None = None,
     backend: str = "processes",
     progress: Callable[[int, int], None] | None = None,
+    upto: int | None = None,
 ) -> RunStats:
     """Play the runs whose records are missing; reuse finished files; complete interrupted ones.
 
@@ -708,6 +715,8 @@ def run_study(
         backend: ``processes`` (default) or ``serial``.
         progress: called as ``progress(games_done_now, games_to_play)`` after each chunk
             (and once with 0 before the first game).
+        upto: play only the first ``upto`` deals of every run (a look of a study run until decided: the
+            chunks that start below it); runs stay unfinished until their last chunk is played.
 
     Returns:
         :class:`RunStats`.
@@ -747,6 +756,10 @@ def run_study(
         if opened[-1].output.complete:
             stats.reused += 1
             opened.pop()
+    if upto is not None:
+        for r in opened:  # only the chunks that start below the look
+            r.pending_games = sum(len(c) for c in r.pending() if c.start < upto)
+        opened = [r for r in opened if r.pending_games or _close(r)]
     total = sum(r.pending_games for r in opened)
     played = 0
     if progress is not None:
@@ -759,7 +772,7 @@ def run_study(
             progress(played, total)
 
     for r in opened:
-        play_run(r, be, advance)
+        play_run(r, be, advance, upto=upto)
         stats.played += 1
     stats.games_played = played
     return stats

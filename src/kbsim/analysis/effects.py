@@ -134,15 +134,16 @@ def _index(page: Page) -> dict:
     return idx
 
 
-def _cell(d: dict | None) -> dict:
+def _cell(d: dict | None, unused: frozenset[str] | set[str] = frozenset()) -> dict:
     if d is None:
         return {"text": "–"}
-    v, interval, status = _delta_text(d, short=True)
+    idle = d["b"] in unused
+    v, interval, status = _delta_text(d, short=True, unused=idle)
     return {
         "text": f"{v} {interval}",
         "status": status,
         "cls": "ok" if d["delta"].resolved else "unresolved",
-        "title": _delta_text(d)[2],
+        "title": _delta_text(d, unused=idle)[2],
     }
 
 
@@ -162,6 +163,7 @@ def effects_build(page: Page) -> dict | None:
     if not fams:
         return None
     idx = _index(page)
+    unused = set(page.stats.get("unused", []))
     ladder = page.ladder
     counts: list = list(page.players) + ([None] if len(page.players) > 1 else [])
     rung_names = [r for r in ladder] if ladder else [None]
@@ -175,7 +177,7 @@ def effects_build(page: Page) -> dict | None:
                     continue
                 row = {"b": fam["b"], "a": fam["a"], "measure": label}
                 for i, r in enumerate(rung_names):
-                    row[f"r{i}"] = _cell(cells.get(r))
+                    row[f"r{i}"] = _cell(cells.get(r), unused)
                 if fam["kind"] == "arm":
                     deps = [idx.get((*fam["pairs"][r], p, metric, "x")) for r in fam["rungs"][1:]]
                     row["depends"] = {"text": "; ".join(_cell(d)["text"] for d in deps if d)} if any(deps) else ""
@@ -245,9 +247,10 @@ def effects_answer(page: Page, data: dict) -> list[dict]:
     for fam in families(page):
         if fam["kind"] != "arm":
             continue
-        lines = []
+        keys = {k for pair in fam["pairs"].values() for k in pair}
+        lines = _fairness_lines(page, idx, fam, scope, unused=bool(keys & unused))
         quiet = []
-        for metric, label, _unit in MEASURES:
+        for metric, label, _unit in METRICS:
             per_rung = {r: idx.get((*fam["pairs"][r], scope, metric)) for r in fam["rungs"]}
             if not any(per_rung.values()):
                 continue
@@ -275,7 +278,6 @@ def effects_answer(page: Page, data: dict) -> list[dict]:
             elif not any_resolved and per_count_resolved:
                 line += f"; resolved at {_players(sorted(set(per_count_resolved)))} only"
             lines.append(line + ".")
-        keys = {k for pair in fam["pairs"].values() for k in pair}
         if quiet:
             deals = _deals(page)
             text = f"No resolved difference in {', '.join(quiet)}"
@@ -287,6 +289,61 @@ def effects_answer(page: Page, data: dict) -> list[dict]:
         lines += _handful(page, fam)
         blocks.append({"title": f"{fam['b']} against {fam['a']}", "lines": lines})
     return blocks
+
+
+def _fairness_lines(page: Page, idx: dict, fam: dict, scope: int | None, unused: bool) -> list[str]:
+    """Which of two arms is fairer (the largest seat gap, B − A), per rung: where resolved, where not, where equal.
+
+    Only differences resolved after the page's adjustment are stated as findings; "deals needed" is left out for
+    an arm whose rule no game used (more deals of the same bots would measure nothing either).
+    """
+    lines = []
+    b_label, a_label = fam["b"], fam["a"]
+    for r in fam["rungs"]:
+        b, a = fam["pairs"][r]
+        with_r = f" with {r}" if r else ""
+        per = [d for p in page.players if (d := idx.get((b, a, p, "seat_gap"))) is not None and d["delta"].n >= 2]
+        if not per:
+            continue
+        pooled = idx.get((b, a, None, "seat_gap"))
+        said = False
+        for word, pick in (("closer to", lambda x: x.mean < 0), ("further from", lambda x: x.mean > 0)):
+            hits = [d for d in per if d["delta"].resolved and pick(d["delta"])]
+            if hits:
+                parts = "; ".join(f"{d['players']} players {_effect_words(d).replace(' (resolved)', '')}" for d in hits)
+                lines.append(f"{b_label} is {word} fair than {a_label}{with_r} (largest seat gap, B − A: {parts}).")
+                said = True
+            elif pooled is not None and pooled["delta"].resolved and pick(pooled["delta"]):
+                lines.append(
+                    f"{b_label} is {word} fair than {a_label}{with_r} on average over the player counts (largest "
+                    f"seat gap, B − A: {_effect_words(pooled).replace(' (resolved)', '')}), though at no single "
+                    "count on its own."
+                )
+                said = True
+        same = sorted(d["players"] for d in per if d["delta"].identical)
+        open_ = [d for d in per if not d["delta"].resolved and not d["delta"].identical]
+        if open_ and not said:
+            need = [d["delta"].deals_needed for d in open_ if d["delta"].deals_needed is not None]
+            if unused:
+                tail = "; its rule was never used in some cells, so more deals with these bots would not help"
+            elif need:
+                lo, hi = min(need), max(need)
+                span = f"{lo:,}" if lo == hi else f"{lo:,}-{hi:,}"
+                tail = f"; a new paired study would need about {span} deals per cell to resolve the effects seen"
+            elif any(d["delta"].deals_needed_reason.startswith("fewer than") for d in open_):
+                tail = "; too few deals to estimate how many a study would need"
+            else:
+                tail = "; the effects seen are within the noise, so no deal count can be given"
+            lines.append(
+                f"Which of the two is fairer{with_r} is not resolved at "
+                f"{_players(sorted(d['players'] for d in open_))} ({open_[0]['delta'].n:,} deals per cell{tail})."
+            )
+        if same:
+            lines.append(f"At {_players(same)}{with_r} the two arms won alone the same games on every deal.")
+    verdict = _verdict(page, idx, fam, scope, "seat_gap")
+    if verdict and verdict != NONE:
+        lines.append(f"The difference in fairness across the ladder ({_scope(page, scope)}): {verdict}.")
+    return lines
 
 
 def _count_range(idx: dict, pair: tuple[str, str], players: list[int], metric: str) -> tuple[str, str]:
@@ -382,12 +439,12 @@ __all__ = ["differing_deals", "effects_answer", "effects_build", "effects_tests"
 
 
 # ------------------------------------------------------------------ what depends on the bot
-_VALUE_OF = {
-    "seat0": ("first-player sole-win rate", "pp"),
-    "stalemate": ("stalemates", "pp"),
-    "turn_limit": ("games stopped by the turn limit", "pp"),
-    "shared": ("shared wins", "pp"),
-    "turns": ("turns per game", "turns"),
+_VALUE_OF = {  # measure -> (words, unit, verb agreeing with the words)
+    "seat0": ("the first player's sole-win rate", "pp", "depends"),
+    "stalemate": ("stalemates", "pp", "depend"),
+    "turn_limit": ("games stopped by the turn limit", "pp", "depend"),
+    "shared": ("shared wins", "pp", "depend"),
+    "turns": ("game length (turns per game)", "turns", "depends"),
 }
 
 
@@ -421,7 +478,7 @@ def skill_answer(page: Page) -> list[dict]:
     first = fam["first"]
     scope = None if len(page.players) > 1 else page.players[0]
     lines = []
-    for metric, (label, unit) in _VALUE_OF.items():
+    for metric, (label, unit, verb) in _VALUE_OF.items():
         per_rung = {}
         for rung in [first, *fam["rungs"]]:
             key = fam["pairs"][fam["rungs"][0]][1] if rung == first else fam["pairs"][rung][0]
@@ -443,7 +500,7 @@ def skill_answer(page: Page) -> list[dict]:
                 if counts[r] and len(counts[r]) < len(page.players):
                     text += f", resolved at {_players(counts[r])}"
                 parts.append(text)
-            lines.append(f"{label[0].upper()}{label[1:]} depend on the bot: {values} ({'; '.join(parts)}).")
+            lines.append(f"{label[0].upper()}{label[1:]} {verb} on the bot: {values} ({'; '.join(parts)}).")
         else:
             lines.append(f"{label[0].upper()}{label[1:]}: {values}; no resolved dependence on the bot.")
     ps = page.players

@@ -89,6 +89,9 @@ def fairness_answer(page: Page, data: dict) -> list[dict]:
         "columns": columns,
         "rows": rows,
     }
+    headline = _headline(page, arms[0])
+    if headline:
+        block["headline"] = headline
     if len(arms) > len(shown):
         more = []
         for conds in arms[len(shown) :]:
@@ -104,6 +107,53 @@ def fairness_answer(page: Page, data: dict) -> list[dict]:
                 )
         block["more"] = {"summary": f"The other {len(more)} arms", "columns": columns[:-1], "rows": more}
     return [block]
+
+
+def _headline(page: Page, conds: list) -> str:
+    """The baseline arm in one sentence: the fairest count per rung, and the first seat's edge at every count."""
+    fairest, edges = [], []
+    for c in conds:
+        gaps = {}
+        firsts = []
+        for p in page.players:
+            g = page.stats["groups"].get((c.key, p))
+            if g is None or math.isnan(g["balance"]["verdict"]["largest"]["gap"]):
+                continue
+            gaps[p] = g["balance"]["verdict"]["largest"]
+            firsts.append(g["balance"]["verdict"]["first"])
+        if not gaps:
+            continue
+        who = f" with {c.rung}" if c.rung else ""
+        if len(gaps) > 1:
+            fairest.append(f"{min(gaps, key=lambda p: (abs(gaps[p]['gap']), p))} players{who}")
+        above = all(f["low"] > 0 for f in firsts)
+        below = all(f["high"] < 0 for f in firsts)
+        lo, hi = min(f["gap"] for f in firsts), max(f["gap"] for f in firsts)
+        span = f"{100 * lo:+.1f} pp" if len(firsts) == 1 else f"{100 * lo:+.1f} to {100 * hi:+.1f} pp"
+        where = "at every player count" if len(firsts) > 1 else f"at {page.players[0]} players"
+        if above or below:
+            edges.append(
+                f"the first seat wins alone {'more' if above else 'less'} often than its fair share {where}{who} "
+                f"({span} of the games won alone)"
+            )
+        else:
+            edges.append(f"the first seat's edge{who} is {span} (not resolved at every count)")
+    label = conds[0].label.rsplit(" · ", 1)[0] if conds[0].rung else conds[0].label
+    parts = []
+    if fairest:
+        by_count: dict[str, list[str]] = {}
+        for text in fairest:
+            count, _, who = text.partition(" with ")
+            by_count.setdefault(count, []).append(who)
+        said = [
+            f"{count}" + (f" with {' and with '.join(w for w in whos if w)}" if any(whos) else "")
+            for count, whos in by_count.items()
+        ]
+        parts.append(f"{label}: fairest at {'; at '.join(said)}")
+    if edges:
+        parts.append("; ".join(edges))
+    text = "; ".join(parts)
+    return text[:1].upper() + text[1:] + "." if text else ""
 
 
 def _fairest_line(label: str, fair: int, gaps: dict) -> str:

@@ -95,11 +95,27 @@ def _parameters(page: Page) -> dict:
 
 
 def _notes(page: Page) -> dict:
+    from kbsim.analysis.pairing import pairing_notes
+
+    ladder = ""
+    if page.ladder:
+        mixed = page.stats.get("head_to_head", [])
+        ladder = (
+            f"Every arm whose lineup is one bot is played once per rung of the ladder ({' < '.join(page.ladder)}, "
+            "weakest first), the rung's bot in every seat, on the same deals. Each effect is given per rung; "
+            "whether it depends on skill is the arm × rung interaction (the effect at a rung minus the effect at "
+            "the first rung, deal by deal), tested in the same Holm family as every other comparison. "
+            + (
+                "Head-to-head arms (a mixed lineup) are played as written: their lineup is what they measure."
+                if mixed
+                else ""
+            )
+        )
     return {
         "adjustment": page.stats["adjustment"],
         "has_characters": bool(page.stats["characters"]),
-        "pairing": [],
-        "ladder": "",
+        "pairing": pairing_notes(page.inp, page.labels),
+        "ladder": ladder,
     }
 
 

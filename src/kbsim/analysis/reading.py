@@ -19,7 +19,7 @@ from kbsim.records import column_names, read_columns, read_metadata, staged_chun
 from kbsim.sim.conditions import Condition, SweepInfo
 
 NEEDED_COLUMNS = ["game_index", "seed", "players", "bots", "winners", "end_reason", "turns"]
-OPTIONAL_COLUMNS = ["character_plays", "rule_usage"]
+OPTIONAL_COLUMNS = ["character_plays", "rule_usage", "deal_hash"]
 
 
 class ReportError(Exception):

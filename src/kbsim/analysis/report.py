@@ -172,7 +172,7 @@ def _environment():
     )
 
 
-def render_html(inp: ReportInput, st: dict) -> tuple[str, int]:
+def render_html(inp: ReportInput, st: dict) -> tuple[str, int, dict]:
     """Render the page: the Answer, then every section (:mod:`kbsim.analysis.sections`), plotly.js embedded once.
 
     Args:
@@ -180,7 +180,7 @@ def render_html(inp: ReportInput, st: dict) -> tuple[str, int]:
         st: statistics from :func:`compute` (with the sections' comparisons).
 
     Returns:
-        The complete HTML document, and the number of figures on it.
+        The complete HTML document, the number of figures on it, and the Answer's data.
     """
     from plotly.offline import get_plotlyjs
 
@@ -200,7 +200,7 @@ def render_html(inp: ReportInput, st: dict) -> tuple[str, int]:
         "plotly_js": get_plotlyjs(),
     }
     figures = len(page.data.get("figures", {}).get("figures", []))
-    return _environment().get_template("report.html.j2").render(**ctx), figures
+    return _environment().get_template("report.html.j2").render(**ctx), figures, answer
 
 
 def write_report(inp: ReportInput, path: Path, stats: dict | None = None) -> ReportResult:
@@ -223,7 +223,7 @@ def write_report(inp: ReportInput, path: Path, stats: dict | None = None) -> Rep
 
     t0 = time.perf_counter()
     st = compute(inp, section_tests()) if stats is None else stats
-    page, figures = render_html(inp, st)
+    page, figures, answer = render_html(inp, st)
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -245,7 +245,7 @@ def write_report(inp: ReportInput, path: Path, stats: dict | None = None) -> Rep
         size=path.stat().st_size,
         seconds=seconds,
         figures=figures,
-        summary=text_summary(inp, st),
+        summary=text_summary(inp, st, answer),
         stats=st,
         conditions=list(inp.conditions),
     )

@@ -71,14 +71,21 @@ def strength_tests(inp: ReportInput, df: pl.DataFrame, deltas: Sequence[dict] = 
     mixed = [c.key for c in inp.conditions if c.key in set(_mixed(df))]
     rows = []
     for key in mixed:
+        sub = df.filter(pl.col("condition") == key)
+        counts = sorted(sub["players"].unique().to_list())
+        lineups = {p: sub.filter(pl.col("players") == p)["bots"][0].to_list() for p in counts}
+        bots = sorted({b for lu in lineups.values() for b in lu})
+        edges = {(b, p): bot_edge(df, key, p, b) for b in bots for p in counts if b in lineups[p]}
+        # the subject is the bot with the largest edge (with two bots, their edges are equal and opposite, so
+        # which one is tested does not change the test)
+        bot = max(bots, key=lambda b: (sum(e[0].mean for (x, _), e in edges.items() if x == b), b))
         per_count = []
-        for p in sorted(df.filter(pl.col("condition") == key)["players"].unique().to_list()):
-            lineup = df.filter((pl.col("condition") == key) & (pl.col("players") == p))["bots"][0].to_list()
-            bot = lineup[0]
-            edge, share, fair = bot_edge(df, key, p, bot)
-            row = {"b": key, "a": key, "players": p, "metric": METRIC, "bot": bot, "others": _others(lineup, bot)}
+        for p in counts:
+            edge, share, fair = edges[(bot, p)]
+            others = {b: edges[(b, p)][1] for b in bots if b != bot and (b, p) in edges}
+            row = {"b": key, "a": key, "players": p, "metric": METRIC, "bot": bot, "others": _others(lineups[p], bot)}
             row |= {"label": f"{bot}'s share of the games won alone − fair", "unit": "pp", "delta": edge}
-            rows.append(row | {"share": share, "fair": fair, "kind": "strength"})
+            rows.append(row | {"share": share, "fair": fair, "kind": "strength", "other_shares": others})
             per_count.append(rows[-1])
         if len(per_count) > 1:
             edge, q_p = pool([r["delta"] for r in per_count])
@@ -117,11 +124,14 @@ def strength_answer(page: Page, data: dict) -> list[dict]:
         scope = "averaged over the player counts" if pooled else f"at {head['players']} players"
         if d.resolved:
             word = "stronger" if d.mean > 0 else "weaker"
-            verdict = f"{bot} is {word} than {others}: {_pp(d.mean)} [{_pp(d.low)}, {_pp(d.high)}] {scope} (resolved)"
+            verdict = (
+                f"{bot} is {word} than {others}: it wins {_pp(d.mean)} [{_pp(d.low)}, {_pp(d.high)}] more of the "
+                f"games won alone than its fair share, {scope} (resolved)"
+            )
         else:
             verdict = (
-                f"{bot} and {others} are not separated: {_pp(d.mean)} [{_pp(d.low)}, {_pp(d.high)}] {scope} "
-                "(not resolved)"
+                f"{bot} and {others} are not separated: {bot} wins {_pp(d.mean)} [{_pp(d.low)}, {_pp(d.high)}] "
+                f"more of the games won alone than its fair share, {scope} (not resolved)"
             )
         counts = "; ".join(
             f"{r['players']} players: {fmt_pct(r['share'])} against a fair {fmt_pct(r['fair'])}"
@@ -129,10 +139,17 @@ def strength_answer(page: Page, data: dict) -> list[dict]:
             for r in per_count
         )
         lines = [
-            f"{verdict}, as {bot}'s share of the games won alone minus its fair share (the seats it holds / P).",
+            f"{verdict}. The fair share is the seats a bot holds / P; every seat rotation is played on the same "
+            "deals, so no bot gains from the seat it sits in.",
             f"{bot}'s share of the games won alone: {counts}.",
         ]
-        blocks.append({"title": f"Which bot is stronger? {labels.get(key, key)}", "lines": lines})
+        blocks.append(
+            {
+                "title": f"Which bot is stronger? {labels.get(key, key)}",
+                "lines": lines,
+                "headline": verdict.split(":")[0] + f" ({_pp(d.mean)} of the games won alone, {scope})",
+            }
+        )
     return blocks
 
 

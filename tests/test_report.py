@@ -164,9 +164,13 @@ def test_shipped_studies_validate():
         assert plan.runs and all(r.spec.seed == st.seed for r in plan.runs)
     sweep = plan_study(load_study(REPO / "reports" / "sweep-hand-size.toml"))
     assert {c.sweep_value for c in sweep.conditions} == {5, 6, 7}
-    assert sorted(sweep.comparisons) == sorted(
-        [(sweep.conditions[0].key, sweep.conditions[1].key), (sweep.conditions[2].key, sweep.conditions[1].key)]
-    )
+    assert sweep.ladder == ["greedy", "planner"]
+    key = {(c.sweep_value, c.rung): c.key for c in sweep.conditions}
+    assert len(key) == 6  # 3 hand sizes x 2 rungs
+    # at each rung, 5 and 7 against the baseline 6; then each hand size at the planner rung against greedy
+    want = [(key[(v, r)], key[(6, r)]) for r in ("greedy", "planner") for v in (5, 7)]
+    want += [(key[(v, "planner")], key[(v, "greedy")]) for v in (5, 6, 7)]
+    assert sweep.comparisons == want
 
 
 def test_rotations_are_distinct_and_balanced():

@@ -37,14 +37,14 @@ ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
 }
 
 GOLDEN = {
-    "kingsbridge-greedy": "6439bd2f37eb4e68cfbe202a8ce09c2194eaedea72a6c8af5e6f7a2b92bed69d",
-    "kingsbridge-random-mixed": "6791c33380b79a60021a70951aa77f7cebfb69f405bed649c8baa6cb5419b629",
-    "kingsbridge-planner": "bb2ebbd419017c4fb64d587e469518b9c1d7bdefd6f41ef97187218f1f4d7379",
-    "kingsbridge-characters-greedy": "bb1f8801218dc644984e67fb992688fa3ec1c4ad1c77165917b6507a174a1090",
-    "kingsbridge-characters-random": "fa1caf5e30cd0939bc5168386e5bf206fa4e0b805f2557f550d79584971f48d9",
-    "kingsbridge-either-end-planner": "c4fa84834627e8c11073c8c4e9fa23a206ce8248509a8daa4aebb436278d0963",
-    "kings-corners-greedy": "9c7c53ba67782df37aedefb6ae680fd5e08bd27104c24c23ef4f24a777d52d03",
-    "continental-express-greedy": "6796c9d22e4183cd0b4441eddba1e96b144278325dec61df40e88eba785eb4da",
+    "kingsbridge-greedy": "3df4d478cc23b3a3be938262d87d735b71dc8c08417de40fadbfd84c00605da6",
+    "kingsbridge-random-mixed": "6c846f877b1f8363cad270c0f7ce30e22328bd38148d9ea77752043bbd5f5b82",
+    "kingsbridge-planner": "0025d3443dbc267b2c40c4b653ec6dabd88c4e01fafd96d93c0725dc35fb0a0d",
+    "kingsbridge-characters-greedy": "341cb2b34b6b5414228ed103221ce270d05cd5b6309255205aa434db21454755",
+    "kingsbridge-characters-random": "ebf94a8cd2e30eeb70ab9c70595ef82dc5931a9833e1adf9ed9cf172c4fc42f7",
+    "kingsbridge-either-end-planner": "1273b43d497571576838a4e6b80ff91087f800e24c6018c0f7b911bcad222e79",
+    "kings-corners-greedy": "c51fc6f6a6f0c2469420b922bc1a107563a69188720753c921f7d358af97075c",
+    "continental-express-greedy": "f4224d0f2d25e0d8b78c108dc0b8a930c743d526946286755fd18f15cf56b0b4",
 }
 
 

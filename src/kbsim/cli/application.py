@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from kbsim import __version__
-from kbsim.cli import compare, replay, report, rules, run, solve
+from kbsim.cli import compare, play, replay, report, rules, run, solve
 from kbsim.cli.checks import ArgError
 from kbsim.cli.common import UserError, closed_pipe
 
@@ -53,6 +53,8 @@ def main() -> None:
     try:
         rc = app(standalone_mode=False)
         sys.stdout.flush()  # a closed pipe shows here, inside the handlers below
+        if rc == 130:  # typer turns a KeyboardInterrupt that left the command into exit code 130, silently
+            print("kbsim: interrupted", file=sys.stderr)
         if isinstance(rc, int) and rc:
             sys.exit(rc)
     except (UserError, ArgError) as e:
@@ -94,6 +96,7 @@ app.command()(replay.replay)
 app.command()(report.report)
 app.command()(compare.compare)
 app.command()(solve.solve)
+app.command()(play.play)
 rules_app.command("check")(rules.rules_check)
 rules_app.command("show")(rules.rules_show)
 rules_app.command("schema")(rules.rules_schema)

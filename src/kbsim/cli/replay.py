@@ -1,14 +1,14 @@
-"""``kbsim replay``: replay one game of a run and print its move log."""
+"""``kbsim replay``: replay one game of a run, or one record of a records file, and print its move log."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any, Optional
 
 import typer
 
 from kbsim.cli.common import (
     BotsOpt,
-    GameOpt,
     OptionOpt,
     VariantOpt,
     check_players,
@@ -21,34 +21,138 @@ from kbsim.strict_io import dumps_json
 
 
 def replay(
-    seed: Annotated[int, typer.Option(help="The run seed of the run the game belongs to.")],
-    game_index: Annotated[int, typer.Option("--game-index", "-i", help="Index of the game in that run.")],
+    game_index: Annotated[
+        int, typer.Option("--game-index", "-i", help="Index of the game in that run (or in the records file).")
+    ],
+    seed: Annotated[
+        Optional[int],
+        typer.Option(
+            help="The run seed of the run the game belongs to (with --records: picks among the file's games)."
+        ),
+    ] = None,
     players: Annotated[int, typer.Option("--players", "-p", help="Seats.")] = 4,
-    game: GameOpt = "kingsbridge",
+    game: Annotated[
+        Optional[str],
+        typer.Option(
+            "--game", "-g", help="Shipped game name or path to a rule file (default: kingsbridge, or the record's)."
+        ),
+    ] = None,
     variant: VariantOpt = [],  # noqa: B006
     option: OptionOpt = [],  # noqa: B006
     bots: BotsOpt = "greedy",
+    records: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--records",
+            help="Replay a record of this Parquet file (game, variant, options, players, bots and seed from the "
+            "record; a game with a human seat from its stored moves) and check that it replays to the record.",
+        ),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the log as JSON.")] = False,
 ) -> None:
-    """Replay one game of a run (same seed, index, players, variant, bots) and print its move log."""
+    """Replay one game of a run (same seed, index, players, variant, bots) and print its move log.
+
+    With --records FILE, replay the record with --game-index from that file (kbsim play's games too).
+    """
     from kbsim.bots import UnknownBot, make_bot, parse_bots
     from kbsim.cli import checks as ck
-    from kbsim.engine.families import family_of
-    from kbsim.engine.rows.game import play_game, replay_hands, state_hash
-    from kbsim.engine.rows.notation import format_cards, format_move
+    from kbsim.engine.rows.game import play_game
     from kbsim.engine.seeds import game_seed
 
     ck.check_count("--game-index", game_index, 0, ck.MAX_GAMES - 1, "a game index")
     ck.check_seed(seed)
-    loaded, g = load(game, variant, option)
-    check_players(g, players, loaded)
-    try:
-        names = parse_bots(bots, players, g.family)
-    except UnknownBot as e:
-        fail(str(e))
-    gs = game_seed(seed, game_index)
-    if family_of(g).replay:  # a family that replays its own logs (the market family)
+    if records is not None:
+        g, players, names, gs, res = _replay_record(records, game_index, seed, game)
+        seed_text = f"record {game_index} of {records}"
+    else:
+        if seed is None:
+            fail("--seed is required (the run seed of the game to replay), unless --records is given")
+        loaded, g = load(game or "kingsbridge", variant, option)
+        check_players(g, players, loaded)
+        try:
+            names = parse_bots(bots, players, g.family)
+        except UnknownBot as e:
+            fail(str(e))
+        gs = game_seed(seed, game_index)
         res = play_game(g, [make_bot(n, g.family) for n in names], gs, check=True, log=True)
+        seed_text = f"game {game_index} of run seed {seed}"
+    _print(g, players, names, gs, res, json_out, seed_text)
+
+
+def _replay_record(path: Path, index: int, seed: int | None, game: str | None) -> tuple[Any, int, list, int, Any]:
+    """Replay the record with ``index`` (and run ``seed``) of a records file and check it against the record.
+
+    Returns:
+        ``(compiled game, players, names per seat, game seed, result)``.
+    """
+    import json
+
+    from kbsim.bots import UnknownBot, make_bot
+    from kbsim.engine.families import family_of
+    from kbsim.engine.seeds import game_seed
+    from kbsim.play.script import ScriptError, replay_log
+    from kbsim.records import load as load_records
+    from kbsim.rules.loader import RulesError, load_rules
+
+    try:
+        df = load_records(path)
+    except (FileNotFoundError, OSError) as e:
+        fail(f"--records {path}: {e}")
+    except Exception as e:  # not Parquet
+        fail(f"--records {path}: not a records file ({type(e).__name__})")
+    missing = [
+        c for c in ("game_index", "seed", "game", "variant", "options", "players", "bots") if c not in df.columns
+    ]
+    if missing:
+        fail(f"--records {path}: not kbsim records (missing columns: {', '.join(missing)})")
+    rows = [r for r in df.iter_rows(named=True) if r["game_index"] == index]
+    if seed is not None:
+        rows = [r for r in rows if r["seed"] == game_seed(seed, index)]
+    if not rows:
+        fail(
+            f"--records {path}: no record with game index {index}"
+            + (f" of run seed {seed}" if seed is not None else "")
+        )
+    if len(rows) > 1:
+        fail(f"--records {path}: {len(rows)} records have game index {index}; add --seed RUN_SEED to pick one")
+    row = rows[0]
+    variants = [v for v in row["variant"].split("+") if v and v != "base"]
+    try:
+        loaded = load_rules(game or row["game"], variants, json.loads(row["options"]))
+    except RulesError as e:
+        fail(
+            f"--records {path}: the record's rules do not load ({str(e).splitlines()[0]}); "
+            "give the rule file with --game"
+        )
+    g = family_of(loaded.model).compile(loaded)
+    names = list(row["bots"])
+    moves = list(row.get("moves") or [])
+    if moves:
+        try:
+            res = replay_log(g, names, row["seed"], moves)
+        except ScriptError as e:
+            fail(f"--records {path}: record {index} does not replay: {e}")
+    else:
+        try:
+            res = family_of(g).play(g, [make_bot(n, g.family) for n in names], row["seed"], check=True, log=True)
+        except UnknownBot as e:
+            fail(f"--records {path}: record {index}: {e}; a game with a person in it needs its moves column")
+    if (res.deal_hash, res.turns, sorted(res.winners)) != (row.get("deal_hash"), row["turns"], sorted(row["winners"])):
+        fail(
+            f"--records {path}: record {index} replays to another game (turns {res.turns}, winners "
+            f"{list(res.winners)}; the record has {row['turns']}, {list(row['winners'])}): the rules, the engine or "
+            "the bots changed since it was written"
+        )
+    return g, row["players"], names, row["seed"], res
+
+
+def _print(g: Any, players: int, names: list, gs: int, res: Any, json_out: bool, seed_text: str) -> None:
+    """Print a replayed game: its move log with the table after each turn (text or JSON)."""
+    from kbsim.engine.families import family_of
+    from kbsim.engine.rows.game import replay_hands, state_hash
+    from kbsim.engine.rows.notation import format_cards, format_move
+
+    if family_of(g).replay:  # a family that replays its own logs (the market family)
         lines = family_of(g).part("replay")(g, players, gs, res.log)
         if json_out:
             print(
@@ -73,7 +177,6 @@ def replay(
             )
         out.print(f"end: {res.end_reason}, winners {list(res.winners)}, scores {res.scores}", markup=False)
         return
-    res = play_game(g, [make_bot(n, g.family) for n in names], gs, check=True, log=True)
 
     def cards(cs) -> str:
         return format_cards(cs, g) or "_"
@@ -125,8 +228,7 @@ def replay(
         )
         return
     out.print(
-        f"game {game_index} of run seed {seed}: game seed {gs}, {players} players, bots {','.join(names)}, "
-        f"deal hash {res.deal_hash}",
+        f"{seed_text}: game seed {gs}, {players} players, bots {','.join(names)}, deal hash {res.deal_hash}",
         markup=False,
     )
     out.print(notation_key(seats=True), highlight=False, markup=False)

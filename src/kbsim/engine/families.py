@@ -3,7 +3,7 @@
 A rule file names its family (``family: rows`` or ``family: market``); everything
 that depends on the family -- the rule-file model, the compiler, the game loop,
 the bots, the move notation, the example runner, the documentation renderer and
-the record columns -- is found through :func:`family` here, never through a
+the record columns, the ``kbsim play`` part -- is found through :func:`family` here, never through a
 ``family == ...`` branch.
 
 Entries name their parts by dotted path (``"package.module:attribute"``),
@@ -48,6 +48,8 @@ class Family:
         deal_hash: ``hash(game, players: int, seed: int) -> str``: 16 hex digits identifying the deal of the
             game with that seed (equal deals, equal hash).
         solver: the single-turn planner, or "" when the family has none.
+        play_ui: the family's part of ``kbsim play`` (a :class:`kbsim.play.base.PlayPart`: how to draw the table
+            one seat sees, list, write and apply moves, name their rules), or "" when it has none.
     """
 
     name: str
@@ -63,6 +65,7 @@ class Family:
     deal_hash: str = ""
     replay: str = ""
     solver: str = ""
+    play_ui: str = ""
 
     @property
     def schema(self) -> type:
@@ -133,6 +136,7 @@ FAMILIES: dict[str, Family] = {
         records="kbsim.engine.families:rows_record_values",
         deal_hash="kbsim.engine.rows.game:rows_deal_hash",
         solver="kbsim.engine.rows.search.solve:solve",
+        play_ui="kbsim.play.rows:ROWS",
     ),
     "market": Family(
         name="market",
@@ -152,6 +156,7 @@ FAMILIES: dict[str, Family] = {
         records="kbsim.engine.market.game:record_values",
         deal_hash="kbsim.engine.market.game:market_deal_hash",
         replay="kbsim.engine.market.game:replay_market_log",
+        play_ui="kbsim.play.market:MARKET",
     ),
 }
 

@@ -42,6 +42,9 @@ rule_usage         list<struct>    ``{rule, uses, legal_turns}``: how often an o
                                    enable is listed, with 0 uses if never used; ``legal_turns``: for a variant's
                                    rebuilds (start segments, into an empty row) the turns at whose start such a
                                    rebuild was legal, else null; market games: empty
+moves              list<string>    the move log in move notation, one entry per turn (``SEAT: MOVE; MOVE``, a
+                                   market game's contract choices first), for a game with a ``human`` seat (it
+                                   cannot be replayed from its seed); empty for a game of bots only
 =================  ==============  ===================================================
 
 The Parquet file's key-value metadata holds ``kbsim.version``, ``kbsim.run``
@@ -65,11 +68,12 @@ from kbsim.engine.families import FAMILIES
 #: Version of the record columns; bumped whenever a column is added, removed or changes meaning.
 #: 1: one set of columns for every game. 2: common columns plus the family's own (market games no longer
 #: write the rows family's columns).
-RECORDS_SCHEMA_VERSION = 6
+RECORDS_SCHEMA_VERSION = 7
 #: 2: per-family columns; 3: deal_hash; 4: rule_usage; 5: same columns, but the bots' streams and the later
 #: hands of a match come from SeedSequence spawn keys (kbsim.engine.seeds), so a seed gives new records wherever a
 #: bot draws random numbers (the random bot, tie-breaks) or a match plays several hands; 6: rule_usage entries
-#: carry legal_turns (the turns at whose start a variant's rebuild was legal, null where not counted).
+#: carry legal_turns (the turns at whose start a variant's rebuild was legal, null where not counted); 7: moves
+#: (the move log of games with a human seat, ``kbsim play``; empty for bots).
 
 #: Every record column, in file order.
 ALL_FIELDS = pa.schema(
@@ -107,6 +111,7 @@ ALL_FIELDS = pa.schema(
         ("characters_lost", pa.int16()),
         ("deal_hash", pa.string()),
         ("rule_usage", pa.list_(pa.struct([("rule", pa.string()), ("uses", pa.int32()), ("legal_turns", pa.int32())]))),
+        ("moves", pa.list_(pa.string())),
     ]
 )
 

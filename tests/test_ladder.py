@@ -280,3 +280,21 @@ def test_differing_deals_and_the_rules_used_there():
     _, _, answer = build_page(inp, compute(inp, section_tests()))
     text = " ".join(" ".join(b["lines"]) for b in answer["blocks"])
     assert "differ on 2 deals only (game 4, game 9); in them B used rebuild.start 2×" in text
+
+
+def test_bot_edge_interval_stays_honest_when_one_bot_wins_every_game():
+    """X wins every game won alone on 40 deals (one deal stalemated once): the ratio interval alone would be
+    nearly zero wide; the edge's interval contains the Clopper-Pearson interval of the share over the deals."""
+    from scipy import stats
+
+    rows = []
+    for seed in range(40):
+        for r, lineup in enumerate((["x", "y"], ["y", "x"])):
+            stale = [seed == 0 and r == 0]
+            rows.append(_games("duel", 2, [seed], [lineup.index("x")], [30], stale=stale, bots=lineup))
+    from kbsim.analysis.arms import prepare
+
+    edge, share, fair = bot_edge(prepare(pl.concat(rows)), "duel", 2, "x")
+    assert share == 1.0 and fair == 0.5 and edge.mean == pytest.approx(0.5)
+    assert edge.low == pytest.approx(stats.beta.ppf(0.025, 40, 1) - 0.5) and edge.high >= 0.5
+    assert edge.high - edge.low > 0.05 and edge.resolved_raw

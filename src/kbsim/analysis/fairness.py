@@ -37,11 +37,16 @@ def _gap_text(g: dict) -> str:
 
 
 def _as_delta(g: dict) -> Delta | None:
-    """A cell's gap as an effect: found (resolved) when its interval excludes a fair share."""
+    """A cell's largest gap as an effect on its size: found (resolved) when its interval excludes a fair share.
+
+    The size, not the signed gap: at two players seat 0's +13 pp and seat 1's -13 pp are the same distance from
+    fair, and whichever seat a cell names must not read as a reversal across the ladder.
+    """
     if math.isnan(g.get("gap", NAN)):
         return None
     found = g["low"] > 0 or g["high"] < 0
-    return Delta(g["gap"], g["low"], g["high"], NAN, 0, p=0.0 if found else 1.0, test="Wilson interval")
+    lo, hi = _size_bounds(g)
+    return Delta(abs(g["gap"]), lo, hi, NAN, 0, p=0.0 if found else 1.0, test="Wilson interval")
 
 
 def _arms(page: Page) -> list[list]:
@@ -110,11 +115,10 @@ def fairness_answer(page: Page, data: dict) -> list[dict]:
 
 
 def _headline(page: Page, conds: list) -> str:
-    """The baseline arm in one sentence: the fairest count per rung, and the first seat's edge at every count."""
-    fairest, edges = [], []
+    """The baseline arm in one sentence: the fairest count per rung (when clearly so), the first seat's edge."""
+    fairest, edges, rungs = [], [], []
     for c in conds:
-        gaps = {}
-        firsts = []
+        gaps, firsts = {}, []
         for p in page.players:
             g = page.stats["groups"].get((c.key, p))
             if g is None or math.isnan(g["balance"]["verdict"]["largest"]["gap"]):
@@ -123,36 +127,50 @@ def _headline(page: Page, conds: list) -> str:
             firsts.append(g["balance"]["verdict"]["first"])
         if not gaps:
             continue
-        who = f" with {c.rung}" if c.rung else ""
+        who = f"with {c.rung}" if c.rung else ""
+        rungs.append(who)
         if len(gaps) > 1:
-            fairest.append(f"{min(gaps, key=lambda p: (abs(gaps[p]['gap']), p))} players{who}")
-        above = all(f["low"] > 0 for f in firsts)
-        below = all(f["high"] < 0 for f in firsts)
+            fair = min(gaps, key=lambda p: (abs(gaps[p]["gap"]), p))
+            hi_f = _size_bounds(gaps[fair])[1]
+            clear = all(_size_bounds(g)[0] > hi_f for p, g in gaps.items() if p != fair)
+            fairest.append((fair, clear, who))
         lo, hi = min(f["gap"] for f in firsts), max(f["gap"] for f in firsts)
         span = f"{100 * lo:+.1f} pp" if len(firsts) == 1 else f"{100 * lo:+.1f} to {100 * hi:+.1f} pp"
-        where = "at every player count" if len(firsts) > 1 else f"at {page.players[0]} players"
-        if above or below:
-            edges.append(
-                f"the first seat wins alone {'more' if above else 'less'} often than its fair share {where}{who} "
-                f"({span} of the games won alone)"
-            )
-        else:
-            edges.append(f"the first seat's edge{who} is {span} (not resolved at every count)")
+        side = "more" if all(f["low"] > 0 for f in firsts) else "less" if all(f["high"] < 0 for f in firsts) else ""
+        edges.append((side, span, who))
     label = conds[0].label.rsplit(" · ", 1)[0] if conds[0].rung else conds[0].label
+    where = "at every player count" if len(page.players) > 1 else f"at {page.players[0]} players"
     parts = []
+    sides = {side for side, _, _ in edges}
+    if len(sides) == 1 and "" not in sides:
+        spans = "; ".join(f"{span} {who}".strip() for _, span, who in edges)
+        under = " under every bot of the ladder" if len(edges) > 1 else ""
+        parts.append(
+            f"the first seat wins alone {edges[0][0]} often than its fair share {where}{under} ({spans} of the "
+            f"games won alone)"
+        )
+    else:
+        for side, span, who in edges:
+            if side:
+                parts.append(
+                    f"{who + ', ' if who else ''}the first seat wins alone {side} often than its fair share "
+                    f"{where} ({span})"
+                )
+            else:
+                parts.append(f"{who + ', ' if who else ''}the first seat's edge is {span}, not resolved {where}")
     if fairest:
-        by_count: dict[str, list[str]] = {}
-        for text in fairest:
-            count, _, who = text.partition(" with ")
-            by_count.setdefault(count, []).append(who)
-        said = [
-            f"{count}" + (f" with {' and with '.join(w for w in whos if w)}" if any(whos) else "")
-            for count, whos in by_count.items()
-        ]
-        parts.append(f"{label}: fairest at {'; at '.join(said)}")
-    if edges:
-        parts.append("; ".join(edges))
-    text = "; ".join(parts)
+        clear = [(p, who) for p, ok, who in fairest if ok]
+        unclear = [(p, who) for p, ok, who in fairest if not ok]
+        if clear:
+            parts.append("; ".join(f"{p} players is clearly the fairest count {who}".strip() for p, who in clear))
+        if unclear:
+            closest = ", ".join(f"{p} players {who}".strip() for p, who in unclear)
+            parts.append(
+                "no player count is clearly fairer than the others"
+                + (f" {unclear[0][1]}" if len(unclear) == 1 and unclear[0][1] else "")
+                + f" (closest to fair: {closest}; the intervals overlap)"
+            )
+    text = f"{label}: " + "; ".join(parts) if parts else ""
     return text[:1].upper() + text[1:] + "." if text else ""
 
 

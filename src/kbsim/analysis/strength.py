@@ -8,10 +8,12 @@ seats it holds / P).
 The unit is the deal. For bot X on deal d, with ``W_d`` games of the deal (its rotations) won alone and ``X_d``
 of them won by X, the residual ``r_d = X_d - f W_d`` (f the fair share) has mean 0 when X wins its fair share;
 ``sum r / sum W`` is X's share minus f. Its interval is the paired t interval of the mean residual divided by
-the mean ``W`` (a ratio estimator), its p-value the one-sample t test of the residuals
-(:func:`kbsim.analysis.metrics.paired`). With two bots their edges are equal and opposite, so only the first
-bot of the lineup is tested; the average over player counts (:func:`kbsim.analysis.pooling.pool`) joins the
-page's family too.
+the mean ``W`` (a ratio estimator). A bot that wins every game won alone (or none) has residuals that hardly
+vary, and the ratio interval alone would claim a precision no finite number of deals gives: then the interval
+is widened to contain the Clopper-Pearson interval of the share with the deals as trials. Its p-value is the
+one-sample t test of the residuals (:func:`kbsim.analysis.metrics.paired`). With two bots their edges are equal
+and opposite, so only the first bot of the lineup is tested; the average over player counts
+(:func:`kbsim.analysis.pooling.pool`) joins the page's family too.
 """
 
 from __future__ import annotations
@@ -62,8 +64,28 @@ def bot_edge(df: pl.DataFrame, condition: str, players: int, bot: str) -> tuple[
         return Delta(float("nan"), float("nan"), float("nan"), float("nan"), len(w), test="none"), float("nan"), fair
     scale = total / len(w)
     d = paired(x - fair * w)
-    edge = replace(d, mean=d.mean / scale, low=d.low / scale, high=d.high / scale, sd=d.sd / scale)
-    return edge, float(x.sum() / total), fair
+    share = float(x.sum() / total)
+    low, high = d.low / scale, d.high / scale
+    if share in (0.0, 1.0):  # the ratio interval collapses: see the module docstring
+        lo_cp, hi_cp = _exact_share_bounds(share, int((w > 0).sum()))
+        low, high = min(low, lo_cp - fair), max(high, hi_cp - fair)
+    return replace(d, mean=d.mean / scale, low=low, high=high, sd=d.sd / scale), share, fair
+
+
+def _exact_share_bounds(share: float, deals: int) -> tuple[float, float]:
+    """Clopper-Pearson 95% bounds of a share seen on ``deals`` deals, the deals counted as single trials.
+
+    The ratio estimator's interval collapses when a bot wins every game won alone (its residuals then vary only
+    with how many games of a deal someone won alone); the share's interval is never narrower than this one.
+    """
+    from scipy import stats
+
+    if deals == 0:
+        return 0.0, 1.0
+    k = share * deals
+    low = 0.0 if k <= 0 else float(stats.beta.ppf(0.025, k, deals - k + 1))
+    high = 1.0 if k >= deals else float(stats.beta.ppf(0.975, k + 1, deals - k))
+    return low, high
 
 
 def strength_tests(inp: ReportInput, df: pl.DataFrame, deltas: Sequence[dict] = ()) -> list[dict]:
@@ -147,10 +169,28 @@ def strength_answer(page: Page, data: dict) -> list[dict]:
             {
                 "title": f"Which bot is stronger? {labels.get(key, key)}",
                 "lines": lines,
-                "headline": verdict.split(":")[0] + f" ({_pp(d.mean)} of the games won alone, {scope})",
+                "headline": _headline(verdict.split(":")[0], per_count, d, scope),
             }
         )
     return blocks
+
+
+def _span(values: list[float]) -> str:
+    lo, hi = min(values), max(values)
+    return fmt_pct(lo) if fmt_pct(lo) == fmt_pct(hi) else f"{fmt_pct(lo)}–{fmt_pct(hi)}"
+
+
+def _headline(verdict: str, per_count: list[dict], d: Delta, scope: str) -> str:
+    """``verdict`` with the bot's shares against its fair shares: what a designer reads first."""
+    shares = [r["share"] for r in per_count if r["share"] == r["share"]]
+    fairs = [r["fair"] for r in per_count]
+    if not shares:
+        return verdict
+    every = " at every player count" if len(per_count) > 1 and _span(shares).count("–") == 0 else ""
+    return (
+        f"{verdict}: it wins {_span(shares)} of the games won alone{every} against a fair {_span(fairs)} "
+        f"({_pp(d.mean)} [{_pp(d.low)}, {_pp(d.high)}] {scope})"
+    )
 
 
 __all__ = ["METRIC", "bot_edge", "strength_answer", "strength_tests"]

@@ -377,13 +377,24 @@ def _handful(page: Page, fam: dict) -> list[str]:
             deals = differing_deals(df, b, a, p)
             if deals is None or not 0 < len(deals) <= HANDFUL:
                 continue
-            uses = rule_uses_on(df, b, p, [s for s, _ in deals])
+            seeds = [s for s, _ in deals]
+            uses = rule_uses_on(df, b, p, seeds)
             where = ", ".join(f"game {i}" for _, i in deals)
-            used = (
-                "; in them B used " + ", ".join(f"{k} {v}×" for k, v in uses.items())
-                if uses
-                else "; no rule-usage counter of B records a move there"
-            )
+            if uses:
+                used = "; in them B used " + ", ".join(f"{k} {v}×" for k, v in uses.items())
+            else:
+                unused = page.stats.get("unused_rules", {}).get(b) or []
+                legal = rule_uses_on(df, b, p, seeds, "legal_turns")
+                legal = {k: v for k, v in legal.items() if not unused or k in unused}
+                total = sum(legal.values())
+                used = "; B never played its rule there" + (
+                    f", though it was legal at the start of {total} turn{'s' if total > 1 else ''} of those games ("
+                    + ", ".join(f"{k} {v}" for k, v in legal.items())
+                    + "): the games differ only through the bot's other choices (a move the bot's search "
+                    "considers but does not play can still change which move it plays)"
+                    if legal
+                    else ": the games differ only through the bot's other choices"
+                )
             rung = f" with {r}" if r else ""
             out.append(
                 f"At {p} players{rung} the two arms differ on {len(deals)} deal{'s' if len(deals) > 1 else ''} only "
@@ -420,8 +431,16 @@ def differing_deals(df: pl.DataFrame, b: str, a: str, players: int) -> list[tupl
     return [(int(s), int(i)) for s, i in zip(diff["seed"], diff["game_index"], strict=True)]
 
 
-def rule_uses_on(df: pl.DataFrame, key: str, players: int, seeds: list[int]) -> dict[str, int]:
-    """Rule-usage counter -> uses, over the games of one arm and player count on the given deals."""
+def rule_uses_on(df: pl.DataFrame, key: str, players: int, seeds: list[int], field: str = "uses") -> dict[str, int]:
+    """Rule-usage counter -> uses, over the games of one arm and player count on the given deals.
+
+    Args:
+        df: the page's records.
+        key: the arm (condition key).
+        players: the player count.
+        seeds: the deals.
+        field: ``uses`` (moves made) or ``legal_turns`` (turns that started with such a move legal).
+    """
     if "rule_usage" not in df.columns or not seeds:
         return {}
     rows = (
@@ -431,8 +450,11 @@ def rule_uses_on(df: pl.DataFrame, key: str, players: int, seeds: list[int]) -> 
     )
     if rows.height == 0:
         return {}
-    u = rows.unnest("rule_usage").group_by("rule").agg(pl.col("uses").sum()).filter(pl.col("uses") > 0).sort("rule")
-    return dict(zip(u["rule"].to_list(), u["uses"].to_list(), strict=True))
+    u = rows.unnest("rule_usage")
+    if field not in u.columns:
+        return {}
+    u = u.group_by("rule").agg(pl.col(field).sum()).filter(pl.col(field) > 0).sort("rule")
+    return dict(zip(u["rule"].to_list(), u[field].to_list(), strict=True))
 
 
 __all__ = ["differing_deals", "effects_answer", "effects_build", "effects_tests", "families", "rule_uses_on"]
@@ -474,7 +496,8 @@ def skill_answer(page: Page) -> list[dict]:
     if not fams:
         return []
     idx = _index(page)
-    fam = fams[0]
+    base = page.inp.comparisons[0][1] if page.inp.comparisons else None  # the baseline arm at the first rung
+    fam = next((f for f in fams if any(f["pairs"][r][1] == base for r in f["rungs"])), fams[0])
     first = fam["first"]
     scope = None if len(page.players) > 1 else page.players[0]
     lines = []

@@ -146,8 +146,8 @@ def _headline(page: Page, conds: list) -> str:
         spans = "; ".join(f"{span} {who}".strip() for _, span, who in edges)
         under = " under every bot of the ladder" if len(edges) > 1 else ""
         parts.append(
-            f"the first seat wins alone {edges[0][0]} often than its fair share {where}{under} ({spans} of the "
-            f"games won alone)"
+            f"the first seat wins alone {edges[0][0]} often than its fair share {where}{under} (by {spans}, in "
+            f"share of the games won alone)"
         )
     else:
         for side, span, who in edges:
@@ -170,8 +170,10 @@ def _headline(page: Page, conds: list) -> str:
                 + (f" {unclear[0][1]}" if len(unclear) == 1 and unclear[0][1] else "")
                 + f" (closest to fair: {closest}; the intervals overlap)"
             )
-    text = f"{label}: " + "; ".join(parts) if parts else ""
-    return text[:1].upper() + text[1:] + "." if text else ""
+    if not parts:
+        return ""
+    text = f"{label}: " + "; ".join(parts) + "."
+    return text if "=" in label or "_" in label else text[:1].upper() + text[1:]
 
 
 def _fairest_line(label: str, fair: int, gaps: dict) -> str:
@@ -181,8 +183,8 @@ def _fairest_line(label: str, fair: int, gaps: dict) -> str:
     close = [p for p in gaps if p != fair and p not in clear]
     g = gaps[fair]
     text = (
-        f"{label}: fairest at {fair} players (seat {g['seat']} is furthest from a fair share, "
-        f"{100 * g['gap']:+.1f} pp [{100 * g['low']:+.1f}, {100 * g['high']:+.1f}])"
+        f"{label}: {'fairest' if not close else 'closest to fair'} at {fair} players (seat {g['seat']} is "
+        f"furthest from a fair share, {100 * g['gap']:+.1f} pp [{100 * g['low']:+.1f}, {100 * g['high']:+.1f}])"
     )
     if clear:
         text += f"; clearly fairer than at {_list(clear)} players"

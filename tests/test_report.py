@@ -594,6 +594,15 @@ def test_page_renders_in_headless_chromium(tiny):
             assert p["traces"] > 0 and p["drawn"] > 0 and p["svg"] > 0, p
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         assert not errors, errors
+        # a few screens at 1,400 px: the Answer first, long tables and figures folded, player counts behind tabs
+        assert driver.execute_script("return document.documentElement.scrollHeight") < 4000
+        first = driver.execute_script("return document.querySelector('section').id")
+        assert first == "answer"
+        shown = "return Array.from(document.querySelectorAll('#summary .tab-panel')).map(p => p.offsetHeight > 0)"
+        driver.execute_script("document.querySelector('#summary details').open = true")
+        assert driver.execute_script(shown) == [True, False]  # the first player count's tab
+        driver.execute_script("document.querySelector('#summary label.tab-label:nth-of-type(2)').click()")
+        assert driver.execute_script(shown) == [False, True]  # plain HTML and CSS: a click shows the other count
         height = driver.execute_script("return document.body.scrollHeight")
         driver.set_window_size(1400, min(int(height), 16000))
         shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})

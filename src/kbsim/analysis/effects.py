@@ -249,8 +249,10 @@ def effects_answer(page: Page, data: dict) -> list[dict]:
             continue
         keys = {k for pair in fam["pairs"].values() for k in pair}
         lines = _fairness_lines(page, idx, fam, scope, unused=bool(keys & unused))
+        fairer = [line.split(" (")[0].removeprefix(f"{fam['b']} is ") for line in lines if " fair than " in line]
+        short = ["; ".join(fairer) if fairer else "which is fairer not resolved"]
         quiet = []
-        for metric, label, _unit in METRICS:
+        for metric, label, unit in METRICS:
             per_rung = {r: idx.get((*fam["pairs"][r], scope, metric)) for r in fam["rungs"]}
             if not any(per_rung.values()):
                 continue
@@ -271,6 +273,7 @@ def effects_answer(page: Page, data: dict) -> list[dict]:
             verdict = _verdict(page, idx, fam, scope, metric)
             if verdict and verdict != NONE:
                 line += f" — {verdict}"
+            short.append(_short(label, unit, per_rung, verdict))
             first = per_rung.get(fam["rungs"][0])
             if first is not None and not math.isnan(first.get("q_p", math.nan)) and first["q_p"] < M.ALPHA:
                 lo, hi = _count_range(idx, fam["pairs"][fam["rungs"][0]], page.players, metric)
@@ -287,8 +290,26 @@ def effects_answer(page: Page, data: dict) -> list[dict]:
                 text += f" at {deals:,} deals per cell"
             lines.append(text + ".")
         lines += _handful(page, fam)
-        blocks.append({"title": f"{fam['b']} against {fam['a']}", "lines": lines})
+        headline = f"{fam['b']} against {fam['a']}: " + (
+            "; ".join(short)
+            if len(short) > 1 or fairer
+            else "no resolved difference" + (" (its rule was never used)" if keys & unused else "")
+        )
+        blocks.append({"title": f"{fam['b']} against {fam['a']}", "lines": lines, "headline": headline})
     return blocks
+
+
+def _short(label: str, unit: str, per_rung: dict, verdict: str | None) -> str:
+    """One measure's effect across the rungs in a few words, for the Answer's headline."""
+
+    def value(d: dict) -> str:
+        m = d["delta"].mean
+        text = f"{100 * m:+.1f} pp" if unit == "pp" else f"{m:+.1f}"
+        return text if d["delta"].resolved else f"{text} (not resolved)"
+
+    parts = [value(d) + (f" with {r}" if r else "") for r, d in per_rung.items() if d is not None]
+    tail = f" ({verdict})" if verdict and verdict != NONE and len(parts) > 1 else ""
+    return f"{label} {', '.join(parts)}{tail}"
 
 
 def _fairness_lines(page: Page, idx: dict, fam: dict, scope: int | None, unused: bool) -> list[str]:

@@ -37,14 +37,14 @@ ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
 }
 
 GOLDEN = {
-    "kingsbridge-greedy": "3df4d478cc23b3a3be938262d87d735b71dc8c08417de40fadbfd84c00605da6",
-    "kingsbridge-random-mixed": "6c846f877b1f8363cad270c0f7ce30e22328bd38148d9ea77752043bbd5f5b82",
-    "kingsbridge-planner": "0025d3443dbc267b2c40c4b653ec6dabd88c4e01fafd96d93c0725dc35fb0a0d",
-    "kingsbridge-characters-greedy": "341cb2b34b6b5414228ed103221ce270d05cd5b6309255205aa434db21454755",
-    "kingsbridge-characters-random": "ebf94a8cd2e30eeb70ab9c70595ef82dc5931a9833e1adf9ed9cf172c4fc42f7",
-    "kingsbridge-either-end-planner": "1273b43d497571576838a4e6b80ff91087f800e24c6018c0f7b911bcad222e79",
+    "kingsbridge-greedy": "b343bbcd299a9cc60259336daedbcc80d2f29bc0cb64c6c472b5dfe0de2d66ac",
+    "kingsbridge-random-mixed": "4a86dfe3a1db1cab6508ffc9aa50d71d41d553dcf24d44765461a5966402b629",
+    "kingsbridge-planner": "8131b47c503c536cef414a7b6f78c10362dd14130aa2b7e56c4f5eeb4d881355",
+    "kingsbridge-characters-greedy": "bdbacf05794516135ec85ef9dc4cf9b3218e0cd0647f7a67c244fa745310dd3c",
+    "kingsbridge-characters-random": "e211b7c814631b80145c3c61f25443391f54c2af08f113e3199f225e008a9ce6",
+    "kingsbridge-either-end-planner": "dd1fb4a30c1b2b008b0ec1b2afef2d2e3c2ad867341968cd28cd5c4da5950440",
     "kings-corners-greedy": "c51fc6f6a6f0c2469420b922bc1a107563a69188720753c921f7d358af97075c",
-    "continental-express-greedy": "f4224d0f2d25e0d8b78c108dc0b8a930c743d526946286755fd18f15cf56b0b4",
+    "continental-express-greedy": "94c4bd37685e8448fddfb51fda93d463e87c7b0fec49d477cfd0e341f9a83bef",
 }
 
 

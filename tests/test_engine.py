@@ -141,6 +141,8 @@ def test_turn_has_one_public_mutator():
     assert public == {
         "apply",
         "draw_at_start",  # the one mutator, and the game loop's draw before a seat acts
+        "finish_draws",  # and the game loop's draws after it acted (held back while the zones were masked)
+        "on_state",  # a copy over another state (clone, determinizations)
         "available_characters",
         "can_end",
         "can_exchange",
@@ -166,6 +168,8 @@ def test_turn_has_one_public_mutator():
         "rebuild_moves",
         "rebuild_refusal",
         "sandbox",
+        "stranded",  # read-only queries: no way on but the minus pile or the end (tests/test_turn_dead_ends.py)
+        "stuck_here",
     }
 
 

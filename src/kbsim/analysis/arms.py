@@ -34,6 +34,7 @@ from kbsim.analysis.metrics import (
     unpaired_rate,
 )
 from kbsim.analysis.reading import ReportError, ReportInput
+from kbsim.analysis.seats import first_after_seat_0, first_seat
 
 # (column, label, unit): per-game outcomes compared deal by deal; the 0/1 ones are BINARY
 BINARY = frozenset({"seat0", "stalemate", "turn_limit", "shared"})
@@ -52,30 +53,39 @@ FIGURE_METRICS = ("seat_gap", "seat0", "turns", "stalemate")
 RECORD_ORDER = ("condition", "players", "seed", "lineup", "game_index")
 
 
-def prepare(df: pl.DataFrame) -> pl.DataFrame:
+def prepare(df: pl.DataFrame, seats: dict | None = None) -> pl.DataFrame:
     """The page's records with the per-game outcomes the statistics use, in :data:`RECORD_ORDER`.
 
     Adds ``nwin`` (winners), ``sole`` (the seat that won alone, or null), ``lineup`` (the bots, comma-joined),
-    and the 0/1 outcomes ``seat0``, ``shared``, ``stalemate``, ``turn_limit`` and ``won`` (``turns`` as float).
+    ``first`` (the seat that plays first, from the rules' seat roles ``seats``: :func:`kbsim.analysis.seats.seats_of`;
+    seat 0 when None), and the 0/1 outcomes ``seat0`` (the first seat won alone), ``shared``, ``stalemate``,
+    ``turn_limit`` and ``won`` (``turns`` as float).
     """
-    return _prepare(df).sort(RECORD_ORDER)
+    return _prepare(df, seats).sort(RECORD_ORDER)
 
 
-def _prepare(df: pl.DataFrame) -> pl.DataFrame:
+def _prepare(df: pl.DataFrame, seats: dict | None) -> pl.DataFrame:
+    """The columns the statistics read; ``first`` is the seat that plays first, ``seat0`` 1.0 when it won alone."""
     nwin = pl.col("winners").list.len()
     sole = pl.when(nwin == 1).then(pl.col("winners").list.first().cast(pl.Int16)).otherwise(None)
-    return df.with_columns(
-        players=pl.col("players").cast(pl.Int64),
-        nwin=nwin,
-        sole=sole,
-        lineup=pl.col("bots").list.join(","),
-    ).with_columns(
-        seat0=(pl.col("sole") == 0).fill_null(False).cast(pl.Float64),
-        shared=(pl.col("nwin") > 1).cast(pl.Float64),
-        stalemate=(pl.col("end_reason") == "stalemate").cast(pl.Float64),
-        turn_limit=(pl.col("end_reason") == "turn_limit").cast(pl.Float64),
-        won=(pl.col("end_reason") == "won").cast(pl.Float64),
-        turns=pl.col("turns").cast(pl.Float64),
+    return (
+        df.with_columns(
+            players=pl.col("players").cast(pl.Int64),
+            nwin=nwin,
+            sole=sole,
+            lineup=pl.col("bots").list.join(","),
+        )
+        .with_columns(
+            first=(pl.lit(first_after_seat_0(seats)) % pl.col("players")).cast(pl.Int16),
+        )
+        .with_columns(
+            seat0=(pl.col("sole") == pl.col("first")).fill_null(False).cast(pl.Float64),
+            shared=(pl.col("nwin") > 1).cast(pl.Float64),
+            stalemate=(pl.col("end_reason") == "stalemate").cast(pl.Float64),
+            turn_limit=(pl.col("end_reason") == "turn_limit").cast(pl.Float64),
+            won=(pl.col("end_reason") == "won").cast(pl.Float64),
+            turns=pl.col("turns").cast(pl.Float64),
+        )
     )
 
 
@@ -93,7 +103,8 @@ def compute(inp: ReportInput, extra: Mapping[str, Callable[..., list[dict]]] | N
 
     Returns:
         A dict with ``groups`` (per condition key and player count: ``n`` games, ``deals``,
-        ``seats`` (per seat a rate dict), ``shared``, ``no_winner``, ``won``, ``stalemate``,
+        ``seats`` (per seat a rate dict), ``first`` (the seat that plays first), ``shared``, ``no_winner``,
+        ``won``, ``stalemate``,
         ``turn_limit`` (rate dicts: ``k, n, rate, low, high``), ``turns`` (mean, low, high, sd,
         p5, q1, median, q3, p95)), ``hist`` (turn histograms), ``deltas`` (one dict per
         comparison, player count and metric), ``bots`` (bot shares in mixed lineups),
@@ -108,7 +119,7 @@ def compute(inp: ReportInput, extra: Mapping[str, Callable[..., list[dict]]] | N
     Raises:
         ReportError: no records, or records of a condition the input does not declare.
     """
-    df = prepare(inp.records)
+    df = prepare(inp.records, inp.seats)
     if df.height == 0:
         raise ReportError("no records to report")
     known = {c.key for c in inp.conditions}
@@ -149,7 +160,10 @@ def compute(inp: ReportInput, extra: Mapping[str, Callable[..., list[dict]]] | N
             "n": n,
             "deals": r["deals"],
             "seats": [_rate(seat_wins.get((r["condition"], p, s), 0), n) for s in range(p)],
-            "balance": seat_balance([seat_wins.get((r["condition"], p, s), 0) for s in range(p)], n),
+            "first": first_seat(inp.seats, p),
+            "balance": seat_balance(
+                [seat_wins.get((r["condition"], p, s), 0) for s in range(p)], n, first_seat(inp.seats, p)
+            ),
             "shared": _rate(r["shared"], n),
             "no_winner": _rate(r["no_winner"], n),
             "won": _rate(r["won"], n),

@@ -495,7 +495,7 @@ def _value(g: dict, metric: str) -> float:
     if metric == "turns":
         return float(g["turns"]["mean"])
     if metric == "seat0":
-        return float(g["seats"][0]["rate"])
+        return float(g["seats"][g["first"]]["rate"])
     return float(g[metric]["rate"])
 
 

@@ -28,7 +28,7 @@ def pairing_stats(inp: ReportInput) -> list[dict]:
         hashes agree; None when the records carry no hash), ``r_seat0`` and ``r_turns`` (Pearson correlation
         of the arms' per-deal first-seat sole wins and turns; nan when either is constant).
     """
-    df = prepare(inp.records)
+    df = prepare(inp.records, inp.seats)
     deals = per_deal(df)
     hashes = None
     if "deal_hash" in df.columns:

@@ -15,7 +15,16 @@ from typing import Any
 
 import polars as pl
 
-from kbsim.records import column_names, read_columns, read_metadata, staged_chunks
+from kbsim.analysis.seats import seats_of
+from kbsim.records import (
+    RECORDS_SCHEMA_VERSION,
+    SCHEMA_CHANGES,
+    RecordsError,
+    RecordsFile,
+    describe_version,
+    open_records,
+    staged_chunks,
+)
 from kbsim.sim.conditions import Condition, SweepInfo
 
 NEEDED_COLUMNS = ["game_index", "seed", "players", "bots", "winners", "end_reason", "turns"]
@@ -41,13 +50,15 @@ class ReportInput:
         sweep: the sweep, if any.
         records: polars DataFrame of records (:data:`NEEDED_COLUMNS`, optional
             :data:`OPTIONAL_COLUMNS`) plus ``condition`` (a condition key).
-        versions: kbsim versions that wrote the records.
+        versions: kbsim versions (and records schemas) that wrote the records.
         names: display names of keys held by the records, from their metadata
             (``{"characters": {"den": "Sheriff Den"}}``); a key without a name is shown as is.
         ladder: the skill ladder (bot specs, weakest first) whose rungs the conditions' ``rung`` name; empty
             when the page has none.
         stopping: how the deals were chosen when the study ran until decided
             (:class:`kbsim.analysis.sequential.Stopping`), else None.
+        seats: who deals and who plays first, from the records' metadata (:func:`kbsim.analysis.seats.seats_of`;
+            the first file that says), or None.
     """
 
     title: str
@@ -63,40 +74,44 @@ class ReportInput:
     names: dict = field(default_factory=dict)
     ladder: list[str] = field(default_factory=list)
     stopping: Any = None
+    seats: dict | None = None
 
 
 # ------------------------------------------------------------------ records
-def read_records(items: Sequence[tuple[Path, str]], upto: int | None = None) -> pl.DataFrame:
-    """Read records files, tagging each with a condition key.
+def _open(path: Path) -> RecordsFile:
+    """Open a records file with the one reader (:func:`kbsim.records.open_records`); its problems are report errors."""
+    try:
+        return open_records(path)
+    except RecordsError as e:
+        raise ReportError(str(e)) from None
 
-    Args:
-        items: (Parquet path, condition key) pairs.
-        upto: read only the games with an index below this (the deals of a look of a study run until decided);
-            a run that is not finished yet is then read from the chunks it has written.
 
-    Returns:
-        One DataFrame: :data:`NEEDED_COLUMNS`, any :data:`OPTIONAL_COLUMNS` present, and ``condition``.
+def _read(rf: RecordsFile, need: Sequence[str]) -> pl.DataFrame:
+    """The ``need`` columns (all required) and the :data:`OPTIONAL_COLUMNS` a file has, read and verified."""
+    missing = [c for c in need if c not in rf.column_names]
+    if missing:
+        raise ReportError(f"{rf.path}: not kbsim records (missing columns: {', '.join(missing)})")
+    try:
+        table = rf.read(list(need) + [c for c in OPTIONAL_COLUMNS if c in rf.column_names])
+    except RecordsError as e:
+        raise ReportError(str(e)) from None
+    return pl.from_arrow(table)  # type: ignore[return-value]
 
-    Raises:
-        ReportError: a file is unreadable or lacks a needed column.
-    """
-    frames = []
-    for path, key in items:
-        files = [path] if upto is None or Path(path).is_file() else staged_chunks(path, upto)
-        for f in files:
-            try:
-                names = column_names(f)
-            except Exception as e:  # missing file, not Parquet
-                raise ReportError(f"{f}: cannot read records: {e}") from None
-            missing = [c for c in NEEDED_COLUMNS if c not in names]
-            if missing:
-                raise ReportError(f"{f}: not kbsim records (missing columns: {', '.join(missing)})")
-            cols = NEEDED_COLUMNS + [c for c in OPTIONAL_COLUMNS if c in names]
-            frame = read_columns(f, cols).with_columns(condition=pl.lit(key))
-            frames.append(frame if upto is None else frame.filter(pl.col("game_index") < upto))
-    if not frames:
-        raise ReportError("no records to report")
-    return pl.concat(frames, how="diagonal_relaxed")
+
+def _older_records(opened: Sequence[RecordsFile]) -> list[tuple[str, str]]:
+    """A parameters row saying what changed since the oldest records schema among the files (none if current)."""
+    oldest = min((rf.schema_version for rf in opened), default=RECORDS_SCHEMA_VERSION)
+    if oldest >= RECORDS_SCHEMA_VERSION:
+        return []
+    files = sum(rf.schema_version < RECORDS_SCHEMA_VERSION for rf in opened)
+    since = "; ".join(f"{v}: {SCHEMA_CHANGES[v]}" for v in range(oldest + 1, RECORDS_SCHEMA_VERSION + 1))
+    return [
+        (
+            "older records",
+            f"{files} file(s) of records schema {oldest} or later, read by migration and without checksums; "
+            f"changed since: {since}",
+        )
+    ]
 
 
 def _plain(v: Any) -> str:
@@ -233,28 +248,15 @@ def compare_input(paths: Sequence[Path]) -> ReportInput:
     """
     frames = []
     file_rows = []
+    opened = []
     for i, p in enumerate(paths):
-        p = Path(p)
-        if not p.is_file():
-            raise ReportError(f"{p}: no such records file")
-        try:
-            names = column_names(p)
-        except Exception as e:
-            raise ReportError(f"{p}: not a Parquet file ({type(e).__name__})") from None
-        need = NEEDED_COLUMNS + ["game", "variant", "options"]
-        missing = [c for c in need if c not in names]
-        if missing:
-            raise ReportError(f"{p}: not kbsim records (missing columns: {', '.join(missing)})")
-        cols = need + [c for c in OPTIONAL_COLUMNS if c in names]
-        df = read_columns(p, cols).with_columns(file=pl.lit(i))
+        rf = _open(Path(p))
+        df = _read(rf, NEEDED_COLUMNS + ["game", "variant", "options"]).with_columns(file=pl.lit(i))
         if df.height == 0:
-            raise ReportError(f"{p}: holds no records")
+            raise ReportError(f"{rf.path}: holds no records")
         frames.append(df)
-        try:
-            meta = read_metadata(p)
-        except Exception:
-            meta = {}
-        file_rows.append((p, meta))
+        file_rows.append((rf.path, rf.metadata))
+        opened.append(rf)
     df = pl.concat(frames, how="diagonal_relaxed")
     combos = df.select("file", "game", "variant", "options", "bots").unique(maintain_order=True)
     sig_of: dict[tuple, tuple] = {}
@@ -318,11 +320,12 @@ def compare_input(paths: Sequence[Path]) -> ReportInput:
         ("pairing", "games of two arms are paired when they have the same game seed (same run seed and index)"),
     ]
     params += [(f"provisional data ({g})", note) for g, note in provisional]
+    params += _older_records(opened)
     for i, (p, meta) in enumerate(file_rows):
         run = meta.get("run", {}) if isinstance(meta.get("run"), dict) else {}
         what = ", ".join(f"{k} {run[k]}" for k in ("variant", "players", "bots", "games", "seed") if k in run)
         params.append((f"file {i + 1}", f"{p}" + (f" ({what})" if what else "")))
-    versions = sorted({str(m.get("version", "?")) for _, m in file_rows})
+    versions = sorted({describe_version(rf) for rf in opened})
     names: dict[str, dict[str, str]] = {}
     for _, m in file_rows:
         for kind, table in (m.get("names") or {}).items():
@@ -340,6 +343,7 @@ def compare_input(paths: Sequence[Path]) -> ReportInput:
         records=df.drop("file", "game", "variant", "options", "bots_key"),
         versions=versions,
         names=names,
+        seats=next((s for _, m in file_rows if (s := seats_of(m)) is not None), None),
     )
 
 
@@ -349,7 +353,6 @@ __all__ = [
     "ReportError",
     "ReportInput",
     "compare_input",
-    "read_records",
     "study_input",
 ]
 
@@ -386,9 +389,19 @@ def study_input(plan: Any, upto: int | None = None) -> ReportInput:
     missing = [p for p, src in sources.items() if src is None or not src.is_file()]
     if missing:
         raise ReportError(f"{plan.source}: records missing (e.g. {missing[0]}); run the study first")
-    records = read_records([(r.path, r.condition.key) for r in plan.runs], upto=upto)
-    metas = [read_metadata(sources[r.path]) for r in plan.runs]
-    versions = sorted({str(m.get("version", "?")) for m in metas})
+    files = {r.path: [r.path] if upto is None or r.path.is_file() else staged_chunks(r.path, upto) for r in plan.runs}
+    opened = {p: [_open(f) for f in fs] for p, fs in files.items()}
+    frames = []
+    for r in plan.runs:
+        for rf in opened[r.path]:
+            frame = _read(rf, NEEDED_COLUMNS).with_columns(condition=pl.lit(r.condition.key))
+            frames.append(frame if upto is None else frame.filter(pl.col("game_index") < upto))
+    if not frames:
+        raise ReportError(f"{plan.source}: no records to report")
+    records = pl.concat(frames, how="diagonal_relaxed")
+    every = [rf for fs in opened.values() for rf in fs]
+    metas = [fs[0].metadata for fs in opened.values() if fs]
+    versions = sorted({describe_version(rf) for rf in every})
     names: dict[str, dict[str, str]] = {}
     for m in metas:
         for kind, table in (m.get("names") or {}).items():
@@ -420,6 +433,7 @@ def study_input(plan: Any, upto: int | None = None) -> ReportInput:
             )
         )
     params.append(("records", str(plan.records_dir)))
+    params += _older_records(every)
     provisional = next(
         (
             m["rules"]["provisional"]
@@ -453,4 +467,5 @@ def study_input(plan: Any, upto: int | None = None) -> ReportInput:
         versions=versions,
         names=names,
         ladder=list(getattr(plan, "ladder", []) or []),
+        seats=next((s for m in metas if (s := seats_of(m)) is not None), None),
     )

@@ -45,6 +45,7 @@ from typing import Any
 
 from kbsim.analysis.arms import compute
 from kbsim.analysis.reading import ReportError, ReportInput
+from kbsim.analysis.seats import starts_text
 from kbsim.analysis.sections import build_page, section_tests
 from kbsim.analysis.tables import text_summary
 from kbsim.sim.conditions import Condition
@@ -145,7 +146,57 @@ def _kbsim_version() -> str:
         return "unknown"
 
 
-def _generated() -> _dt.datetime:
+def page_environment(*packages: str) -> Any:
+    """The jinja2 environment of kbsim's pages: autoescaped, strict, templates of ``packages`` then the analysis's.
+
+    Args:
+        packages: packages with a ``templates`` folder searched first (e.g. ``kbsim.tune``); the analysis's
+            templates (the report page, and the partials every page includes: ``_style.html.j2``,
+            ``_figures.html.j2``) come last.
+    """
+    import jinja2
+
+    loaders = [jinja2.PackageLoader(p, "templates") for p in (*packages, "kbsim.analysis")]
+    return jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def write_html(page: str, path: Path) -> int:
+    """Write a page atomically (a temporary file in the same folder, then a rename); its folder is created.
+
+    Returns:
+        The file's size in bytes.
+
+    Raises:
+        ReportError: the file cannot be written (nothing is left behind).
+    """
+    import os
+    import tempfile
+
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise ReportError(f"{path}: cannot write the page: {e.strerror or e}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(page)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise ReportError(f"{path}: cannot write the page: {e.strerror or e}") from None
+    finally:
+        Path(tmp).unlink(missing_ok=True)  # nothing left behind on an error (after a replace it is gone)
+    return path.stat().st_size
+
+
+def generated_time() -> _dt.datetime:
     """When the page is rendered: now, or ``SOURCE_DATE_EPOCH`` (seconds) when set, for byte-identical pages.
 
     The one thing on a page that is not a function of its records; the reproducible-builds convention lets a
@@ -157,19 +208,6 @@ def _generated() -> _dt.datetime:
     if epoch.isdigit():
         return _dt.datetime.fromtimestamp(int(epoch), _dt.UTC)
     return _dt.datetime.now(_dt.UTC)
-
-
-def _environment():
-    """The jinja2 environment of the page's templates (autoescaped, strict about undefined names)."""
-    import jinja2
-
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("kbsim.analysis", "templates"),
-        autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
 
 
 def render_html(inp: ReportInput, st: dict) -> tuple[str, int, dict]:
@@ -190,17 +228,18 @@ def render_html(inp: ReportInput, st: dict) -> tuple[str, int, dict]:
         "question": inp.question,
         "source": inp.source,
         "version": _kbsim_version(),
-        "generated": _generated().strftime("%Y-%m-%d %H:%M UTC"),
+        "generated": generated_time().strftime("%Y-%m-%d %H:%M UTC"),
         "versions": inp.versions,
         "games": st["games"],
         "page": page,
         "shown": shown,
         "answer": answer,
+        "starts": starts_text(inp.seats),
         "fmt": lambda v: json.dumps(v) if not isinstance(v, str) else v,
         "plotly_js": get_plotlyjs(),
     }
     figures = len(page.data.get("figures", {}).get("figures", []))
-    return _environment().get_template("report.html.j2").render(**ctx), figures, answer
+    return page_environment().get_template("report.html.j2").render(**ctx), figures, answer
 
 
 def write_report(inp: ReportInput, path: Path, stats: dict | None = None) -> ReportResult:
@@ -218,31 +257,15 @@ def write_report(inp: ReportInput, path: Path, stats: dict | None = None) -> Rep
     Raises:
         ReportError: nothing to report, or the file cannot be written.
     """
-    import os
-    import tempfile
-
     t0 = time.perf_counter()
     st = compute(inp, section_tests()) if stats is None else stats
     page, figures, answer = render_html(inp, st)
     path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as e:
-        raise ReportError(f"{path}: cannot write the report: {e.strerror or e}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(page)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except OSError as e:
-        raise ReportError(f"{path}: cannot write the report: {e.strerror or e}") from None
-    finally:
-        Path(tmp).unlink(missing_ok=True)  # nothing left behind on an error (after a replace it is gone)
+    size = write_html(page, path)
     seconds = time.perf_counter() - t0
     return ReportResult(
         path=path,
-        size=path.stat().st_size,
+        size=size,
         seconds=seconds,
         figures=figures,
         summary=text_summary(inp, st, answer),

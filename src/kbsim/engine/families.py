@@ -48,6 +48,9 @@ class Family:
         deal_hash: ``hash(game, players: int, seed: int) -> str``: 16 hex digits identifying the deal of the
             game with that seed (equal deals, equal hash).
         solver: the single-turn planner, or "" when the family has none.
+        determinize: ``determinize(observation, rng) -> World``: the forward model of a seat's observation
+            (:mod:`kbsim.engine.forward`).
+        new_world: ``new_world(game, players: int, seed: int) -> World``: the forward model of a fresh deal.
         play_ui: the family's part of ``kbsim play`` (a :class:`kbsim.play.base.PlayPart`: how to draw the table
             one seat sees, list, write and apply moves, name their rules), or "" when it has none.
     """
@@ -65,6 +68,8 @@ class Family:
     deal_hash: str = ""
     replay: str = ""
     solver: str = ""
+    determinize: str = ""
+    new_world: str = ""
     play_ui: str = ""
 
     @property
@@ -136,6 +141,8 @@ FAMILIES: dict[str, Family] = {
         records="kbsim.engine.families:rows_record_values",
         deal_hash="kbsim.engine.rows.game:rows_deal_hash",
         solver="kbsim.engine.rows.search.solve:solve",
+        determinize="kbsim.engine.rows.forward:determinize",
+        new_world="kbsim.engine.rows.forward:new_world",
         play_ui="kbsim.play.rows:ROWS",
     ),
     "market": Family(
@@ -156,6 +163,8 @@ FAMILIES: dict[str, Family] = {
         records="kbsim.engine.market.game:record_values",
         deal_hash="kbsim.engine.market.game:market_deal_hash",
         replay="kbsim.engine.market.game:replay_market_log",
+        determinize="kbsim.engine.market.forward:determinize",
+        new_world="kbsim.engine.market.forward:new_world",
         play_ui="kbsim.play.market:MARKET",
     ),
 }

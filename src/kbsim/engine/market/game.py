@@ -11,6 +11,7 @@ from typing import Any
 from kbsim.engine.market.compiled import MarketGame
 from kbsim.engine.market.moves import CHOOSE, DONE, TAKE, Move
 from kbsim.engine.market.notation import format_market_move
+from kbsim.engine.market.observe import MarketContext, handed, masked
 from kbsim.engine.market.scoring import pattern_points
 from kbsim.engine.market.state import MarketState, check_state, new_state
 from kbsim.engine.market.turn import MarketTurn
@@ -95,9 +96,12 @@ class MarketResult:
     deal_hash: str = ""
 
 
+_NOT_ZONES = ("rng", "hidden", "deck_seen", "obj_seen", "returned")  # state slots that are no zone of the table
+
+
 def state_digest(st: MarketState) -> str:
     """16 hex digits identifying a dealt market state (every zone; not the random stream)."""
-    parts = [getattr(st, k) for k in type(st).__slots__ if k not in ("rng", "hidden")]
+    parts = [getattr(st, k) for k in type(st).__slots__ if k not in _NOT_ZONES]
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
 
 
@@ -140,6 +144,17 @@ class MarketPlay:
         if not self.passes:
             self.passes = [0] * self.state.players
 
+    def context(self, choosing: bool = False) -> MarketContext:
+        """The counts every seat knows now, for the view of the next turn (or of a contract choice)."""
+        return MarketContext(
+            choosing,
+            self.turns if choosing else self.turns - 1,
+            self.trigger_seat,
+            self.remaining,
+            self.idle,
+            tuple(self.passes),
+        )
+
     def new_turn(self) -> MarketTurn:
         """The next turn (of :attr:`seat`)."""
         self.turns += 1
@@ -180,6 +195,18 @@ class MarketPlay:
             self.ended, self.reason = True, STALEMATE
         self.seat = (s + 1) % n
         return self.ended
+
+
+def _show_watchers(st: MarketState, watchers: list, seat: int) -> None:
+    """Hand each watching player (``(seat, watch_table)``) but ``seat`` its seat's view of the table now.
+
+    A player may define ``watch_table(view)`` (see :class:`kbsim.bots.base.Bot`): the game loop calls it at the
+    start of every other seat's turn (and contract choice) and once when the game ends, with a masked copy of the
+    table as that player's seat sees it (:func:`~kbsim.engine.market.observe.masked`).
+    """
+    for s, see in watchers:
+        if s != seat:
+            see(masked(st, s))
 
 
 def play_market_game(
@@ -231,20 +258,29 @@ def play_market_game(
 
     if check:
         verify(None)
-    for s, bot in enumerate(bots):
+    play = MarketPlay(game, st, seat=game.first_seat % n)
+    views: list[MarketState | None] = [None] * n  # each seat's masked table, kept up to date between its turns
+    watchers = [(s, b.watch_table) for s, b in enumerate(bots) if hasattr(b, "watch_table")]
+    for s, bot in enumerate(bots):  # each bot decides from its seat's view (kbsim.engine.market.observe)
+        _show_watchers(st, watchers, s)
         t = watch(MarketTurn(game, st, s, phase=CHOOSE))
-        bot.play_turn(t)
+        view = handed(t, play.context(choosing=True), views[s])
+        views[s] = view.state
+        bot.play_turn(view)
         if t.phase != DONE:
             t._close()
         moves_log.append((s, t.log))
-    play = MarketPlay(game, st, seat=game.first_seat % n)
     while play.turns < game.turn_limit:
         seat = play.seat
         t = watch(play.new_turn())
-        bots[seat].play_turn(t)
+        _show_watchers(st, watchers, seat)
+        view = handed(t, play.context(), views[seat])
+        views[seat] = view.state
+        bots[seat].play_turn(view)
         moves_log.append((seat, t.log))
         if play.finish_turn(t):
             break
+    _show_watchers(st, watchers, -1)
     if check:
         verify(None)
     points = final_points(game, st)

@@ -35,6 +35,7 @@ from kbsim.analysis.metrics import (
 )
 from kbsim.analysis.reading import ReportError, ReportInput
 from kbsim.analysis.seats import first_after_seat_0, first_seat
+from kbsim.sim.conditions import Condition
 
 # (column, label, unit): per-game outcomes compared deal by deal; the 0/1 ones are BINARY
 BINARY = frozenset({"seat0", "stalemate", "turn_limit", "shared"})
@@ -411,8 +412,24 @@ def _bot_shares(df: pl.DataFrame) -> list[dict]:
     return out
 
 
+def _ranked_arm(conditions: Sequence[Condition], have: set[str]) -> str | None:
+    """The arm whose characters are ranked: the baseline if it has character plays, else one arm that has.
+
+    The baseline is the first arm; else the arms with plays of the baseline's bots (its rung) come first, the
+    first by label: chosen by label, not by place on the page, so that ``compare`` ranks the same arm whatever
+    order its files are listed in after the baseline's.
+    """
+    if not conditions or not have:
+        return None
+    if conditions[0].key in have:
+        return conditions[0].key
+    bots = conditions[0].bots
+    cands = [c for c in conditions if c.key in have]
+    return min(cands, key=lambda c: (c.bots != bots, c.label, c.key)).key if cands else None
+
+
 def _characters(inp: ReportInput, records: pl.DataFrame) -> dict | None:
-    """Character tables with display names, and a ranking for the first arm (in page order) with plays.
+    """Character tables with display names, and a ranking for one arm with plays (:func:`_ranked_arm`).
 
     ``records`` are the page's records in :data:`RECORD_ORDER`. Returns None without character data; else
     ``plays`` and ``lift`` (lists of dicts with ``name``),
@@ -429,7 +446,7 @@ def _characters(inp: ReportInput, records: pl.DataFrame) -> dict | None:
     for r in plays + lift:
         r["name"] = names.get(r["character"], r["character"])
     have = {r["condition"] for r in lift}
-    base = next((c.key for c in inp.conditions if c.key in have), None)
+    base = _ranked_arm(inp.conditions, have)
     per_game = {(r["players"], r["character"]): r for r in plays if r["condition"] == base}
     ranking = []
     for r in sorted((r for r in lift if r["condition"] == base), key=lambda r: (r["players"], -r["lift"])):

@@ -298,3 +298,19 @@ def test_bot_edge_interval_stays_honest_when_one_bot_wins_every_game():
     assert share == 1.0 and fair == 0.5 and edge.mean == pytest.approx(0.5)
     assert edge.low == pytest.approx(stats.beta.ppf(0.025, 40, 1) - 0.5) and edge.high >= 0.5
     assert edge.high - edge.low > 0.05 and edge.resolved_raw
+
+
+@pytest.mark.parametrize(("seats", "side"), [(None, "less"), ({"dealer": 0, "first_after_dealer": 1}, "more")])
+def test_first_seat_headline_reads_the_seat_roles_of_the_records(seats, side):
+    """Seat 1 wins 36 of 40 two-player games under both rungs. Where the records' seat roles say seat 1 plays
+    first (King's Corners: the seat after the dealer), the Answer's first seat wins more often than its fair
+    share; records that do not say are read as seat 0 first, which then wins less often."""
+    winners = [1] * 36 + [0] * 4
+    frames = [_games(k, 2, range(40), winners, [30] * 40) for k in ("A0", "A1", "B0", "B1")]
+    inp = _ladder_input(frames, [2])
+    inp.seats = seats
+    st = compute(inp, section_tests())
+    assert {g["first"] for g in st["groups"].values()} == {0 if seats is None else 1}
+    _, _, answer = build_page(inp, st)
+    headlines = [b["headline"] for b in answer["blocks"] if "headline" in b]
+    assert headlines and f"the first seat wins alone {side} often than its fair share" in headlines[0]

@@ -6,7 +6,7 @@ Built last (:func:`kbsim.analysis.sections.build_page`), from the blocks the sec
 
 from __future__ import annotations
 
-from kbsim.analysis.sections import Page
+from kbsim.analysis.page import Page
 
 
 def answer_data(page: Page, blocks: list[dict]) -> dict:

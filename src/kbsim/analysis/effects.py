@@ -23,9 +23,9 @@ from kbsim.analysis import metrics as M
 from kbsim.analysis.arms import METRICS, SEAT_GAP
 from kbsim.analysis.ladder import NONE, interaction_tests, skill_verdict
 from kbsim.analysis.metrics import Delta
+from kbsim.analysis.page import Page
 from kbsim.analysis.pooling import pool
 from kbsim.analysis.reading import ReportInput
-from kbsim.analysis.sections import Page
 from kbsim.analysis.tables import _delta_text, _signed
 
 MEASURES = [SEAT_GAP, *METRICS]

@@ -17,7 +17,7 @@ import math
 
 from kbsim.analysis.ladder import NONE, skill_verdict
 from kbsim.analysis.metrics import NAN, Delta
-from kbsim.analysis.sections import Page
+from kbsim.analysis.page import Page
 
 FEW_ARMS = 3
 

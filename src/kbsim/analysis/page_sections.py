@@ -10,7 +10,7 @@ from __future__ import annotations
 from kbsim.analysis import metrics as M
 from kbsim.analysis.effects import effects_answer, effects_build, effects_tests, skill_answer
 from kbsim.analysis.fairness import fairness_answer
-from kbsim.analysis.sections import Page, Section
+from kbsim.analysis.page import Page, Section
 from kbsim.analysis.strength import strength_answer, strength_tests
 from kbsim.analysis.tables import _tables
 

@@ -24,9 +24,9 @@ from dataclasses import replace
 import polars as pl
 
 from kbsim.analysis.metrics import Delta, fmt_pct, paired
+from kbsim.analysis.page import Page
 from kbsim.analysis.pooling import pool
 from kbsim.analysis.reading import ReportInput
-from kbsim.analysis.sections import Page
 
 METRIC = "bot_share"
 

@@ -206,3 +206,23 @@ def test_tune_stops_on_signals_keeps_its_search_and_continues(tmp_path, steps):
     done = subprocess.run([*KBSIM, *args, "--json"], cwd=tmp_path, capture_output=True, text=True, env=cli_env())
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "_build" / "tq.html").is_file()
+
+
+def test_an_interrupt_lost_in_a_finalizer_is_raised_again():
+    """The CI case: Ctrl-C arrived while ``ParquetWriter.__del__`` ran, Python printed "Exception ignored ...
+    KeyboardInterrupt" and the run went on (a tune stop took 11 s and printed a traceback). Inside
+    ``stop_on_signals`` such a lost interrupt is raised again in the main thread, with no second signal counted."""
+    from kbsim.sim.run import stop_on_signals
+
+    class Finalizer:
+        def __del__(self):
+            raise KeyboardInterrupt  # as a signal handler raising while the finalizer runs
+
+    with pytest.raises(KeyboardInterrupt), stop_on_signals() as stop:
+        Finalizer()  # dropped at once: its __del__ runs here, and its exception cannot propagate
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            time.sleep(0.01)
+        pytest.fail("the interrupt lost in the finalizer was not raised again")
+    assert stop.received == 0
+    assert sys.unraisablehook is sys.__unraisablehook__ or sys.unraisablehook.__module__ != "kbsim.sim.run"

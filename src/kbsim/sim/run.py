@@ -12,9 +12,11 @@ The records file's metadata carries what an analysis needs about the rules
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -200,6 +202,7 @@ class StopState:
     received: int = 0
     _depth: int = 0
     _linger: bool = False
+    _redeliver: bool = False
 
     @property
     def exit_code(self) -> int:
@@ -221,6 +224,9 @@ def _on_signal(signum: int, frame: Any) -> None:
     The first raises KeyboardInterrupt (a clean stop); the second kills the workers and gives the clean stop
     :data:`FORCE_AFTER` seconds more; a third (or that time running out) ends the process at once.
     """
+    if _STOP._redeliver:  # the first signal's KeyboardInterrupt again (see _keep_interrupts): not a new signal
+        _STOP._redeliver = False
+        raise KeyboardInterrupt
     _STOP.received += 1
     if _STOP.received == 1:
         _STOP.signum = signum
@@ -253,6 +259,32 @@ def _force_stop() -> None:
     cleanup.start()
     cleanup.join(0.5)
     os._exit(_STOP.exit_code)
+
+
+def _keep_interrupts(unraisable: Any) -> None:
+    """``sys.unraisablehook`` inside :func:`stop_on_signals`: raise a lost KeyboardInterrupt again.
+
+    A KeyboardInterrupt raised where Python cannot propagate it (a finalizer such as ``ParquetWriter.__del__``
+    running when the signal came) is raised again in the main thread at once, instead of being printed and lost
+    (the run then went on until its next chunk). Anything else goes to the previous hook.
+    """
+    if issubclass(unraisable.exc_type, KeyboardInterrupt) and _STOP._depth:
+        # from a timer thread: called here, the handler would raise inside this hook (and be lost again); if the
+        # main thread still handles it before the hook returns (a loaded machine), try again with a longer delay
+        for delay in (0.01, 0.1, 0.5, 1.0):
+            _STOP._redeliver = True
+            try:
+                timer = threading.Timer(delay, _thread.interrupt_main, (signal.SIGINT,))
+                timer.daemon = True
+                timer.start()
+                return
+            except KeyboardInterrupt:
+                continue
+        return
+    _PREVIOUS_UNRAISABLE_HOOK(unraisable)
+
+
+_PREVIOUS_UNRAISABLE_HOOK = sys.unraisablehook
 
 
 @contextlib.contextmanager
@@ -293,10 +325,14 @@ def stop_on_signals(linger: bool = False) -> Iterator[StopState]:
             previous[sig] = handler
             signal.signal(sig, _on_signal)
     _STOP.signum, _STOP.note, _STOP.received, _STOP._depth, _STOP._linger = None, "", 0, 1, linger
+    _STOP._redeliver = False
+    global _PREVIOUS_UNRAISABLE_HOOK
+    _PREVIOUS_UNRAISABLE_HOOK, sys.unraisablehook = sys.unraisablehook, _keep_interrupts
     try:
         yield _STOP
     finally:
         _STOP._depth = 0
+        sys.unraisablehook = _PREVIOUS_UNRAISABLE_HOOK
         if not (linger and _STOP.signum is not None):
             for sig, handler in previous.items():
                 signal.signal(sig, handler)

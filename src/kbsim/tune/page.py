@@ -147,7 +147,9 @@ def reduced_run_words(plan: TunePlan) -> list[str]:
     Returns:
         One sentence, or nothing when the run is the study's full size.
     """
-    asked_trials, asked_deals = plan.study.tune.trials, plan.study.games
+    tune = plan.study.tune
+    assert tune is not None  # (a tune plan is made only from a study with a [tune] section)
+    asked_trials, asked_deals = tune.trials, plan.study.games
     trials, deals = plan.search.trials, plan.search.deals[-1]
     if trials >= asked_trials and deals >= asked_deals:
         return []

@@ -34,6 +34,15 @@ ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
     "kingsbridge-either-end-planner": ("kingsbridge", ("rebuild-either-end",), ("planner", "greedy"), 2, 1306),
     "kings-corners-greedy": ("kings-corners", (), ("greedy", "random", "greedy"), 6, 1307),
     "continental-express-greedy": ("continental-express", (), ("greedy", "random"), 4, 1308),
+    # restricted play: seats barred from kinds of move (the engine's listings, searches and refusals)
+    "kingsbridge-characters-barred": (
+        "kingsbridge",
+        ("characters",),
+        ("greedy(bar=[characters.play.agatha, turn.exchange.allowed])", "planner(bar=[characters.enabled])", "greedy"),
+        3,
+        1309,
+    ),
+    "continental-express-barred": ("continental-express", (), ("greedy(bar=[characters.enabled])", "random"), 4, 1310),
 }
 
 GOLDEN = {

@@ -141,6 +141,8 @@ def test_turn_has_one_public_mutator():
     assert public == {
         "apply",
         "draw_at_start",  # the one mutator, and the game loop's draw before a seat acts
+        "allows",  # restricted play: read-only tests of the seat's bar
+        "barred",
         "available_characters",
         "can_end",
         "can_exchange",

@@ -28,6 +28,8 @@ class Condition:
         effective: every option's effective value.
         bots: the bot or bot lineup as written (``greedy`` or ``greedy,random``).
         sweep_value: the swept option's value, or None.
+        bar: restricted play: the move kinds one seat's bot is barred from (the others play it unbarred), or ().
+        bar_words: what the bar keeps that seat from doing, in words (``playing Mother Agatha``), or "".
     """
 
     key: str
@@ -40,6 +42,8 @@ class Condition:
     effective: dict = field(default_factory=dict)
     bots: str = "greedy"
     sweep_value: Any = None
+    bar: tuple[str, ...] = ()
+    bar_words: str = ""
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,18 @@ rule_usage         list<struct>    ``{rule, uses, legal_turns}``: how often an o
 moves              list<string>    the move log in move notation, one entry per turn (``SEAT: MOVE; MOVE``, a
                                    market game's contract choices first), for a game with a ``human`` seat (it
                                    cannot be replayed from its seed); empty for a game of bots only
+forced_turns       list<int16>     turns per seat that offered one kind of turn only (rows: one of lay out,
+                                   exchange, pass or end without a card, minus pile, and no character to play;
+                                   market: one legal first move); :mod:`kbsim.engine.rows.experience`
+bar_yields         list<int16>     turns per seat in which the seat's bar (restricted play, the bot spec's
+                                   ``bar``) yielded because it left no legal way to finish the turn; 0 unbarred
+lead_changes       int16 (null)    how often the leader changed, read after the deal, every round and the end
+                                   (leader: the one seat strictly ahead by cards held, by penalty points in a
+                                   match, by points in a market game); null in solo and cooperative games
+winner_leads_from  int32 (null)    the turn from which the sole winner led to the end (0: from the deal; the
+                                   game's turns: not even at the end); null without a sole winner
+winner_behind_...  bool (null)     ``winner_behind_at_half``: the sole winner was behind at half the game's turns
+                                   (a comeback); null without a sole winner. See :mod:`kbsim.engine.course`
 =================  ==============  ===================================================
 
 The Parquet file's key-value metadata holds ``kbsim.version``, ``kbsim.run``
@@ -68,12 +80,13 @@ from kbsim.engine.families import FAMILIES
 #: Version of the record columns; bumped whenever a column is added, removed or changes meaning.
 #: 1: one set of columns for every game. 2: common columns plus the family's own (market games no longer
 #: write the rows family's columns).
-RECORDS_SCHEMA_VERSION = 7
+RECORDS_SCHEMA_VERSION = 8
 #: 2: per-family columns; 3: deal_hash; 4: rule_usage; 5: same columns, but the bots' streams and the later
 #: hands of a match come from SeedSequence spawn keys (kbsim.engine.seeds), so a seed gives new records wherever a
 #: bot draws random numbers (the random bot, tie-breaks) or a match plays several hands; 6: rule_usage entries
 #: carry legal_turns (the turns at whose start a variant's rebuild was legal, null where not counted); 7: moves
-#: (the move log of games with a human seat, ``kbsim play``; empty for bots).
+#: (the move log of games with a human seat, ``kbsim play``; empty for bots); 8: the experience measures
+#: forced_turns, lead_changes, winner_leads_from, winner_behind_at_half, and bar_yields (restricted play).
 
 #: Every record column, in file order.
 ALL_FIELDS = pa.schema(
@@ -112,6 +125,11 @@ ALL_FIELDS = pa.schema(
         ("deal_hash", pa.string()),
         ("rule_usage", pa.list_(pa.struct([("rule", pa.string()), ("uses", pa.int32()), ("legal_turns", pa.int32())]))),
         ("moves", pa.list_(pa.string())),
+        ("forced_turns", pa.list_(pa.int16())),
+        ("bar_yields", pa.list_(pa.int16())),
+        ("lead_changes", pa.int16()),
+        ("winner_leads_from", pa.int32()),
+        ("winner_behind_at_half", pa.bool_()),
     ]
 )
 

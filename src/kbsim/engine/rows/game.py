@@ -18,11 +18,15 @@ from dataclasses import dataclass, field, replace
 from functools import partial, reduce
 from typing import Final
 
+from kbsim.engine.course import Course, no_course
 from kbsim.engine.families import family_of
+from kbsim.engine.restrict import seat_bars
 from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, InvariantError
 from kbsim.engine.rng import seeded
 from kbsim.engine.rows.compiled import CompiledGame
+from kbsim.engine.rows.experience import forced, standings
 from kbsim.engine.rows.moves import END_TURN, Move
+from kbsim.engine.rows.restrict import bar_turn
 from kbsim.engine.rows.state import GameState, deal
 from kbsim.engine.rows.turn import DONE, Turn, can_progress
 from kbsim.engine.rows.usage import chances as rule_chances
@@ -87,6 +91,10 @@ class GameResult:
             rule, option or power made a taken move legal.
         rule_legal: for the rebuild counters of :data:`kbsim.engine.rows.usage.CHANCES` the rules enable, the
             turns at whose start such a rebuild was legal (the bots' chances to use the rule).
+        forced_turns: per seat, turns that offered one kind of turn only (:mod:`kbsim.engine.rows.experience`).
+        bar_yields: per seat, turns in which the seat's bar yielded (:mod:`kbsim.engine.rows.restrict`).
+        lead_changes, winner_leads_from, winner_behind_at_half: the course of the game
+            (:mod:`kbsim.engine.course`); None where they have no value.
     """
 
     winners: tuple[int, ...]
@@ -110,6 +118,11 @@ class GameResult:
     deals: list[tuple[int, int, int]] = field(default_factory=list)
     rule_usage: dict[str, int] = field(default_factory=dict)
     rule_legal: dict[str, int] = field(default_factory=dict)
+    forced_turns: list[int] = field(default_factory=list)
+    bar_yields: list[int] = field(default_factory=list)
+    lead_changes: int | None = None
+    winner_leads_from: int | None = None
+    winner_behind_at_half: bool | None = None
 
 
 def _digest(parts: object) -> str:
@@ -422,9 +435,20 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
     totals = [0] * n
     results = []
     hand = 0
+    course = Course()
     while True:
         first = (game.first_seat + (hand if game.match_rotate else 0)) % n
-        r = play_hand(game, bots, hand_seed(seed, hand), first, check=check, log=log)
+        r = play_hand(
+            game,
+            bots,
+            hand_seed(seed, hand),
+            first,
+            check=check,
+            log=log,
+            totals=totals,
+            course=course,
+            offset=sum(r.turns for r in results),
+        )
         results.append(r)
         for k in range(n):
             totals[k] += r.penalties[k]
@@ -434,10 +458,12 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
     low = min(totals)
     last = results[-1]
     done = max(totals) >= game.match_target
+    winners = tuple(k for k in range(n) if totals[k] == low) if done else ()
+    turns = sum(r.turns for r in results)
     return GameResult(
-        winners=tuple(k for k in range(n) if totals[k] == low) if done else (),
+        winners=winners,
         end_reason=WON if done else TURN_LIMIT,
-        turns=sum(r.turns for r in results),
+        turns=turns,
         cards_left=last.cards_left,
         cards_laid=[sum(r.cards_laid[k] for r in results) for k in range(n)],
         exchanges=[sum(r.exchanges[k] for r in results) for k in range(n)],
@@ -457,6 +483,9 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
             for i, r in enumerate(results)
             for s, d, start in r.deals
         ],
+        forced_turns=[sum(r.forced_turns[k] for r in results) for k in range(n)],
+        bar_yields=[sum(r.bar_yields[k] for r in results) for k in range(n)],
+        **course.measures(winners, turns),
     )
 
 
@@ -496,8 +525,14 @@ def _play_turn(
     legal: dict[str, int],
     on_move: Callable[[Turn], None] | None,
     moves_log: list[tuple[int, list[Move]]] | None,
+    bar: frozenset[str] | None,
+    tally: _HandTally,
 ) -> Turn:
     """Let ``seat``'s bot play one turn (turn number ``state.turn_no``), ending it if the bot did not.
+
+    Before the bot acts the turn is put under the seat's bar (restricted play: :func:`~kbsim.engine.rows.restrict.
+    bar_turn`; a bar that yields is counted) and tested for a forced turn (:func:`~kbsim.engine.rows.experience.
+    forced`), both counted in ``tally``.
 
     Args:
         game: compiled rules.
@@ -509,6 +544,8 @@ def _play_turn(
         legal: counter of ``watch`` -> turns at whose start such a rebuild was legal (mutated).
         on_move: invariant check run after every move, or None.
         moves_log: the hand's move log (the turn's moves are appended), or None when not logging.
+        bar: the move kinds the seat's player is barred from (its bot's ``bar``), or None.
+        tally: the hand's counts (forced turns and bar yields are added to them).
 
     Returns:
         The finished turn, for its counts.
@@ -531,6 +568,10 @@ def _play_turn(
         turn.on_move = on_move
     if game.refill_at_start:
         turn.draw_at_start()
+    if bar is not None and bar_turn(turn, game, bar):
+        tally.yields[seat] += 1
+    if forced(turn):
+        tally.forced[seat] += 1
     # bots act through turn.apply, which counts the rules each move needed, only when the rules enable a
     # counter at all (the base game enables none)
     turn.usage = usage or None
@@ -560,6 +601,8 @@ class _HandTally:
         self.passes = [0] * n
         self.rebuilds = [0] * n
         self.minus = [0] * n
+        self.forced = [0] * n
+        self.yields = [0] * n
         self.completed = 0
         self.idle = [0] * n
         self.exact_round = 0
@@ -661,7 +704,16 @@ def _hand_winners(
 
 
 def play_hand(
-    game: CompiledGame, bots: list, seed: int, first_seat: int, *, check: bool = False, log: bool = False
+    game: CompiledGame,
+    bots: list,
+    seed: int,
+    first_seat: int,
+    *,
+    check: bool = False,
+    log: bool = False,
+    totals: list[int] | None = None,
+    course: Course | None = None,
+    offset: int = 0,
 ) -> GameResult:
     """Play one hand (a whole game for rules without matches) from the deal to its end.
 
@@ -675,9 +727,12 @@ def play_hand(
         first_seat: the seat that deals.
         check: verify the invariants after every move (as for :func:`play_game`).
         log: keep the move log in the result (as for :func:`play_game`).
+        totals: penalty totals of the match before this hand (None: a game of one hand).
+        course: the match's course, marked by this hand (None: the hand is the game, with a course of its own).
+        offset: turns played in the match before this hand (for the course's marks).
 
     Returns:
-        The hand's :class:`GameResult` (``hands`` is 1).
+        The hand's :class:`GameResult` (``hands`` is 1; the course measures only for a game of one hand).
 
     Raises:
         InvariantError: with ``check``, when an invariant breaks (an engine bug).
@@ -695,6 +750,12 @@ def play_hand(
     enabled, watch = _counters(game)
     usage = dict.fromkeys(enabled, 0)  # every counter the rules enable, used or not
     legal = dict.fromkeys(watch, 0)  # turns at whose start such a rule made a rebuild legal
+    bars = seat_bars(bots)  # restricted play: each seat's barred move kinds
+    own_course = course is None and not game.all_out
+    if own_course:
+        course = Course()
+    if course is not None:
+        course.mark(offset, standings(game, state, totals))
     seat = (first_seat + game.first_player) % n  # rule file: setup.deal.first_player, counted from the dealer
     turns = 0
     winners: tuple[int, ...] = ()
@@ -706,7 +767,7 @@ def play_hand(
             continue
         turns += 1
         state.turn_no = turns
-        turn = _play_turn(game, state, bots[seat], seat, usage, watch, legal, on_move, moves_log)
+        turn = _play_turn(game, state, bots[seat], seat, usage, watch, legal, on_move, moves_log, bars[seat], tally)
         tally.add(turn, seat)
         if turn.won and not all_out:
             winners, reason = (seat,), WON
@@ -718,7 +779,11 @@ def play_hand(
             reason = STALEMATE
             break
         seat = (seat + 1) % n
+        if course is not None and turns % n == 0:
+            course.mark(offset + turns, standings(game, state, totals))
     winners, score = _hand_winners(game, state, reason, winners)
+    if course is not None:
+        course.mark(offset + turns, standings(game, state, totals))  # (the winner leads at the end)
     penalties = []
     if game.penalty:
         table = dict(game.penalty)
@@ -744,6 +809,9 @@ def play_hand(
         deals=[(seed, first_seat, 0)],
         rule_usage=usage,
         rule_legal=legal,
+        forced_turns=tally.forced,
+        bar_yields=tally.yields,
+        **(course.measures(winners, turns) if own_course and course is not None else no_course()),
     )
 
 

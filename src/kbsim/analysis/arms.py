@@ -35,13 +35,24 @@ from kbsim.analysis.metrics import (
 from kbsim.analysis.reading import ReportError, ReportInput
 
 # (column, label, unit): per-game outcomes compared deal by deal; the 0/1 ones are BINARY
-BINARY = frozenset({"seat0", "stalemate", "turn_limit", "shared"})
+BINARY = frozenset({"seat0", "stalemate", "turn_limit", "shared", "comeback"})
+#: The experience measures (records schema 8: :mod:`kbsim.engine.course`, forced turns). ``decided_at`` and
+#: ``comeback`` exist only for games with a sole winner and are compared on the deals where both arms have one;
+#: records without these columns compare none of them.
+EXPERIENCE = [
+    ("lead_changes", "lead changes per game", "changes"),
+    ("decided_at", "share of the game before the winner leads for good", "pp"),
+    ("comeback", "comeback rate (winner behind at half the game)", "pp"),
+    ("forced_share", "share of turns that were forced", "pp"),
+]
+EXPERIENCE_METRICS = frozenset(m for m, _, _ in EXPERIENCE)
 METRICS = [
     ("seat0", "first-player sole-win rate", "pp"),
     ("turns", "turns per game", "turns"),
     ("stalemate", "stalemate rate", "pp"),
     ("turn_limit", "turn-limit rate", "pp"),
     ("shared", "shared-win rate", "pp"),
+    *EXPERIENCE,
 ]
 # the verdict's measure compared between arms (not a per-game outcome: see metrics.paired_seat_gap)
 SEAT_GAP = ("seat_gap", "largest seat gap", "pp")
@@ -51,9 +62,33 @@ FIGURE_METRICS = ("seat_gap", "seat0", "turns", "stalemate")
 RECORD_ORDER = ("condition", "players", "seed", "lineup", "game_index")
 
 
+def _experience(df: pl.DataFrame) -> list[pl.Expr]:
+    """The per-game experience measures (floats, null where a game has none or its records lack the column)."""
+    cols = set(df.columns)
+    turns = pl.col("turns").cast(pl.Float64)
+    null = pl.lit(None, dtype=pl.Float64)
+    return [
+        (pl.col("lead_changes").cast(pl.Float64) if "lead_changes" in cols else null).alias("lead_changes"),
+        (
+            pl.when(turns > 0).then(pl.col("winner_leads_from").cast(pl.Float64) / turns).otherwise(None)
+            if "winner_leads_from" in cols
+            else null
+        ).alias("decided_at"),
+        (pl.col("winner_behind_at_half").cast(pl.Float64) if "winner_behind_at_half" in cols else null).alias(
+            "comeback"
+        ),
+        (
+            pl.when(turns > 0).then(pl.col("forced_turns").list.sum().cast(pl.Float64) / turns).otherwise(None)
+            if "forced_turns" in cols
+            else null
+        ).alias("forced_share"),
+    ]
+
+
 def _prepare(df: pl.DataFrame) -> pl.DataFrame:
     nwin = pl.col("winners").list.len()
     sole = pl.when(nwin == 1).then(pl.col("winners").list.first().cast(pl.Int16)).otherwise(None)
+    df = df.with_columns(_experience(df))
     return df.with_columns(
         players=pl.col("players").cast(pl.Int64),
         nwin=nwin,
@@ -83,7 +118,8 @@ def compute(inp: ReportInput) -> dict:
         A dict with ``groups`` (per condition key and player count: ``n`` games, ``deals``,
         ``seats`` (per seat a rate dict), ``shared``, ``no_winner``, ``won``, ``stalemate``,
         ``turn_limit`` (rate dicts: ``k, n, rate, low, high``), ``turns`` (mean, low, high, sd,
-        p5, q1, median, q3, p95)), ``hist`` (turn histograms), ``deltas`` (one dict per
+        p5, q1, median, q3, p95), ``experience`` (per measure of :data:`EXPERIENCE`: a rate dict for comebacks,
+        ``{n, mean, low, high}`` for the others, None without data)), ``hist`` (turn histograms), ``deltas`` (one dict per
         comparison, player count and metric), ``bots`` (bot shares in mixed lineups),
         ``characters`` (None, or plays and lift tables as lists of dicts), ``players`` and ``games``.
 
@@ -114,6 +150,7 @@ def compute(inp: ReportInput) -> dict:
         q3=pl.col("turns").quantile(0.75, "linear"),
         p95=pl.col("turns").quantile(0.95, "linear"),
         t_max=pl.col("turns").max(),
+        **{f"x_{c}_{f}": e for c in EXPERIENCE_METRICS for f, e in _moments(c).items()},
     )
     seat_wins = {
         (r["condition"], r["players"], r["sole"]): r["len"]
@@ -149,6 +186,7 @@ def compute(inp: ReportInput) -> dict:
                 "p95": r["p95"],
                 "max": r["t_max"],
             },
+            "experience": {c: _level(c, r) for c, _, _ in EXPERIENCE},
         }
     order = {c.key: i for i, c in enumerate(inp.conditions)}
     cells = [
@@ -174,6 +212,27 @@ def compute(inp: ReportInput) -> dict:
         "verdicts": rank_verdicts(cells),
         "adjustment": _adjustment_counts(deltas),
     }
+
+
+def _moments(c: str) -> dict[str, pl.Expr]:
+    """The aggregates of one experience measure per cell: games that have it, mean, standard deviation, sum."""
+    col = pl.col(c)
+    return {"n": col.is_not_null().sum(), "mean": col.mean(), "sd": col.std(), "sum": col.sum()}
+
+
+def _level(c: str, r: dict) -> dict | None:
+    """One cell's level of an experience measure: a rate dict (comebacks) or a mean with its 95% normal interval.
+
+    None when no game of the cell has the measure (records older than schema 8, or no sole winner).
+    """
+    n = r[f"x_{c}_n"]
+    if not n:
+        return None
+    if c in BINARY:
+        return _rate(round(r[f"x_{c}_sum"]), n)
+    mean, sd = r[f"x_{c}_mean"], r[f"x_{c}_sd"]
+    half = Z95 * sd / math.sqrt(n) if n > 1 and sd is not None else float("nan")
+    return {"n": n, "mean": mean, "low": max(0.0, mean - half), "high": mean + half}
 
 
 def _unused_arms(deltas: list[dict]) -> list[str]:
@@ -281,7 +340,12 @@ def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]]) -> list[dict]:
         for p in sorted(set(B["players"].to_list()) | set(A["players"].to_list())):
             jp = j.filter(pl.col("players") == p)
             for c, label, unit in METRICS:
-                if jp.height:
+                if c in EXPERIENCE_METRICS:  # measured on the deals where both arms have it (a sole winner...)
+                    both = jp.drop_nulls([c, f"{c}_a"])
+                    if both.height == 0:
+                        continue  # (records without the measure, or no deal where both have it)
+                    d = paired((both[c] - both[f"{c}_a"]).to_numpy(), binary=c in BINARY)
+                elif jp.height:
                     d = paired((jp[c] - jp[f"{c}_a"]).to_numpy(), binary=c in BINARY)
                 else:
                     gb = df.filter((pl.col("condition") == b) & (pl.col("players") == p))[c].to_numpy()

@@ -26,7 +26,7 @@ from kbsim.engine.rng import seeded
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.experience import forced, standings
 from kbsim.engine.rows.moves import END_TURN, Move
-from kbsim.engine.rows.restrict import bar_turn
+from kbsim.engine.rows.restrict import bar_turn, narrowed
 from kbsim.engine.rows.state import GameState, deal
 from kbsim.engine.rows.turn import DONE, Turn, can_progress
 from kbsim.engine.rows.usage import chances as rule_chances
@@ -221,8 +221,10 @@ def team_score(game: CompiledGame, state: GameState) -> int:
     return per_char * unplayed + per_row * empty + per_minus * minus
 
 
-def _probe_turn(game: CompiledGame, state: GameState, seat: int, pile_cards: bool) -> Turn:
-    """A fresh turn of ``seat`` on a copy of ``state``.
+def _probe_turn(
+    game: CompiledGame, state: GameState, seat: int, pile_cards: bool, bar: frozenset[str] | None = None
+) -> Turn:
+    """A fresh turn of ``seat`` on a copy of ``state``, under the seat's ``bar`` (restricted play) if any.
 
     Parked cards are usable; with ``pile_cards``, the draw pile's cards join the hand (they reach it by
     exchanges or refills).
@@ -232,10 +234,21 @@ def _probe_turn(game: CompiledGame, state: GameState, seat: int, pile_cards: boo
     hand = st.hands[seat]
     if pile_cards:
         hand.extend(c for c in st.piles[seat] if c > 0)
-    return Turn(game, st.rows, hand, [], st.discard, state=st, seat=seat)
+    t = Turn(game, st.rows, hand, [], st.discard, state=st, seat=seat)
+    if bar:
+        t.g = narrowed(game, bar)
+        t.bar = bar
+    return t
 
 
-def seat_can_lay(game: CompiledGame, state: GameState, seat: int, *, own_top_only: bool = False) -> bool:
+def seat_can_lay(
+    game: CompiledGame,
+    state: GameState,
+    seat: int,
+    *,
+    own_top_only: bool = False,
+    bar: frozenset[str] | None = None,
+) -> bool:
     """The exact test for one seat: can it lay a card it holds, now or on a later turn of its own?
 
     The seat's hand and parked cards count, and its draw pile's cards where they can reach the
@@ -254,12 +267,13 @@ def seat_can_lay(game: CompiledGame, state: GameState, seat: int, *, own_top_onl
         seat: the seat tested.
         own_top_only: try only the top character of the seat's own pile (pile mode; the display is
             unchanged).
+        bar: the move kinds the seat's player is barred from (restricted play): the search makes none of them.
 
     Returns:
         False only when the search proves the seat can never lay a card it holds.
     """
     pile_cards = game.exchange_allowed or len(state.hands[seat]) < game.hand_size
-    turn = _probe_turn(game, state, seat, pile_cards)
+    turn = _probe_turn(game, state, seat, pile_cards, bar)
     if not turn.hand and not turn.parked:
         return False
     if turn.lay_reachable() is not False:
@@ -273,7 +287,7 @@ def seat_can_lay(game: CompiledGame, state: GameState, seat: int, *, own_top_onl
     for key in keys:
         if key == "?":
             continue
-        probe = _probe_turn(game, state, seat, pile_cards)
+        probe = _probe_turn(game, state, seat, pile_cards, bar)
         st = probe.state
         if game.chars_display_mode:
             if key not in st.display:
@@ -294,7 +308,7 @@ def seat_can_lay(game: CompiledGame, state: GameState, seat: int, *, own_top_onl
     return False
 
 
-def piles_may_turn(game: CompiledGame, state: GameState) -> bool:
+def piles_may_turn(game: CompiledGame, state: GameState, bars: list[frozenset[str] | None] | None = None) -> bool:
     """Whether a character play may stay played without a card being laid, so the character piles may turn.
 
     A character reaches a seat only when the characters above it on a pile are played. A play stays in a turn
@@ -311,6 +325,7 @@ def piles_may_turn(game: CompiledGame, state: GameState) -> bool:
     Args:
         game: compiled rules (``rows`` family).
         state: the game between turns (not changed).
+        bars: each seat's bar (restricted play: a seat never plays a character it is barred from), or None.
 
     Returns:
         True if some seat may play a character that stays played in a turn that lays no card.
@@ -327,12 +342,14 @@ def piles_may_turn(game: CompiledGame, state: GameState) -> bool:
             if not short and Turn.for_seat(game, st, seat, _counts_after(st, seat)).needed > 0:
                 continue  # its play would be undone unless the turn lays a card
         pile_cards = game.exchange_allowed or len(state.hands[seat]) < game.hand_size
-        if _probe_turn(game, state, seat, pile_cards).play_moves(limit=1):
+        if _probe_turn(game, state, seat, pile_cards, bars[seat] if bars else None).play_moves(limit=1):
             return True
     return False
 
 
-def stalemate_confirmed(game: CompiledGame, state: GameState) -> bool:
+def stalemate_confirmed(
+    game: CompiledGame, state: GameState, bars: list[frozenset[str] | None] | None = None
+) -> bool:
     """The rulebook's stalemate: no empty row card can be opened and no seat can lay any card it holds.
 
     Implements "the game ends when nobody can lay a card, even after exchanging" as the exact
@@ -341,15 +358,22 @@ def stalemate_confirmed(game: CompiledGame, state: GameState) -> bool:
     the piles may turn without a card being laid (:func:`piles_may_turn`); otherwise each seat may use only
     the character on top of its own pile.
 
+    Restricted play: a seat barred from kinds of move (``bars``) is tested making none of them, so a seat barred
+    from the character on top of its pile holds that pile still (the characters beneath never reach anybody).
+
     Args:
         game: compiled rules (``rows`` family).
         state: the game between turns (not changed).
+        bars: each seat's bar, or None (no seat barred).
 
     Returns:
         True when no seat can lay (the game ends in a stalemate).
     """
-    own_top_only = game.chars_enabled and game.stalemate_powers and not piles_may_turn(game, state)
-    return not any(seat_can_lay(game, state, k, own_top_only=own_top_only) for k in range(state.players))
+    own_top_only = game.chars_enabled and game.stalemate_powers and not piles_may_turn(game, state, bars)
+    return not any(
+        seat_can_lay(game, state, k, own_top_only=own_top_only, bar=bars[k] if bars else None)
+        for k in range(state.players)
+    )
 
 
 def replay_hands(game: CompiledGame, players: int, result: GameResult):
@@ -590,12 +614,14 @@ class _HandTally:
     Args:
         game: compiled rules.
         state: the hand's state (read by the stalemate test).
+        bars: each seat's bar (restricted play), for the stalemate test; None when no seat is barred.
     """
 
-    def __init__(self, game: CompiledGame, state: GameState) -> None:
+    def __init__(self, game: CompiledGame, state: GameState, bars: list[frozenset[str] | None] | None = None) -> None:
         n = state.players
         self.game = game
         self.state = state
+        self.bars = bars if bars and any(bars) else None
         self.laid = [0] * n
         self.exchanges = [0] * n
         self.passes = [0] * n
@@ -653,7 +679,7 @@ class _HandTally:
         key = self.state.position_key()
         verdict = self.verdicts.get(key)
         if verdict is None:
-            verdict = self.verdicts[key] = stalemate_confirmed(game, self.state)
+            verdict = self.verdicts[key] = stalemate_confirmed(game, self.state, self.bars)
         if verdict:
             return True
         if not game.stalemate_exact:
@@ -745,12 +771,12 @@ def play_hand(
     for s, bot in enumerate(bots):
         bot.new_game(game, s, n, seed)
     on_move = _invariant_checker(game, state) if check else None
-    tally = _HandTally(game, state)
+    bars = seat_bars(bots)  # restricted play: each seat's barred move kinds
+    tally = _HandTally(game, state, bars)
     moves_log: list[tuple[int, list[Move]]] | None = [] if log else None
     enabled, watch = _counters(game)
     usage = dict.fromkeys(enabled, 0)  # every counter the rules enable, used or not
     legal = dict.fromkeys(watch, 0)  # turns at whose start such a rule made a rebuild legal
-    bars = seat_bars(bots)  # restricted play: each seat's barred move kinds
     own_course = course is None and not game.all_out
     if own_course:
         course = Course()

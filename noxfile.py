@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import nox
 
-nox.options.sessions = ["lint", "tests"]
+nox.options.sessions = ["lint", "tests", "compiled"]
 nox.options.reuse_existing_virtualenvs = True
 
 
@@ -13,6 +13,33 @@ def tests(session: nox.Session) -> None:
     """Run the test suite (the same command as the README and CI)."""
     session.install("-e", ".[dev]")
     session.run("pytest", "-n", "2", *session.posargs)
+
+
+COMPILED_CHECKS = (
+    "tests/test_build.py",
+    "tests/test_determinism.py",
+    "tests/conformance",
+    "tests/test_compiled_equals_pure.py",
+)
+"""What CI runs on the compiled build: golden record digests, determinism, conformance, compiled == pure."""
+
+
+@nox.session
+def compiled(session: nox.Session) -> None:
+    """CI's check of the build users get: ``pip install .`` from this clone (compiled with mypyc), then the checks.
+
+    The wheel is built as a user's ``pip install .`` builds it (isolated build environment, all cores), with
+    ``KBSIM_COMPILE=1`` so that a compile that fails is a build error instead of a silent pure-Python install;
+    ``kbsim --version`` must say compiled. Then, on that build: the golden record digests, the determinism
+    tests, the conformance suite and the compiled-equals-pure move logs of every shipped game, variant and bot
+    (:data:`COMPILED_CHECKS`). ``.ci/run`` calls this session after the README's test command.
+    """
+    session.install(".[dev]", env={"KBSIM_COMPILE": "1"})
+    version = session.run("kbsim", "--version", silent=True) or ""
+    session.log(version.strip())
+    if "compiled (mypyc" not in version:
+        session.error(f"the build is not compiled: {version.strip()}")
+    session.run("pytest", "-n", "2", *COMPILED_CHECKS, *session.posargs, env={"KBSIM_EXPECT_COMPILED": "1"})
 
 
 @nox.session

@@ -99,7 +99,7 @@ def test_resume_after_sigterm_gives_identical_records(tmp_path):
     _, err = proc.communicate(timeout=60)
     if proc.returncode == 0:
         pytest.skip("the run finished before it could be interrupted")
-    assert proc.returncode == 130
+    assert proc.returncode == 143  # 128 + SIGTERM, as a shell reports a process stopped by it
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1 and "games are safe" in lines[0] and "--resume" in lines[0], err
     safe = len(list(parts.glob("chunk-*.parquet"))) * 100

@@ -12,15 +12,17 @@ The front door for a script or a test, the same for every game and engine family
 Each engine family (rows, market) is found through :mod:`kbsim.engine.families`.
 """
 
+from __future__ import annotations
+
 __version__ = "0.1.0"
 
-from collections.abc import Mapping, Sequence  # noqa: E402 - after __version__, which the modules below import
-from typing import Any  # noqa: E402
-
-from kbsim.bots import make_bot  # noqa: E402
-from kbsim.engine.families import family_of  # noqa: E402
-from kbsim.rules.loader import load_rules  # noqa: E402
-from kbsim.rules.loader import shipped_games as _shipped_games  # noqa: E402
+# Nothing is imported here: the engine, rules and bots are imported by the functions below when first called.
+# Importing the package (which every ``kbsim`` command does first) is then instant, and Ctrl-C while the modules
+# load reaches the command line's handler (one line, exit 130) instead of printing a traceback.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
 
 
 def shipped_games() -> list[str]:
@@ -29,6 +31,8 @@ def shipped_games() -> list[str]:
     Returns:
         Game names, each usable as ``name_or_path`` of :func:`load_game`.
     """
+    from kbsim.rules.loader import shipped_games as _shipped_games
+
     return _shipped_games()
 
 
@@ -49,6 +53,9 @@ def load_game(name_or_path: str, variants: Sequence[str] = (), options: Mapping[
         kbsim.rules.loader.RulesError: unknown game, variant or option, or a rule file that does not validate;
             one line per problem (file, field, value, what was expected).
     """
+    from kbsim.engine.families import family_of
+    from kbsim.rules.loader import load_rules
+
     loaded = load_rules(str(name_or_path), tuple(variants), dict(options or {}))
     return family_of(loaded.model).compile(loaded)
 
@@ -83,6 +90,9 @@ def play_game(
         kbsim.bots.UnknownBot: a bot name that is not a bot of the game's family.
         ValueError: a player count outside the rules' range, or a negative seed.
     """
+    from kbsim.bots import make_bot
+    from kbsim.engine.families import family_of
+
     if seed < 0:
         raise ValueError(f"seed {seed}: expected an integer >= 0")
     fam = family_of(game)

@@ -19,7 +19,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from kbsim.strict_io import check_regular_file
+
 __all__ = ["column_names", "iter_batches", "load", "read_columns", "read_metadata"]
+
+_WHAT = "a records file (.parquet)"
 
 
 def read_metadata(path: str | Path) -> dict[str, Any]:
@@ -34,9 +38,11 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
 
     Raises:
         OSError: the file cannot be read; pyarrow's error when it is not Parquet.
+        kbsim.strict_io.InputFileError: not a regular file (a named pipe, a device, a folder).
     """
     import pyarrow.parquet as pq
 
+    check_regular_file(path, _WHAT)  # a named pipe would block pyarrow for ever
     meta = pq.read_schema(path).metadata or {}
     return {k.decode()[6:]: json.loads(v) for k, v in meta.items() if k.startswith(b"kbsim.")}
 
@@ -49,6 +55,7 @@ def column_names(path: str | Path) -> list[str]:
     """
     import pyarrow.parquet as pq
 
+    check_regular_file(path, _WHAT)
     return pq.read_schema(path).names
 
 
@@ -64,6 +71,7 @@ def read_columns(path: str | Path, columns: Sequence[str]):
     """
     import polars as pl
 
+    check_regular_file(path, _WHAT)
     return pl.read_parquet(path, columns=list(columns))
 
 
@@ -76,6 +84,7 @@ def iter_batches(path: str | Path, columns: Sequence[str]) -> Iterator[dict[str,
     """
     import pyarrow.parquet as pq
 
+    check_regular_file(path, _WHAT)
     pf = pq.ParquetFile(path)
     have = set(pf.schema_arrow.names)
     cols = [c for c in columns if c in have]
@@ -97,6 +106,7 @@ def load(path: str | Path | Sequence[str | Path]):
 
     Raises:
         FileNotFoundError: no such file or folder, or a folder without Parquet files.
+        kbsim.strict_io.InputFileError: a path that is not a regular file or a folder (a named pipe, a device).
     """
     import polars as pl
 
@@ -108,11 +118,15 @@ def load(path: str | Path | Sequence[str | Path]):
                 raise FileNotFoundError(f"{p}: no .parquet files in this folder")
         elif p.is_file():
             return pl.read_parquet(p)
+        elif p.exists():
+            check_regular_file(p, _WHAT)
         else:
             raise FileNotFoundError(f"{p}: no such records file or folder")
     else:
         files = [Path(f) for f in path]
         for f in files:
-            if not f.is_file():
+            if not f.exists():
                 raise FileNotFoundError(f"{f}: no such records file")
+    for f in files:
+        check_regular_file(f, _WHAT)
     return pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed")

@@ -12,27 +12,182 @@
 * :func:`dumps_json` writes strict JSON: NaN and infinities become ``null``
   (nowhere ``NaN``), so any JSON parser can read every ``--json`` output.
 
-Limits (documented in ``docs/guide/rule-files.md``):
+* :func:`read_input_text` reads a whole input file (rule file, card table, example file, study file) the one
+  safe way: a regular file only (a named pipe, device or folder is refused at once, never waited on), at
+  most :data:`MAX_INPUT_BYTES`, UTF-8 (a byte-order mark is accepted); :func:`check_regular_file` refuses a
+  path that is not a regular file, for readers that open the file themselves (records, read by pyarrow).
 
-========================  =========
-``MAX_YAML_BYTES``        1,000,000 bytes per file
-``MAX_YAML_DEPTH``        32 levels of nested mappings/lists
-``MAX_YAML_NODES``        200,000 nodes, aliases expanded
-========================  =========
+Limits of every input file kbsim reads (one table, :data:`INPUT_LIMITS`; the rules language adds its own, see
+:data:`kbsim.rules.schema.LIMITS`; documented in ``docs/guide/rule-files.md`` and ``docs/guide/studies.md``):
+
+=======================  ==========================================================
+``MAX_INPUT_BYTES``      1,000,000 bytes per rule, card-table, example or study file
+``MAX_YAML_DEPTH``       32 levels of nested mappings/lists
+``MAX_YAML_NODES``       200,000 values, aliases expanded
+``MAX_TEXT``             20,000 characters of prose (summary, question, reading)
+``MAX_NAME``             200 characters of a name, title or key
+``MAX_LIST``             1,000 items of a list or mapping
+``MAX_PATH``             4,096 characters of a file path named inside a file
+=======================  ==========================================================
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
+from pathlib import Path
 from typing import Any
 
 import yaml
 
-MAX_YAML_BYTES = 1_000_000
+MAX_INPUT_BYTES = 1_000_000
+MAX_YAML_BYTES = MAX_INPUT_BYTES  # the same limit, by its older name
 MAX_YAML_DEPTH = 32
 MAX_YAML_NODES = 200_000
+MAX_TEXT = 20_000
+MAX_NAME = 200
+MAX_LIST = 1_000
+MAX_PATH = 4_096
+
+INPUT_LIMITS = {
+    "file size (bytes)": f"{MAX_INPUT_BYTES:,}",
+    "nesting (levels)": f"{MAX_YAML_DEPTH}",
+    "values, aliases expanded": f"{MAX_YAML_NODES:,}",
+    "text (summary, reading, question)": f"at most {MAX_TEXT:,} characters",
+    "names, titles, keys": f"at most {MAX_NAME} characters",
+    "list items (examples, moves, roster, options, variants, arms)": f"at most {MAX_LIST:,}",
+    "file paths named in a file": f"at most {MAX_PATH:,} characters",
+}
+"""The limits every input file obeys, with their allowed range (for the docs and tests)."""
+
+
+class InputFileError(Exception):
+    """An input path that cannot be read as a file: missing, not a regular file, too large, not UTF-8.
+
+    ``str(err)`` is one line naming the path and the problem.
+    """
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_regular(path: str | Path, mode: int, what: str) -> InputFileError:
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return InputFileError(f"{path}: is {kind}; expected {what} (a regular file)")
+
+
+def check_regular_file(path: str | Path, what: str = "a file") -> None:
+    """Refuse ``path`` unless it names a regular file (symbolic links are followed).
+
+    For readers that open the file themselves (pyarrow reading records): a named pipe would block them for
+    ever, a device would feed them without end.
+
+    Args:
+        path: the file.
+        what: what the file should be, for the message (``a records file``).
+
+    Raises:
+        InputFileError: no such file, unreadable, or not a regular file (a FIFO, device, socket or folder).
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file; expected {what}") from None
+    except OSError as e:
+        raise InputFileError(f"{path}: cannot read: {e.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise _not_regular(path, st.st_mode, what)
+
+
+def read_input_text(path: str | Path, what: str = "a file", limit: int = MAX_INPUT_BYTES) -> str:
+    """Read a whole text input file, the one safe way every reader of kbsim's input files uses.
+
+    The file is opened without blocking and checked on the open descriptor (so it cannot be swapped for a
+    named pipe between a check and the read): only a regular file of at most ``limit`` bytes is read. The
+    text is UTF-8; a leading byte-order mark (``EF BB BF``, written by some Windows editors) is dropped.
+
+    Args:
+        path: the file.
+        what: what the file should be, for messages (``a rule file``).
+        limit: the most bytes accepted (default :data:`MAX_INPUT_BYTES`).
+
+    Returns:
+        The decoded text.
+
+    Raises:
+        InputFileError: no such file, unreadable, not a regular file, larger than ``limit``, or not UTF-8;
+            one line naming the path.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file; expected {what}") from None
+    except OSError as e:
+        raise InputFileError(f"{path}: cannot read: {e.strerror}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _not_regular(path, st.st_mode, what)
+        too_big = InputFileError(f"{path}: the file is larger than {limit:,} bytes; expected at most {limit:,}")
+        if st.st_size > limit:
+            raise too_big
+        chunks, size = [], 0
+        while size <= limit:  # the size may have changed since fstat: read at most limit + 1 bytes
+            block = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not block:
+                break
+            chunks.append(block)
+            size += len(block)
+        if size > limit:
+            raise too_big
+    except OSError as e:
+        raise InputFileError(f"{path}: cannot read: {e.strerror}") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputFileError(f"{path}: not UTF-8 text (byte {e.start}); save the file as UTF-8") from None
+
+
+def check_bounds(value: Any, where: str = "") -> None:
+    """Refuse a parsed document (plain dicts and lists) deeper or larger than the input limits.
+
+    :func:`load_yaml` checks a YAML document as it is composed; this is the same check for a document
+    another parser built (a TOML study file).
+
+    Raises:
+        YamlInputError: nested deeper than :data:`MAX_YAML_DEPTH` or more than :data:`MAX_YAML_NODES` values.
+    """
+    count = 0
+    stack: list[tuple[Any, str, int]] = [(value, where, 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        count += 1
+        if count > MAX_YAML_NODES:
+            raise YamlInputError(
+                f"the document holds more than {MAX_YAML_NODES:,} values; expected at most {MAX_YAML_NODES:,}"
+            )
+        if depth > MAX_YAML_DEPTH:
+            raise YamlInputError(
+                f"{path}: nested more than {MAX_YAML_DEPTH} levels deep; expected at most {MAX_YAML_DEPTH}"
+            )
+        if isinstance(node, dict):
+            stack.extend((v, f"{path}.{k}" if path else str(k), depth + 1) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, f"{path}.{i}" if path else str(i), depth + 1) for i, v in enumerate(node))
+
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -1,5 +1,5 @@
-"""``python -m kbsim.cli``: the same as the ``kbsim`` command."""
+"""``python -m kbsim.cli``: the same as the ``kbsim`` command (Ctrl-C while it loads included)."""
 
-from kbsim.cli.application import main
+from kbsim.cli import main
 
 main()

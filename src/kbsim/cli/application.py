@@ -53,6 +53,8 @@ def main() -> None:
     try:
         rc = app(standalone_mode=False)
         sys.stdout.flush()  # a closed pipe shows here, inside the handlers below
+        if rc == 130:  # typer turns a KeyboardInterrupt that left the command into exit code 130, silently
+            print("kbsim: interrupted", file=sys.stderr)
         if isinstance(rc, int) and rc:
             sys.exit(rc)
     except (UserError, ArgError) as e:

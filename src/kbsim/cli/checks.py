@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from urllib.parse import urlparse
 
+from kbsim.strict_io import InputFileError, check_regular_file
+
 MAX_GAMES = 10**12
 """Most games one run (or one study cell) may ask for."""
 MAX_WORKERS = 1024
@@ -90,9 +92,10 @@ def is_kbsim_records(path: Path) -> bool:
 def is_kbsim_report(path: Path) -> bool:
     """Whether ``path`` is an HTML page written by ``kbsim report``/``compare`` (kbsim's generator tag)."""
     try:
+        check_regular_file(path)
         with open(path, "rb") as f:
             head = f.read(4096)
-    except OSError:
+    except (OSError, InputFileError):
         return False
     return b'<meta name="generator" content="kbsim' in head
 
@@ -153,10 +156,16 @@ def check_comparable(files: list[Path]) -> None:
     Files that are not kbsim records are left to the reader (it names the problem).
 
     Raises:
-        ArgError: naming both files and the reason.
+        ArgError: naming both files and the reason; or a path that is neither a regular file nor a folder.
     """
     from kbsim.records import read_metadata
 
+    for f in files:  # a named pipe or a device would block or feed the reader for ever
+        if Path(f).exists() and not Path(f).is_dir():
+            try:
+                check_regular_file(f, "a records file (.parquet)")
+            except InputFileError as e:
+                raise ArgError(str(e)) from None
     seen: list[tuple[Path, dict]] = []
     for f in files:
         try:

@@ -52,7 +52,7 @@ def report(
     from kbsim.analysis.reading import ReportError, study_input
     from kbsim.analysis.report import write_report
     from kbsim.cli import checks as ck
-    from kbsim.sim.run import RunInterrupted, progress_bar
+    from kbsim.sim.run import RunInterrupted, progress_bar, stop_on_signals
     from kbsim.sim.study import StudyError, build_dir, load_study, plan_study, run_study
 
     ck.check_workers(workers)
@@ -66,22 +66,24 @@ def report(
         name = ck.safe_name(plan.study.name) + (f"-n{games}" if games is not None else "")
         out_path = build_dir(plan.source) / f"{name}.html"
     ck.check_out(out_path, "report", force, explicit=explicit, protected=(plan.source,))
-    try:
-        if progress and err.is_terminal and not json_out:
-            with progress_bar(err, None) as bar:
-                stats = run_study(plan, workers, progress=bar.update)
-        else:
-            stats = run_study(plan, workers)
-        result = write_report(study_input(plan), out_path)
-    except (StudyError, ReportError) as e:
-        fail(str(e).replace("\n", "; "))
-    except (KeyboardInterrupt, RunInterrupted):
-        print(
-            f"kbsim: interrupted; finished chunks are kept in {plan.records_dir}; run the same command again "
-            f"to continue",
-            file=sys.stderr,
-        )
-        sys.exit(130)
+    with stop_on_signals(linger=True) as stop:
+        stop.note = f"finished chunks are kept in {plan.records_dir}; run the same command again to continue"
+        try:
+            if progress and err.is_terminal and not json_out:
+                with progress_bar(err, None) as bar:
+                    stats = run_study(plan, workers, progress=bar.update)
+            else:
+                stats = run_study(plan, workers)
+            result = write_report(study_input(plan), out_path)
+        except (StudyError, ReportError) as e:
+            fail(str(e).replace("\n", "; "))
+        except (KeyboardInterrupt, RunInterrupted):
+            print(
+                f"kbsim: interrupted; finished chunks are kept in {plan.records_dir}; run the same command again "
+                f"to continue",
+                file=sys.stderr,
+            )
+            sys.exit(stop.exit_code)
     head = [
         f"games: {stats.games_played:,} played now in {stats.played} of {stats.runs} runs, {stats.reused} runs "
         f"reused from {plan.records_dir}"

@@ -17,6 +17,7 @@ from kbsim.cli.common import (
     load,
     out,
 )
+from kbsim.rules.files import display_path
 from kbsim.strict_io import dumps_json
 
 
@@ -41,7 +42,7 @@ def rules_check(
                 err.print(f"kbsim: error: {line}", highlight=False, markup=False)
             continue
         out.print(
-            f"ok: {loaded.source} ({loaded.model.title}, {len(loaded.model.options)} options, "
+            f"ok: {display_path(loaded.source)} ({loaded.model.title}, {len(loaded.model.options)} options, "
             f"{len(loaded.model.variants)} variants, {len(loaded.model.examples)} examples)",
             highlight=False,
             markup=False,
@@ -62,9 +63,8 @@ def rules_show(
     if json_out:
         print(m.model_dump_json(indent=2, by_alias=True))
         return
-    out.print(
-        f"[bold]{esc(m.title)}[/] ({esc(m.game)}), {m.players.min}-{m.players.max} players — {esc(loaded.source)}"
-    )
+    where = esc(display_path(loaded.source))
+    out.print(f"[bold]{esc(m.title)}[/] ({esc(m.game)}), {m.players.min}-{m.players.max} players — {where}")
     out.print(m.summary, highlight=False, markup=False)
     sections = m.sections()
     for title, text in sections:
@@ -133,7 +133,7 @@ def rules_test(
             fail(str(e).replace("\n", "; "))
     failed = [r for r in results if not r.ok]
     for r in failed:
-        err.print(f"FAIL {r.source} :: {r.name}: {r.message}", highlight=False, markup=False)
+        err.print(f"FAIL {display_path(r.source)} :: {r.name}: {r.message}", highlight=False, markup=False)
     print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
     if failed:
         raise typer.Exit(1)

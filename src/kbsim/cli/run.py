@@ -79,17 +79,7 @@ def run(
     from kbsim.bots import UnknownBot, parse_bots
     from kbsim.cli import checks as ck
     from kbsim.engine.seeds import new_run_seed
-    from kbsim.sim.run import (
-        BackendError,
-        OutputError,
-        RunFailed,
-        RunInterrupted,
-        make_backend,
-        open_run,
-        play_run,
-        progress_bar,
-        rules_metadata,
-    )
+    from kbsim.sim.run import OutputError, make_backend, open_run, rules_metadata, stop_on_signals
     from kbsim.sim.runner import BACKENDS, RunSpec, default_workers, seat_rotations
 
     ck.check_games(games)
@@ -126,48 +116,30 @@ def run(
         rotate=n_rot > 1,
     )
     out_path = _records_path(out_path, spec, deals, resume, force, loaded.source)
-    try:
-        run_ = open_run(
-            spec,
-            out_path,
-            version=__version__,
-            chunk_size=chunk_size,
-            workers=workers,
-            resume=resume,
-            meta=rules_metadata(loaded, g),
-        )
-    except OutputError as e:
-        fail(str(e))
-    except OSError as e:
-        fail(f"--out {out_path}: cannot write: {e.strerror}")
-    if chosen_seed:
-        err.print(f"kbsim: no --seed given; using --seed {seed}", highlight=False, markup=False)
-    # never more workers than chunks to play
-    n_workers = max(1, min(workers or default_workers(), -(-games // run_.chunk_size)))
-    be = make_backend(backend, n_workers, scheduler)
-    played_now = run_.pending_games
-    try:
-        if played_now and progress and err.is_terminal:
-            with progress_bar(err, games, run_.done_games) as bar:
-                seconds = play_run(run_, be, bar.advance)
-        else:
-            seconds = play_run(run_, be)
-    except RunInterrupted as e:
-        print(
-            f"kbsim: interrupted; {e.safe} of {e.games} games are safe in {e.parts}; "
-            f"run the same command with --resume to complete it",
-            file=sys.stderr,
-        )
-        sys.exit(130)
-    except BackendError as e:
-        fail(str(e))
-    except RunFailed as e:
-        print(
-            f"kbsim: error: the run failed ({e}); {e.safe} of {e.games} games are safe in "
-            f"{e.parts}; run the same command with --resume to complete it",
-            file=sys.stderr,
-        )
-        sys.exit(1)
+    with stop_on_signals(linger=True) as stop:
+        try:
+            run_ = open_run(
+                spec,
+                out_path,
+                version=__version__,
+                chunk_size=chunk_size,
+                workers=workers,
+                resume=resume,
+                meta=rules_metadata(loaded, g),
+            )
+        except OutputError as e:
+            fail(str(e))
+        except OSError as e:
+            fail(f"--out {out_path}: cannot write: {e.strerror}")
+        again = f" with --seed {seed}" if chosen_seed else ""
+        stop.note = f"finished chunks are kept in {run_.output.parts}; run the same command{again} with --resume"
+        if chosen_seed:
+            err.print(f"kbsim: no --seed given; using --seed {seed}", highlight=False, markup=False)
+        # never more workers than chunks to play
+        n_workers = max(1, min(workers or default_workers(), -(-games // run_.chunk_size)))
+        be = make_backend(backend, n_workers, scheduler)
+        played_now = run_.pending_games
+        seconds = _play(run_, be, progress and bool(played_now), seed if chosen_seed else None, stop)
     result = _run_summary(out_path, g, seconds, played_now)
     result.update(
         {
@@ -200,6 +172,55 @@ def run(
         _print_summary(result)
 
 
+def _play(run_, be, bar: bool, chosen_seed: int | None, stop) -> float:
+    """Play an opened run (with a progress bar on a terminal); an interrupt or failure ends the command.
+
+    Returns:
+        Seconds spent playing and writing.
+    """
+    from kbsim.sim.run import BackendError, RunFailed, RunInterrupted, play_run, progress_bar
+
+    out_ = run_.output
+    try:
+        try:
+            if bar and err.is_terminal:
+                with progress_bar(err, run_.spec.games, run_.done_games) as b:
+                    return play_run(run_, be, b.advance)
+            return play_run(run_, be)
+        except KeyboardInterrupt:  # before or after play_run's own stop
+            out_.discard_if_empty()
+            raise RunInterrupted(out_.games_safe(), run_.spec.games, out_.parts) from None
+    except RunInterrupted as e:
+        print(interrupted_message(e, chosen_seed), file=sys.stderr)
+        sys.exit(stop.exit_code)
+    except BackendError as e:
+        fail(str(e))
+    except RunFailed as e:
+        print(
+            f"kbsim: error: the run failed ({e}); {e.safe} of {e.games} games are safe in "
+            f"{e.parts}; run the same command with --resume to complete it",
+            file=sys.stderr,
+        )
+        sys.exit(1)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def interrupted_message(e, chosen_seed: int | None = None) -> str:
+    """The line ``kbsim run`` prints when a signal stopped it: what is safe and how to go on.
+
+    Args:
+        e: the :class:`kbsim.sim.run.RunInterrupted`.
+        chosen_seed: the seed kbsim picked (no ``--seed`` given), which a resume needs; None otherwise.
+    """
+    again = "run the same command" + (f" with --seed {chosen_seed}" if chosen_seed is not None else "")
+    if not e.safe:
+        return f"kbsim: interrupted; no game was finished, nothing is kept; {again} to start again"
+    return (
+        f"kbsim: interrupted; {e.safe:,} of {e.games:,} games are safe in {e.parts}; {again} with --resume to "
+        f"complete it"
+    )
+
+
 def _records_path(out_path: Path | None, spec, deals: int, resume: bool, force: bool, rule_file: Path) -> Path:
     """The records file of a run: ``--out`` checked, or the default name in ``runs/`` (its folder created)."""
     from kbsim.cli import checks as ck
@@ -212,6 +233,12 @@ def _records_path(out_path: Path | None, spec, deals: int, resume: bool, force: 
         out_path = Path("runs") / (
             f"{ck.safe_name(g.game)}-{ck.safe_name(g.variant)}-{spec.players}p-"
             f"seed{spec.seed}-n{deals}-{spec.run_id}.parquet"
+        )
+    parts = out_path.with_name(out_path.name + ".parts")
+    if resume and not out_path.exists() and not parts.exists():
+        fail(
+            f"--resume: nothing to resume: no unfinished run in {parts} and no records file {out_path}; "
+            f"run the command without --resume"
         )
     if not (resume and out_path.is_file()):
         ck.check_out(out_path, "records", force, explicit=explicit, protected=(rule_file,))

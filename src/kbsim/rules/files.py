@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kbsim.strict_io import YamlInputError, load_yaml, preview
+from kbsim.strict_io import MAX_INPUT_BYTES, InputFileError, YamlInputError, load_yaml, preview, read_input_text
 
-MAX_RULE_FILE_BYTES = 1_000_000  # a rule, example or card-table file larger than this is refused
+MAX_RULE_FILE_BYTES = MAX_INPUT_BYTES  # a rule, example or card-table file larger than this is refused
 
 
 class RulesError(Exception):
@@ -50,43 +50,73 @@ def read_document(path: Path) -> dict[str, Any]:
         The top-level mapping of the document.
 
     Raises:
-        RulesError: unreadable, not UTF-8, larger than the size limit, a syntax error,
-            a duplicate key (e.g. ``setup.hand_size`` twice), a recursive alias or a
-            document over the nesting/node limits; the message names the file and line.
+        RulesError: unreadable, not a regular file (a named pipe, a folder), not UTF-8, larger than the size
+            limit, a syntax error, a duplicate key (e.g. ``setup.hand_size`` twice), a recursive alias or a
+            document over the nesting/node limits; the message names the file (:func:`display_path`) and line.
     """
+    name = display_path(path)
     try:
-        if path.stat().st_size > MAX_RULE_FILE_BYTES:
-            raise RulesError(
-                f"{path}: the file is larger than {MAX_RULE_FILE_BYTES:,} bytes; expected at most "
-                f"{MAX_RULE_FILE_BYTES:,}"
-            )
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise RulesError(f"{path}: cannot read: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise RulesError(f"{path}: not UTF-8 text (byte {e.start}); save the rule file as UTF-8") from None
+        text = read_input_text(path, "a YAML rule file")
+    except InputFileError as e:
+        raise RulesError(str(e).replace(str(path), name, 1)) from None
     try:
         doc = load_yaml(text)
     except YamlInputError as e:
         where = f" at line {e.line}" if e.line else ""
-        raise RulesError(f"{path}{where}: {e.message}") from None
+        raise RulesError(f"{name}{where}: {e.message}") from None
     if not isinstance(doc, dict):
-        raise RulesError(f"{path}: expected a mapping of rule sections at the top level, got {type(doc).__name__}")
+        raise RulesError(f"{name}: expected a mapping of rule sections at the top level, got {type(doc).__name__}")
     return doc
 
 
-def format_validation(path: Path | str, err: ValidationError) -> list[str]:
-    """One line per validation error: ``FILE: field.path: message (got PREVIEW)`` (a bounded preview)."""
+def display_path(path: Path | str) -> str:
+    """How messages name a file: a file shipped inside the installed package as ``kingsbridge (shipped)``.
+
+    The installed package's folder (``.../site-packages/kbsim/_rules/kingsbridge.yaml``) means nothing to a
+    user who typed ``kingsbridge``; any other file keeps the path as given.
+    """
+    text = str(path)
+    try:
+        packaged = Path(str(resources.files("kbsim") / "_rules")).resolve()
+        resolved = Path(path).resolve()
+    except (OSError, TypeError, ValueError):
+        return text
+    if resolved.parent == packaged:
+        stem = resolved.name.removesuffix(".yaml").removesuffix(".yml")
+        return f"{stem} (shipped)"
+    return text
+
+
+def format_validation(path: Path | str, err: ValidationError, what: str = "the rules language") -> list[str]:
+    """One line per validation error: ``FILE: field.path: message (got PREVIEW)`` (a bounded preview).
+
+    pydantic's ``Value error,`` prefix is dropped. A check of the whole document (a cross-field check, no field
+    path of its own) names its field in its message, so it is shown as ``FILE: message``, without an echo of
+    the whole document.
+
+    Args:
+        path: the file (a shipped file is named as :func:`display_path` does).
+        err: the validation error.
+        what: what the document is written in, for an unknown field (``the study format``).
+    """
+    name = display_path(path) if isinstance(path, Path) else str(path)
     lines = []
     for e in err.errors():
-        loc = ".".join(str(x) for x in e["loc"]) or "(top level)"
-        msg = e["msg"]
+        parts = [str(x) for x in e["loc"]]
+        msg = e["msg"].removeprefix("Value error, ")
+        if parts[-1:] == ["[key]"]:  # a mapping key, not its value: `characters.deal: key 9: ...`
+            parts, msg = parts[:-2], f"key {parts[-2]}: {msg}"
+        loc = ".".join(parts)
         if e["type"] == "extra_forbidden":
-            msg = "unknown field (not part of the rules language; check the spelling)"
+            msg = f"unknown field (not part of {what}; check the spelling)"
         got = e.get("input")
+        # a check of a whole section names its fields in its message: the section itself is not echoed
+        if not loc or (e["type"] == "value_error" and isinstance(got, dict)):
+            lines.append(f"{name}: {loc + ': ' if loc else ''}{msg}")
+            continue
         shown = "" if e["type"] in ("missing", "extra_forbidden") else f" (got {preview(got)})"
-        lines.append(f"{path}: {loc}: {msg}{shown}")
+        lines.append(f"{name}: {loc}: {msg}{shown}")
     return lines
 
 
-__all__ = ["MAX_RULE_FILE_BYTES", "RulesError", "format_validation", "read_document"]
+__all__ = ["MAX_RULE_FILE_BYTES", "RulesError", "display_path", "format_validation", "read_document"]

@@ -19,8 +19,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from kbsim.rules.families import RuleDocument, rule_model
-from kbsim.rules.files import RulesError, _shipped_dir, format_validation, read_document
-from kbsim.strict_io import load_yaml_scalar
+from kbsim.rules.files import RulesError, _shipped_dir, display_path, format_validation, read_document
+from kbsim.strict_io import InputFileError, check_regular_file, load_yaml_scalar
 
 _CACHE: dict[tuple, tuple[LoadedRules, list]] = {}  # key -> (rules, [(file it depends on, mtime)])
 
@@ -45,8 +45,12 @@ def find_rule_file(game: str) -> Path:
     """
     p = Path(game)
     if p.suffix in (".yaml", ".yml") or p.exists():
-        if not p.is_file():
+        if not p.exists():
             raise RulesError(f"{game}: no such rule file")
+        try:
+            check_regular_file(p, "a YAML rule file")
+        except InputFileError as e:
+            raise RulesError(str(e)) from None
         return p
     d = _shipped_dir()
     if d is not None and (d / f"{game}.yaml").is_file():
@@ -255,23 +259,24 @@ def _mtime(path: Path) -> int | None:
 def _load_rules(path: Path, variants, options, overlay) -> LoadedRules:
     doc = read_document(path)
     base = validate_document(doc, path)
+    name_ = display_path(path)  # messages name a shipped file `kingsbridge (shipped)`
     for name, opt in base.options.items():
         try:
             _get_path(doc, opt.path)
         except KeyError:
-            raise RulesError(f"{path}: options.{name}.path: {opt.path!r} names no field of this file") from None
+            raise RulesError(f"{name_}: options.{name}.path: {opt.path!r} names no field of this file") from None
     merged = doc
     for v in variants:
         if v not in base.variants:
             known = ", ".join(sorted(base.variants)) or "none"
-            raise RulesError(f"{path}: unknown variant {v!r}; expected one of: {known}")
+            raise RulesError(f"{name_}: unknown variant {v!r}; expected one of: {known}")
         var = base.variants[v]
         merged = deep_merge(merged, var.overlay)
-        merged = apply_options(merged, base, var.options, path, where=f"variants.{v}.options")
-    merged = apply_options(merged, base, options or {}, path)
+        merged = apply_options(merged, base, var.options, name_, where=f"variants.{v}.options")
+    merged = apply_options(merged, base, options or {}, name_)
     if overlay:
         merged = deep_merge(merged, overlay)
-    label = f"{path} (with {'+'.join(variants) or 'no variant'}, options {options or {}})"
+    label = f"{name_} (with {'+'.join(variants) or 'no variant'}, options {options or {}})"
     model = validate_document(merged, label, path) if merged is not doc else base
     effective = {name: _get_path(merged, opt.path) for name, opt in base.options.items()}
     defaults = {name: _get_path(doc, opt.path) for name, opt in base.options.items()}

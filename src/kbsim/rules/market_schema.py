@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
 
-from kbsim.rules.files import RulesError, _shipped_dir, format_validation, read_document
+from kbsim.rules.files import RulesError, _shipped_dir, display_path, format_validation, read_document
 from kbsim.rules.schema import (
     MAX_POINTS,
     MAX_TURNS,
@@ -47,6 +47,7 @@ from kbsim.rules.schema import (
     Variant,
     check_option_references,
 )
+from kbsim.strict_io import InputFileError, check_regular_file
 
 Key = Field(pattern=r"^[a-z][a-z0-9-]*$", description="Identifier (lower case, digits, `-`).")
 #: What gives a player icons for contracts.
@@ -697,6 +698,11 @@ def resolve_card_table(ref: str, rule_file: Path | None) -> Path:
     for c in candidates:
         if c.is_file():
             return c
+        if c.exists():  # a named pipe, a folder...: refused by name rather than skipped
+            try:
+                check_regular_file(c, "a card table (YAML)")
+            except InputFileError as e:
+                raise RulesError(f"{display_path(rule_file) + ': ' if rule_file else ''}card_table: {e}") from None
     where = f"{rule_file}: " if rule_file is not None else ""
     raise RulesError(f"{where}card_table: no such file {ref!r} (looked in: {', '.join(str(c) for c in candidates)})")
 
@@ -719,12 +725,7 @@ def load_card_table(path: Path) -> CardTable:
     try:
         table = CardTable.model_validate(doc)
     except ValidationError as e:
-        lines = []
-        for err, line in zip(e.errors(), format_validation(path, e), strict=True):
-            if err["type"] == "value_error" and not err["loc"]:  # a cross-reference check: the message names the field
-                line = f"{path}: {err['msg'].removeprefix('Value error, ')}"
-            lines.append(line)
-        raise RulesError(lines) from None
+        raise RulesError(format_validation(path, e)) from None
     _TABLE_CACHE[key] = table
     return table
 

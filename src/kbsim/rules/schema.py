@@ -14,24 +14,22 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from kbsim.strict_io import INPUT_LIMITS, MAX_LIST, MAX_NAME, MAX_TEXT
+
 # Limits of the rules language (documented in docs/guide/rule-files.md). They keep every accepted rule file
-# playable in bounded time and memory; a value outside one is refused with its allowed range.
-MAX_TEXT = 20_000  # characters of a summary or other prose
-MAX_NAME = 200  # characters of a title, name or key
+# playable in bounded time and memory; a value outside one is refused with its allowed range. The limits every
+# input file obeys (size, nesting, text, names, lists) are kbsim.strict_io.INPUT_LIMITS, shared with study files.
 MAX_DECK = 2_000  # cards in the deck (values x copies x suits)
 MAX_HAND = 30  # hand size, and hand cards a single option may ask for
 MAX_TURNS = 100_000  # turn limit of one game (one hand of a match)
 MAX_POINTS = 1_000  # absolute value of points per card/row/character in a score or penalty
-MAX_LIST = 1_000  # items of a list or mapping (examples, moves, roster...)
 MAX_SEARCH = 1_000_000  # boards an exact stalemate test may explore
 MAX_REBUILDS = 10_000  # rebuilds per turn
 MAX_HANDS = 10_000  # hands (rounds) of a match
 MAX_MATCH_TARGET = 1_000_000
 
 LIMITS = {
-    "rule file size (bytes)": "1,000,000",
-    "nesting (levels)": "32",
-    "values, aliases expanded": "200,000",
+    **INPUT_LIMITS,
     "players": "1-8",
     "card values": "0-63",
     "copies of each value": "1-64",
@@ -45,11 +43,9 @@ LIMITS = {
     "rebuilds per turn": f"0-{MAX_REBUILDS:,}",
     "exact stalemate search": f"1-{MAX_SEARCH:,} boards",
     "hands per match": f"1-{MAX_HANDS:,}",
-    "text (summary, reading)": f"at most {MAX_TEXT:,} characters",
-    "names, titles, keys": f"at most {MAX_NAME} characters",
-    "list items (examples, moves, roster, options, variants)": f"at most {MAX_LIST:,}",
+    "characters dealt per player (characters.deal)": "0-64, players x characters <= roster",
 }
-"""Each limit of the rules language with its allowed range (for the docs and tests)."""
+"""Each limit of a rule file with its allowed range: the input limits, then the rules language's own."""
 
 
 class Strict(BaseModel):
@@ -618,8 +614,10 @@ class Characters(Strict):
         "the left neighbour's pile after use; `display`: a shared display of face-up cards refilled from a "
         "face-down deck, used cards go to the box (solo, cooperative).",
     )
-    deal: dict[int, int] = Field(
-        default_factory=dict, description="`piles`: characters per player by player count; the rest go back."
+    deal: dict[Annotated[int, Field(ge=1, le=8)], Annotated[int, Field(ge=0, le=64)]] = Field(
+        default_factory=dict,
+        description="`piles`: characters per player by player count; the rest go back. Players x characters "
+        "must fit in the roster (with characters `removed`, each player may get fewer).",
     )
     display: int = Field(3, ge=1, le=64, description="`display`: face-up characters.")
     per_turn: int = Field(1, ge=0, le=64, description="Characters a player may play in one turn.")
@@ -637,6 +635,17 @@ class Characters(Strict):
         if unknown:
             raise ValueError(
                 f"removed: unknown character(s) {', '.join(unknown)}; expected roster keys ({', '.join(self.roster)})"
+            )
+        size = len(self.roster)
+        for players, per in sorted(self.deal.items()):
+            if players * per > size:
+                raise ValueError(
+                    f"deal.{players}: {players} players x {per} characters need {players * per} character cards "
+                    f"but the roster holds {size}; expected at most {size // players} per player at {players} players"
+                )
+        if self.mode == "display" and self.display > size:
+            raise ValueError(
+                f"display: {self.display} face-up characters but the roster holds {size}; expected at most {size}"
             )
         return self
 

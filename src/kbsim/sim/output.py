@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 from kbsim.records import read_metadata
 from kbsim.sim.records import SCHEMA, publish, records_metadata, to_table, write_parquet
+from kbsim.strict_io import InputFileError, check_regular_file, read_input_text
 
 MERGE_ROWS = 20_000
 """Games per row group of a finished records file (chunks are gathered up to this size when merged)."""
@@ -80,17 +81,17 @@ class RunOutput:
             raise OutputError(f"--out {self.path}: is a folder; expected a .parquet file path")
         self.complete = False
         self._lock_fd: int | None = None
-        if self.parts.exists():
-            if not resume:
-                raise OutputError(
-                    f"{self.parts} holds an unfinished run; add --resume to complete it "
-                    f"(same arguments), or delete that folder to start again"
-                )
-            self._lock()
+        staged = self.parts.exists()
+        if staged and not resume:
+            raise OutputError(
+                f"{self.parts} holds an unfinished run; add --resume to complete it "
+                f"(same arguments), or delete that folder to start again"
+            )
+        if staged and self._lock():
             self._check_same_run(self._read_manifest(), f"{self.parts}/run.json")
             self._clean_temporaries()
             self._drop_bad_chunks()
-        elif resume and self.path.is_file():
+        elif resume and self.path.is_file():  # finished (maybe by another run a moment ago)
             try:
                 other = read_metadata(self.path).get("run")
             except Exception:  # not a Parquet file of ours
@@ -105,20 +106,27 @@ class RunOutput:
                     f"{self.parts}: another kbsim run started writing {self.path} at the same "
                     f"time; wait for it to finish"
                 ) from None
-            self._lock()
+            if not self._lock():
+                raise OutputError(f"{self.parts}: removed by another kbsim run meanwhile; run the command again")
             self._clean_temporaries()
             self._write_manifest()
 
-    def _lock(self) -> None:
-        """Take the staging folder's lock (one writer per output; a second ``--resume`` is refused)."""
+    def _lock(self) -> bool:
+        """Take the staging folder's lock (one writer per output; a second ``--resume`` is refused).
+
+        Returns:
+            True once locked; False if the folder is gone (a run finished or discarded it meanwhile: its owner
+            removes it before releasing the lock, :meth:`_remove_parts`).
+
+        Raises:
+            OutputError: another run holds the lock.
+        """
         import fcntl
 
         try:
             fd = os.open(self.parts / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         except FileNotFoundError:
-            raise OutputError(
-                f"{self.path}: another kbsim run finished this output meanwhile; run the command again"
-            ) from None
+            return False
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -126,7 +134,30 @@ class RunOutput:
             raise OutputError(
                 f"{self.path}: another kbsim run is writing this output now; wait for it to finish"
             ) from None
+        try:  # the lock of the live folder, not of one renamed away while we opened it
+            live = os.path.samestat(os.fstat(fd), os.stat(self.parts / ".lock"))
+        except OSError:
+            live = False
+        if not live:
+            os.close(fd)
+            return False
         self._lock_fd = fd
+        return True
+
+    def _remove_parts(self) -> None:
+        """Delete the staging folder, then release its lock (never the other way round).
+
+        The folder is first renamed away in one atomic step, so a run that opens this output meanwhile finds
+        either the folder with its lock held (it is told to wait) or no folder (it finds the finished file):
+        never a folder half deleted under a lock it could take.
+        """
+        gone = self.path.with_name(f".{self.parts.name}.{os.getpid()}.gone")
+        try:
+            os.rename(self.parts, gone)
+        except OSError:
+            gone = self.parts
+        shutil.rmtree(gone, ignore_errors=True)
+        self._unlock()
 
     def _unlock(self) -> None:
         if getattr(self, "_lock_fd", None) is not None:
@@ -144,6 +175,8 @@ class RunOutput:
         """Remove temporary files a killed run of this output left (merge file, chunk files being written)."""
         for tmp in self.path.parent.glob(f".{self.path.name}.*.tmp"):
             tmp.unlink(missing_ok=True)
+        for gone in self.path.parent.glob(f".{self.parts.name}.*.gone"):  # a run killed while deleting its folder
+            shutil.rmtree(gone, ignore_errors=True)
         if self.parts.is_dir():
             for tmp in self.parts.glob(".*.tmp"):
                 tmp.unlink(missing_ok=True)
@@ -153,6 +186,7 @@ class RunOutput:
         for p in self.parts.glob("chunk-*.parquet"):
             try:
                 _, a, b = p.stem.split("-")
+                check_regular_file(p)  # never hand pyarrow a named pipe
                 ok = pq.read_metadata(p).num_rows == int(b) - int(a)
             except Exception:
                 ok = False
@@ -165,8 +199,8 @@ class RunOutput:
         path = Path(path)
         parts = path.with_name(path.name + ".parts") / "run.json"
         try:
-            return json.loads(parts.read_text())
-        except (OSError, ValueError):
+            return json.loads(read_input_text(parts))
+        except (InputFileError, ValueError):
             pass
         try:
             return read_metadata(path).get("run") if path.is_file() else None
@@ -178,8 +212,8 @@ class RunOutput:
 
     def _read_manifest(self) -> dict[str, Any] | None:
         try:
-            return json.loads(self._manifest_path().read_text())
-        except (OSError, ValueError):
+            return json.loads(read_input_text(self._manifest_path()))
+        except (InputFileError, ValueError):
             return None
 
     def _write_manifest(self) -> None:
@@ -252,15 +286,13 @@ class RunOutput:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        self._unlock()
-        shutil.rmtree(self.parts, ignore_errors=True)
+        self._remove_parts()
         self.complete = True
 
     def discard_if_empty(self) -> None:
         """Remove the staging folder of a run that failed before any chunk was written (nothing to resume)."""
-        if not self.complete and self.parts.exists() and not self.done_chunks():
-            self._unlock()
-            shutil.rmtree(self.parts, ignore_errors=True)
+        if not self.complete and self._lock_fd is not None and self.parts.exists() and not self.done_chunks():
+            self._remove_parts()
 
     def games_safe(self) -> int:
         """Games whose records are on disk."""

@@ -13,7 +13,9 @@ The records file's metadata carries what an analysis needs about the rules
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -31,6 +33,7 @@ from kbsim.sim.runner import (
     default_workers,
     display_names,
     iter_chunks,
+    kill_all_workers,
     run_chunks,
 )
 
@@ -44,11 +47,16 @@ __all__ = [
     "play_run",
     "progress_bar",
     "rules_metadata",
+    "stop_on_signals",
 ]
 
 
 class RunInterrupted(Exception):
-    """Ctrl-C or SIGTERM stopped a run; ``safe`` games of ``games`` are on disk in ``parts``."""
+    """Ctrl-C or SIGTERM stopped a run; ``safe`` games of ``games`` are on disk in ``parts``.
+
+    With ``safe == 0`` nothing was kept (the empty staging folder is removed): the run starts again from the
+    beginning, without ``--resume``.
+    """
 
     def __init__(self, safe: int, games: int, parts: Path):
         self.safe, self.games, self.parts = safe, games, parts
@@ -169,8 +177,122 @@ def open_run(
     return OpenRun(spec=spec, output=output, chunk_size=size, done_games=done_games, pending_games=pending, _done=done)
 
 
-def _raise_interrupt(signum: int, frame: Any) -> None:  # SIGTERM: the same clean stop as Ctrl-C
-    raise KeyboardInterrupt
+@dataclass
+class StopState:
+    """What :func:`stop_on_signals` saw: the first signal (None: none yet), and the line a forced stop prints.
+
+    Attributes:
+        signum: the first SIGINT or SIGTERM received inside the block (None if none).
+        received: how many were received.
+        note: appended to ``kbsim: interrupted again; stopped at once`` when a second signal ends the process
+            (e.g. where the finished chunks are and how to resume).
+    """
+
+    signum: int | None = None
+    note: str = ""
+    received: int = 0
+    _depth: int = 0
+    _linger: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        """The exit status of a process stopped by :attr:`signum` (128 + the signal number: 130 for Ctrl-C)."""
+        return 128 + (self.signum or signal.SIGINT)
+
+
+_STOP = StopState()
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+FORCE_AFTER = 3.0
+"""Seconds a stop may still take after a second signal before the process ends at once."""
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    """SIGINT/SIGTERM inside :func:`stop_on_signals`.
+
+    The first raises KeyboardInterrupt (a clean stop); the second kills the workers and gives the clean stop
+    :data:`FORCE_AFTER` seconds more; a third (or that time running out) ends the process at once.
+    """
+    _STOP.received += 1
+    if _STOP.received == 1:
+        _STOP.signum = signum
+        raise KeyboardInterrupt
+    if _STOP.received == 2:
+        kill_all_workers()
+        timer = threading.Timer(FORCE_AFTER, _force_stop)
+        timer.daemon = True
+        timer.start()
+        return
+    _force_stop()
+
+
+def _force_stop() -> None:
+    """End the process now (exit 128 + the first signal), after killing the workers.
+
+    Nothing is lost that a clean stop would keep: chunk files and the final file are written atomically
+    (temporary file, then rename; a resume removes leftover temporaries) and the output's lock is released by
+    the operating system with the process.
+    """
+    kill_all_workers()
+    note = f"; {_STOP.note}" if _STOP.note else ""
+    with contextlib.suppress(OSError):
+        os.write(2, f"kbsim: interrupted again; stopped at once{note}\n".encode(errors="replace"))
+    # release the pools' named semaphores as a normal exit would (else the resource tracker warns of leaks);
+    # in a daemon thread, as it takes locks a stuck thread might hold: the exit waits 0.5 s at most
+    from multiprocessing import util
+
+    cleanup = threading.Thread(target=util._run_finalizers, args=(0,), daemon=True)
+    cleanup.start()
+    cleanup.join(0.5)
+    os._exit(_STOP.exit_code)
+
+
+@contextlib.contextmanager
+def stop_on_signals(linger: bool = False) -> Iterator[StopState]:
+    """Let SIGINT (Ctrl-C) and SIGTERM stop runs inside the block, in bounded time, keeping what is safe.
+
+    The first signal raises ``KeyboardInterrupt`` where the program is (:func:`play_run` turns it into
+    :class:`RunInterrupted` after stopping the workers and keeping the finished chunks). A second signal kills
+    the workers at once and lets the clean stop finish, but ends the process after :data:`FORCE_AFTER`
+    seconds whatever it is doing; a third ends it at once (:func:`_force_stop`). So no sequence of Ctrl-C and
+    SIGTERM can leave kbsim hanging.
+
+    Nested blocks use the outermost one's state. Outside the main thread (where Python cannot handle
+    signals) the block does nothing. A signal ignored when the block starts (``nohup``, a background job of a
+    non-interactive shell) stays ignored.
+
+    Args:
+        linger: keep the handlers after the block if a signal was received (a command that is exiting
+            because of it: a further signal during the exit still ends the process at once).
+
+    Yields:
+        The :class:`StopState` (set its ``note`` to say how to resume).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield StopState()
+        return
+    if _STOP._depth:
+        _STOP._depth += 1
+        try:
+            yield _STOP
+        finally:
+            _STOP._depth -= 1
+        return
+    previous = {}
+    for sig in _STOP_SIGNALS:
+        handler = signal.getsignal(sig)
+        if handler is not signal.SIG_IGN:
+            previous[sig] = handler
+            signal.signal(sig, _on_signal)
+    _STOP.signum, _STOP.note, _STOP.received, _STOP._depth, _STOP._linger = None, "", 0, 1, linger
+    try:
+        yield _STOP
+    finally:
+        _STOP._depth = 0
+        if not (linger and _STOP.signum is not None):
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
 
 def play_run(run: OpenRun, backend: Backend, on_games: Callable[[int], None] | None = None) -> float:
@@ -196,23 +318,24 @@ def play_run(run: OpenRun, backend: Backend, on_games: Callable[[int], None] | N
         if on_games is not None:
             on_games(len(chunk))
 
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
-    t0 = time.perf_counter()
-    try:
-        if run.pending_games:
-            run_chunks(run.spec, backend, run.pending(), write)
-        seconds = time.perf_counter() - t0
-        output.finalize()
-    except KeyboardInterrupt:
-        raise RunInterrupted(output.games_safe(), run.spec.games, output.parts) from None
-    except BackendError:
-        output.discard_if_empty()
-        raise
-    except Exception as e:  # a worker died, a disk filled up...
-        output.discard_if_empty()
-        raise RunFailed(e, output.games_safe(), run.spec.games, output.parts) from e
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    with stop_on_signals() as stop:
+        t0 = time.perf_counter()
+        try:
+            if run.pending_games:
+                run_chunks(run.spec, backend, run.pending(), write)
+            seconds = time.perf_counter() - t0
+            output.finalize()
+        except KeyboardInterrupt:
+            output.discard_if_empty()
+            raise RunInterrupted(output.games_safe(), run.spec.games, output.parts) from None
+        except BackendError:
+            output.discard_if_empty()
+            raise
+        except Exception as e:  # a worker died, a disk filled up... (or killed by the signal that stops us)
+            output.discard_if_empty()
+            if stop.signum is not None:
+                raise RunInterrupted(output.games_safe(), run.spec.games, output.parts) from None
+            raise RunFailed(e, output.games_safe(), run.spec.games, output.parts) from e
     return seconds
 
 

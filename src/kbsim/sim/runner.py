@@ -9,10 +9,13 @@ worker count or chunk size; they are always returned sorted by game index.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
+import logging
 import os
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -124,10 +127,19 @@ def iter_chunks(games: int, chunk_size: int) -> Iterator[range]:
         yield range(a, min(a + chunk_size, games))
 
 
-def _watch_parent(pid: int) -> None:  # pragma: no cover - runs in worker processes
-    """Worker initializer: exit as soon as process ``pid`` (the kbsim command) is gone, even after ``kill -9``."""
+def _worker_init(pid: int) -> None:  # pragma: no cover - runs in worker processes
+    """Worker initializer: ignore Ctrl-C and exit as soon as process ``pid`` (the kbsim command) is gone.
+
+    Ctrl-C in a terminal reaches every process of the foreground group; the kbsim command alone decides what
+    an interrupt does (it stops its workers, :func:`stop_pool`), so a worker never prints a traceback of its
+    own. A worker also exits within half a second of its parent's death, even after ``kill -9``.
+    """
+    import signal
     import threading
     import time
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked while the process started
 
     def watch() -> None:
         while True:
@@ -142,6 +154,39 @@ def _watch_parent(pid: int) -> None:  # pragma: no cover - runs in worker proces
     threading.Thread(target=watch, name="kbsim-parent-watch", daemon=True).start()
 
 
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM while the block starts worker processes; deliver them when it ends.
+
+    A pool half-started when Ctrl-C arrives (a worker forked but not yet registered with its pool) leaves a
+    process nobody stops, which later prints a traceback. So, in the main thread, a signal that arrives in the
+    block is only noted, and raised again (to the handler in force before) once the block is done; and SIGINT
+    is blocked meanwhile, so the processes started (the forkserver, the workers it forks) inherit it blocked
+    and a Ctrl-C to the whole process group cannot stop them half-started; a worker then ignores SIGINT for
+    good (:func:`_worker_init`).
+    """
+    import signal
+    import threading
+
+    held: list[int] = []
+    previous: dict = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            handler = signal.getsignal(sig)
+            if handler is not signal.SIG_IGN and handler is not None:
+                previous[sig] = signal.signal(sig, lambda signum, frame: held.append(signum))
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+    try:
+        yield
+    finally:
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(held):
+            signal.raise_signal(sig)
+
+
 def start_method() -> str:
     """The multiprocessing start method of worker processes: ``forkserver`` where available, else ``spawn``.
 
@@ -154,15 +199,68 @@ def start_method() -> str:
     return "forkserver" if "forkserver" in methods else "spawn"
 
 
+_POOLS: weakref.WeakSet[ProcessPoolExecutor] = weakref.WeakSet()  # the pools of this process not yet stopped
+
+
 def worker_pool(workers: int) -> ProcessPoolExecutor:
-    """A pool of ``workers`` processes started safely (:func:`start_method`) that die with this process."""
+    """A pool of ``workers`` processes started safely (:func:`start_method`) that die with this process.
+
+    Worker processes ignore SIGINT (:func:`_worker_init`); stop the pool with :func:`stop_pool`.
+    """
     method = start_method()
     if method == "forkserver":
         ctx = get_context("forkserver")
         ctx.set_forkserver_preload(["kbsim.sim.runner"])
     else:
         ctx = get_context(method)
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent, initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),))
+    _POOLS.add(pool)
+    return pool
+
+
+def _worker_processes(pool: ProcessPoolExecutor) -> list:
+    """The worker processes of ``pool`` (``multiprocessing.Process`` objects).
+
+    ``concurrent.futures`` keeps them in the private ``_processes`` mapping (Python 3.11-3.13; 3.14 adds
+    ``terminate_workers()``); an empty list if that ever changes, and then the workers' parent watch
+    (:func:`_worker_init`) still ends them when this process exits.
+    """
+    procs = getattr(pool, "_processes", None) or {}
+    return list(procs.values())
+
+
+def stop_pool(pool: ProcessPoolExecutor, timeout: float = 2.0) -> None:
+    """Stop ``pool`` at once: cancel what is queued, end the workers (SIGTERM, then SIGKILL), wait for them.
+
+    Work in progress is lost (a chunk is written by the parent only once it is complete, so nothing half-done
+    reaches the disk). Bounded in time: about ``timeout`` seconds at most, whatever the workers were doing.
+    """
+    import time
+
+    procs = _worker_processes(pool)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.terminate()
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.join(max(0.0, deadline - time.monotonic()))
+            if p.is_alive():
+                p.kill()
+                p.join(0.5)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:  # it notices the ended workers and returns; joined here so that exit never waits
+        manager.join(max(0.1, deadline - time.monotonic()))
+    _POOLS.discard(pool)
+
+
+def kill_all_workers() -> None:
+    """SIGKILL every worker of every pool of this process, without waiting (a forced stop)."""
+    for pool in list(_POOLS):
+        for p in _worker_processes(pool):
+            with contextlib.suppress(Exception):
+                p.kill()
 
 
 def default_chunk_size(games: int, workers: int) -> int:
@@ -283,13 +381,15 @@ class ProcessesBackend(Backend):
             return
         pool = worker_pool(self.workers)
         in_flight: set = set()
+        finished = False
         try:
             # keep a bounded number of chunks in flight so memory stays flat on huge runs
             pending = itertools.chain(first, pending)
-            for chunk in pending:
-                in_flight.add(pool.submit(_play_chunk_task, spec, chunk))
-                if len(in_flight) >= self.workers * 4:
-                    break
+            with _signals_held():  # the first submissions start the worker processes
+                for chunk in pending:
+                    in_flight.add(pool.submit(_play_chunk_task, spec, chunk))
+                    if len(in_flight) >= self.workers * 4:
+                        break
             while in_flight:
                 done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
                 for fut in done:
@@ -297,10 +397,13 @@ class ProcessesBackend(Backend):
                     nxt = next(pending, None)
                     if nxt is not None:
                         in_flight.add(pool.submit(_play_chunk_task, spec, nxt))
+            finished = True
         finally:
-            for f in in_flight:
-                f.cancel()
-            pool.shutdown(wait=False, cancel_futures=True)
+            if finished:  # every worker is idle
+                pool.shutdown(wait=True)
+                _POOLS.discard(pool)
+            else:  # interrupted, failed, or closed by the caller: end the workers now, never wait for their chunks
+                stop_pool(pool)
 
 
 @dataclass
@@ -331,22 +434,50 @@ class DaskBackend(Backend):
             if self.scheduler:
                 client = Client(self.scheduler, timeout="20s")
             else:
-                cluster = LocalCluster(
-                    n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=None
-                )
+                with _signals_held():
+                    cluster = LocalCluster(  # its workers ignore Ctrl-C (dask_setup below): this process stops them
+                        n_workers=self.workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        preload=[__name__],
+                        silence_logs=logging.CRITICAL,  # its own errors reach this process as exceptions
+                    )
                 client = Client(cluster)
         except OSError as e:
             raise BackendError(f"cannot reach the Dask scheduler {self.scheduler}: {e}") from None
+        futures: list = []
+        finished = False
         try:
-            spec_future = client.scatter(spec, broadcast=True)
-            futures = [client.submit(_play_chunk_task, spec_future, chunk, pure=False) for chunk in chunks]
+            # Ctrl-C is held during each blocking call into the client (delivered right after it): an interrupt
+            # inside one makes distributed log a NameError traceback from its event loop (distributed 2025-26)
+            with _signals_held():
+                spec_future = client.scatter(spec, broadcast=True)
+                futures = [client.submit(_play_chunk_task, spec_future, chunk, pure=False) for chunk in chunks]
             for fut in dask_completed(futures):
-                yield fut.result()
+                with _signals_held():
+                    result = fut.result()
+                yield result
                 fut.release()
+            finished = True
         finally:
-            client.close()
+            # interrupted or failed: cancel the queued chunks so the cluster stops playing them; bounded waits
+            if not finished:
+                logging.getLogger("distributed").setLevel(logging.CRITICAL)  # the cancelled chunks are expected
+                with contextlib.suppress(Exception):
+                    client.cancel(futures, force=True)
+            with contextlib.suppress(Exception):
+                client.close(timeout=5)
             if cluster is not None:
-                cluster.close()
+                with contextlib.suppress(Exception):
+                    cluster.close(timeout=5)
+
+
+def dask_setup(worker: object) -> None:  # pragma: no cover - runs in Dask worker processes
+    """Dask preload hook of the local cluster's workers: ignore Ctrl-C (the kbsim command stops the cluster)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class BackendError(Exception):
@@ -367,9 +498,14 @@ def default_workers() -> int:
 def run_chunks(
     spec: RunSpec, backend: Backend, chunks: Iterable[range], on_chunk: Callable[[range, dict[str, list]], None]
 ) -> None:
-    """Play ``chunks`` on ``backend``, calling ``on_chunk(chunk, columns)`` as each finishes."""
-    for chunk, cols in backend.map_chunks(spec, chunks):
-        on_chunk(chunk, cols)
+    """Play ``chunks`` on ``backend``, calling ``on_chunk(chunk, columns)`` as each finishes.
+
+    If ``on_chunk`` raises (or Ctrl-C interrupts it), the backend is closed at once, so its workers stop before
+    the exception leaves this function.
+    """
+    with contextlib.closing(backend.map_chunks(spec, chunks)) as results:
+        for chunk, cols in results:
+            on_chunk(chunk, cols)
 
 
 def run_games(
@@ -413,8 +549,10 @@ __all__ = [
     "default_chunk_size",
     "default_workers",
     "iter_chunks",
+    "kill_all_workers",
     "plan_chunks",
     "start_method",
+    "stop_pool",
     "worker_pool",
     "play_chunk",
     "run_chunks",

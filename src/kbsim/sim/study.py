@@ -75,8 +75,21 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from kbsim.engine.seeds import MAX_SEED
+from kbsim.rules.files import display_path, format_validation
 from kbsim.sim.conditions import Condition
-from kbsim.strict_io import preview as _preview
+from kbsim.strict_io import (
+    MAX_LIST,
+    MAX_NAME,
+    MAX_PATH,
+    MAX_TEXT,
+    MAX_YAML_DEPTH,
+    InputFileError,
+    YamlInputError,
+    check_bounds,
+    check_regular_file,
+    load_yaml,
+    read_input_text,
+)
 
 STUDY_SUFFIXES = (".toml", ".yaml", ".yml")
 # doc-only keys left out of the rules digest: rewording a summary does not invalidate records
@@ -108,10 +121,16 @@ OptionValue = Any
 class Arm(_Strict):
     """One arm of a study: a rule set configuration and the bots that play it."""
 
-    name: str = Field(min_length=1, max_length=200, description="Label of the arm (any text; unique in the study).")
-    summary: str = Field("", description="What the arm is, for the report.")
-    variants: list[str] = Field(default_factory=list, description="Variants of the rule file, applied in order.")
-    options: dict[str, OptionValue] = Field(default_factory=dict, description="Option name -> value.")
+    name: str = Field(
+        min_length=1, max_length=MAX_NAME, description="Label of the arm (any text; unique in the study)."
+    )
+    summary: str = Field("", max_length=MAX_TEXT, description="What the arm is, for the report.")
+    variants: list[Annotated[str, Field(max_length=MAX_NAME)]] = Field(
+        default_factory=list, max_length=MAX_LIST, description="Variants of the rule file, applied in order."
+    )
+    options: dict[Annotated[str, Field(max_length=MAX_NAME)], OptionValue] = Field(
+        default_factory=dict, max_length=MAX_LIST, description="Option name -> value."
+    )
     bots: str | list[str] = Field("greedy", description="One bot for all seats, or a lineup cycled over the seats.")
     bar: list[str] = Field(
         default_factory=list,
@@ -130,6 +149,11 @@ class Arm(_Strict):
         names = [v] if isinstance(v, str) else v
         if not names or any(not n.strip() for n in names):
             raise ValueError("expected a bot name or a non-empty list of bot names")
+        if len(names) > MAX_LIST or any(len(n) > MAX_NAME for n in names):
+            raise ValueError(
+                f"expected at most {MAX_LIST:,} bot names of at most {MAX_NAME} characters each (a bot with "
+                f"parameters: `search(iterations=400)`)"
+            )
         return v
 
     @model_validator(mode="after")
@@ -172,8 +196,10 @@ def barred_spec(spec: str, bar: list[str] | tuple[str, ...]) -> str:
 class Sweep(_Strict):
     """One option swept over values; every arm is played at every value."""
 
-    option: str = Field(min_length=1, description="Option name, e.g. hand_size.")
-    values: list[OptionValue] = Field(min_length=1, description="Values, in the order they are drawn.")
+    option: str = Field(min_length=1, max_length=MAX_NAME, description="Option name, e.g. hand_size.")
+    values: list[OptionValue] = Field(
+        min_length=1, max_length=MAX_LIST, description="Values, in the order they are drawn."
+    )
     baseline: OptionValue = Field(None, description="Value the others are compared with (default: the first).")
 
     @model_validator(mode="after")
@@ -197,14 +223,20 @@ class Study(_Strict):
     name: str = Field(
         pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100, description="Identifier (used in file names)."
     )
-    title: str | None = Field(None, description="Heading of the report (default: the name).")
-    question: str = Field("", description="The question the study answers, shown at the top of the report.")
-    game: str = Field("kingsbridge", description="Shipped game name or path to a rule file.")
+    title: str | None = Field(None, max_length=MAX_NAME, description="Heading of the report (default: the name).")
+    question: str = Field(
+        "", max_length=MAX_TEXT, description="The question the study answers, shown at the top of the report."
+    )
+    game: str = Field(
+        "kingsbridge", min_length=1, max_length=MAX_PATH, description="Shipped game name or path to a rule file."
+    )
     players: list[Annotated[int, Field(ge=1, le=20)]] = Field(min_length=1, description="Player counts.")
     games: int = Field(ge=1, le=100_000_000, description="Deals per cell (each rotation of a lineup plays them all).")
     seed: int = Field(ge=0, le=MAX_SEED, description="Run seed shared by every cell (common random numbers).")
-    arms: list[Arm] = Field(min_length=1)
-    baseline: str | None = Field(None, description="Arm the others are compared with (default: the first).")
+    arms: list[Arm] = Field(min_length=1, max_length=MAX_LIST)
+    baseline: str | None = Field(
+        None, max_length=MAX_NAME, description="Arm the others are compared with (default: the first)."
+    )
     sweep: Sweep | None = None
     rotate_seats: bool = Field(True, description="Play a mixed bot lineup in every rotation of the seats.")
     restricted: list[str] = Field(
@@ -240,21 +272,6 @@ class Study(_Strict):
         """The baseline arm."""
         name = self.baseline or self.arms[0].name
         return next(a for a in self.arms if a.name == name)
-
-
-def _format_errors(source: Path | str, err: ValidationError) -> list[str]:
-    lines = []
-    for e in err.errors():
-        loc = ".".join(str(x) for x in e["loc"])
-        msg = e["msg"]
-        if msg.startswith("Value error, "):
-            msg = msg[len("Value error, ") :]
-        if e["type"] == "extra_forbidden":
-            msg = "unknown field (not part of the study format; check the spelling)"
-        got = e.get("input")
-        shown = "" if e["type"] in ("missing", "extra_forbidden") or not loc else f" (got {_preview(got)})"
-        lines.append(f"{source}: {loc}: {msg}{shown}" if loc else f"{source}: {msg}")
-    return lines
 
 
 def _search_dirs() -> list[Path]:
@@ -296,6 +313,11 @@ def find_study(ref: str | Path) -> Path:
     p = Path(ref)
     if p.is_file():
         return p
+    if p.exists():  # a named pipe, a folder...: refused by name, never read
+        try:
+            check_regular_file(p, "a study file (.toml, .yaml)")
+        except InputFileError as e:
+            raise StudyError(str(e)) from None
     candidates = [p.with_name(p.name + s) for s in STUDY_SUFFIXES]
     if len(p.parts) == 1:
         candidates += [d / (p.name + s) for d in _search_dirs() for s in STUDY_SUFFIXES]
@@ -320,22 +342,23 @@ def load_study(ref: str | Path) -> Study:
             (one line per problem: ``FILE: field.path: message``).
     """
     path = find_study(ref)
+    try:  # a regular file of at most MAX_INPUT_BYTES, UTF-8 with or without a byte-order mark
+        text = read_input_text(path, "a study file (.toml, .yaml)")
+    except InputFileError as e:
+        raise StudyError(str(e)) from None
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise StudyError(f"{path}: cannot read: {e}") from None
-    if path.suffix == ".toml":
-        try:
-            doc = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise StudyError(f"{path}: TOML syntax error: {e}") from None
-    else:
-        from kbsim.strict_io import YamlInputError, load_yaml
-
-        try:
+        if path.suffix == ".toml":
+            try:
+                doc = tomllib.loads(text)
+            except tomllib.TOMLDecodeError as e:
+                raise StudyError(f"{path}: TOML syntax error: {e}") from None
+            except RecursionError:
+                raise YamlInputError(f"nested too deeply; expected at most {MAX_YAML_DEPTH} levels") from None
+            check_bounds(doc)  # the same nesting and size limits as a YAML document
+        else:
             doc = load_yaml(text)  # strict: duplicate keys, YAML 1.2 core scalars, bounded aliases
-        except YamlInputError as e:
-            raise StudyError(f"{path}{f' at line {e.line}' if e.line else ''}: {e.message}") from None
+    except YamlInputError as e:
+        raise StudyError(f"{path}{f' at line {e.line}' if e.line else ''}: {e.message}") from None
     if not isinstance(doc, dict):
         raise StudyError(f"{path}: expected a table of study fields at the top level, got {type(doc).__name__}")
     return study_from_dict(doc, path)
@@ -350,7 +373,7 @@ def study_from_dict(doc: dict[str, Any], source: Path | str = "<study>") -> Stud
     try:
         study = Study.model_validate(doc)
     except ValidationError as e:
-        raise StudyError(_format_errors(source, e)) from None
+        raise StudyError(format_validation(source, e, "the study format")) from None
     study._source = Path(source)
     return study
 
@@ -610,7 +633,7 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
         records_dir=records_dir,
         games=n_games,
         comparisons=comparisons,
-        rules_source=str(rule_file),
+        rules_source=display_path(rule_file),
     )
 
 

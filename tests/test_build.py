@@ -46,14 +46,16 @@ ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
 }
 
 GOLDEN = {
-    "kingsbridge-greedy": "3df4d478cc23b3a3be938262d87d735b71dc8c08417de40fadbfd84c00605da6",
-    "kingsbridge-random-mixed": "6c846f877b1f8363cad270c0f7ce30e22328bd38148d9ea77752043bbd5f5b82",
-    "kingsbridge-planner": "0025d3443dbc267b2c40c4b653ec6dabd88c4e01fafd96d93c0725dc35fb0a0d",
-    "kingsbridge-characters-greedy": "341cb2b34b6b5414228ed103221ce270d05cd5b6309255205aa434db21454755",
-    "kingsbridge-characters-random": "ebf94a8cd2e30eeb70ab9c70595ef82dc5931a9833e1adf9ed9cf172c4fc42f7",
-    "kingsbridge-either-end-planner": "1273b43d497571576838a4e6b80ff91087f800e24c6018c0f7b911bcad222e79",
-    "kings-corners-greedy": "c51fc6f6a6f0c2469420b922bc1a107563a69188720753c921f7d358af97075c",
-    "continental-express-greedy": "f4224d0f2d25e0d8b78c108dc0b8a930c743d526946286755fd18f15cf56b0b4",
+    "kingsbridge-greedy": "2a08537ccb140b682ab1b2b01993c099cffe120fa10f14b1648a6b5655765438",
+    "kingsbridge-random-mixed": "d47bac16e2281217d1bd47fb89953537f8786e16a8cc089659fd1014aa581883",
+    "kingsbridge-planner": "69a5506d21b16759c2cfa8dce226cacda23106907ac36648ab3e288d33d899be",
+    "kingsbridge-characters-greedy": "5a6890d0d458a1717ec01ee792f4b5ac3f45fe0a8fe0e713b6c3eca49a124935",
+    "kingsbridge-characters-random": "55583de2628ffa5713aa6107693aaf39f247be7298a43e14044db5f4ff1690f8",
+    "kingsbridge-either-end-planner": "26b0f321522c3eac1ad611486092717f019e143a50ce7d8380c54515ff82b740",
+    "kings-corners-greedy": "dffba54715f95448d2f7cc72fb43ccaf07346e59b8182e966377b317cd1a7c6e",
+    "continental-express-greedy": "88eb571650312c202f6f3f480b80fb5cf5eb9748d9797668e609e819c1ba5bb4",
+    "kingsbridge-characters-barred": "58c3b7f2f973cf15c1d8ae38c62dfa822e729eb4c69cc51a71234624099200fd",
+    "continental-express-barred": "a2b839c975aaa6faf95d5b70cc0c8b8b4b067cc7c53dec5229d7947a6f10fe63",
 }
 
 

@@ -54,6 +54,8 @@ METRICS = [
     ("shared", "shared-win rate", "pp"),
     *EXPERIENCE,
 ]
+#: the measures that read a seat (not compared for a restricted-play arm: its barred seat rotates)
+SEAT_METRICS = frozenset({"seat0"})
 # the verdict's measure compared between arms (not a per-game outcome: see metrics.paired_seat_gap)
 SEAT_GAP = ("seat_gap", "largest seat gap", "pp")
 FIGURE_METRICS = ("seat_gap", "seat0", "turns", "stalemate")
@@ -118,10 +120,12 @@ def compute(inp: ReportInput) -> dict:
         A dict with ``groups`` (per condition key and player count: ``n`` games, ``deals``,
         ``seats`` (per seat a rate dict), ``shared``, ``no_winner``, ``won``, ``stalemate``,
         ``turn_limit`` (rate dicts: ``k, n, rate, low, high``), ``turns`` (mean, low, high, sd,
-        p5, q1, median, q3, p95), ``experience`` (per measure of :data:`EXPERIENCE`: a rate dict for comebacks,
-        ``{n, mean, low, high}`` for the others, None without data)), ``hist`` (turn histograms), ``deltas`` (one dict per
-        comparison, player count and metric), ``bots`` (bot shares in mixed lineups),
-        ``characters`` (None, or plays and lift tables as lists of dicts), ``players`` and ``games``.
+        p5, q1, median, q3, p95), ``experience`` (per measure of :data:`EXPERIENCE`: a rate dict for
+        comebacks, ``{n, mean, low, high}`` for the others, None without data)), ``hist`` (turn histograms),
+        ``deltas`` (one dict per comparison, player count and metric), ``bots`` (bot shares in mixed lineups),
+        ``characters`` (None, or plays and lift tables as lists of dicts; restricted-play arms left out),
+        ``restricted`` (restricted-play values, :func:`kbsim.analysis.restricted.restricted_values`; [] without
+        a barred arm), ``players`` and ``games``.
 
     Raises:
         ReportError: no records, or records of a condition the input does not declare.
@@ -189,11 +193,15 @@ def compute(inp: ReportInput) -> dict:
             "experience": {c: _level(c, r) for c, _, _ in EXPERIENCE},
         }
     order = {c.key: i for i, c in enumerate(inp.conditions)}
+    # restricted-play arms: the barred seat rotates, so their seat measures mix the seat with the bar; they are
+    # valued by the barred seat's win rate (kbsim.analysis.restricted) and compared on the other measures only
+    barred = {c.key for c in inp.conditions if c.bar}
     cells = [
         {"condition": k, "arm": k, "players": p, "verdict": g["balance"]["verdict"], "test": g["balance"]["test"]}
         for (k, p), g in sorted(groups.items(), key=lambda kv: (kv[0][1], order.get(kv[0][0], 0)))
+        if k not in barred
     ]
-    deltas = _deltas(df, inp.comparisons)
+    deltas = _deltas(df, inp.comparisons, barred)
     unused_rules = _unused_rules(inp, df)
     return {
         "unused": sorted(
@@ -208,7 +216,8 @@ def compute(inp: ReportInput) -> dict:
         "hist": _histograms(df, players),
         "deltas": deltas,
         "bots": _bot_shares(df),
-        "characters": _characters(inp, df),
+        "characters": _characters(inp, df.filter(~pl.col("condition").is_in(sorted(barred)))),
+        "restricted": _restricted(inp, barred),
         "verdicts": rank_verdicts(cells),
         "adjustment": _adjustment_counts(deltas),
     }
@@ -319,8 +328,12 @@ def _histograms(df: pl.DataFrame, players: list[int]) -> dict:
     return out
 
 
-def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]]) -> list[dict]:
+def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]], barred: set[str] | None = None) -> list[dict]:
     """Differences B - A per comparison, player count and metric, Holm-adjusted over all of them.
+
+    A restricted-play arm B (in ``barred``) is not compared on the seat measures (first-player rate, largest
+    seat gap): its barred seat rotates over the seats, and its value is the barred seat's win rate
+    (:mod:`kbsim.analysis.restricted`); game length and the other measures are compared as for any arm.
 
     Paired on common deals (``seed``, the unit; an arm's outcome on a deal is the mean over its seat
     rotations); when two arms share no deal at a player count, they are compared as independent samples
@@ -340,6 +353,8 @@ def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]]) -> list[dict]:
         for p in sorted(set(B["players"].to_list()) | set(A["players"].to_list())):
             jp = j.filter(pl.col("players") == p)
             for c, label, unit in METRICS:
+                if c in SEAT_METRICS and b in (barred or ()):
+                    continue
                 if c in EXPERIENCE_METRICS:  # measured on the deals where both arms have it (a sole winner...)
                     both = jp.drop_nulls([c, f"{c}_a"])
                     if both.height == 0:
@@ -355,7 +370,7 @@ def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]]) -> list[dict]:
                     else:
                         d = unpaired_mean(gb, ga)
                 out.append({"b": b, "a": a, "players": p, "metric": c, "label": label, "unit": unit, "delta": d})
-            if jp.height:
+            if jp.height and b not in (barred or ()):
                 seeds = jp["seed"]
                 d = paired_seat_gap(_seat_wins(df, a, p, seeds), _seat_wins(df, b, p, seeds))
                 c, label, unit = SEAT_GAP
@@ -416,6 +431,15 @@ def _bot_shares(df: pl.DataFrame) -> list[dict]:
                 }
             )
     return out
+
+
+def _restricted(inp: ReportInput, barred: set[str]) -> list[dict]:
+    """The restricted-play values of the page's barred arms (:func:`kbsim.analysis.restricted.restricted_values`)."""
+    if not barred:
+        return []
+    from kbsim.analysis.restricted import restricted_values
+
+    return restricted_values(inp.records, inp.conditions, inp.comparisons, inp.names)
 
 
 def _characters(inp: ReportInput, records: pl.DataFrame) -> dict | None:

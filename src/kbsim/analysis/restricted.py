@@ -238,10 +238,74 @@ def sentence(item: dict[str, Any]) -> str:
     return f"{head} ({interval}; {verdict}, {v.n:,} deals)."
 
 
+def ranking_sentence(items: list[dict[str, Any]], bots: str = "") -> str:
+    """The ranking of the valued move kinds in one sentence, best first, each with its value and interval.
+
+    ``Ranking by what each is worth to the seat that may use it (greedy): Mother Agatha +4.0 pp [+1.2, +6.8],
+    Edgar ...``; "(resolved)" marks a value whose Holm-adjusted p-value is below 0.05.
+    """
+    parts = []
+    for it in items:
+        v: Delta = it["pooled"]["value"]
+        if v.mean != v.mean:
+            continue
+        tail = f" [{_pp(v.low)[:-3]}, {_pp(v.high)[:-3]}]" if v.low == v.low else ""
+        parts.append(f"{it['subject']} {_pp(v.mean)}{tail}{' (resolved)' if v.resolved else ''}")
+    if not parts:
+        return ""
+    who = f" ({bots})" if bots else ""
+    return f"Ranked by what each is worth to the seat that may use it{who}: " + "; ".join(parts) + "."
+
+
+def restricted_table(items: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The page's rows of :func:`restricted_values`: ``ranking`` (pooled, best first) and ``by_players``.
+
+    Every row: ``rank``, ``subject``, ``words``, ``players`` ("all" pooled), ``value`` (``+2.1 pp``),
+    ``interval`` (``[-0.3, +4.5]``), ``status`` (``resolved`` / ``not distinguished from 0``, with the Holm p),
+    ``resolved``, ``barred`` / ``base`` (the barred seat's and the same seat's baseline sole-win rates),
+    ``deals``, ``games``, ``yields`` (bar yields per game) and ``others`` (the other seats' plays of the character
+    per game, "–" for other move kinds).
+    """
+    from kbsim.analysis.metrics import fmt_p, fmt_pct
+
+    def row(rank: int | str, it: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
+        v: Delta = r["value"]
+        interval = f"[{_pp(v.low)[:-3]}, {_pp(v.high)[:-3]}]" if v.low == v.low else "–"
+        if v.identical:
+            status = "the bar changed no game"
+        else:
+            status = f"{'resolved' if v.resolved else 'not distinguished from 0'} (Holm {fmt_p(v.p_adj)})"
+        br, ba = r["barred_rate"], r["base_rate"]
+        others = r["others_play_per_game"]
+        return {
+            "rank": rank,
+            "subject": it["subject"],
+            "words": it["words"],
+            "rung": it["rung"] or "",
+            "players": "all" if r["players"] is None else r["players"],
+            "value": _pp(v.mean) if v.mean == v.mean else "–",
+            "interval": interval,
+            "status": status,
+            "resolved": v.resolved,
+            "barred": f"{fmt_pct(br['rate'])} [{fmt_pct(br['low'])}, {fmt_pct(br['high'])}]",
+            "base": f"{fmt_pct(ba['rate'])} [{fmt_pct(ba['low'])}, {fmt_pct(ba['high'])}]",
+            "deals": f"{r['deals']:,}",
+            "games": f"{r['games']:,}",
+            "yields": f"{r['yields_per_game']:.3f}",
+            "others": "–" if others is None else f"{others:.2f}",
+        }
+
+    ranking, by_players = [], []
+    for i, it in enumerate(items, start=1):
+        ranking.append(row(i, it, it["pooled"]))
+        by_players.extend(row(i, it, r) for r in it["by_players"])
+    return {"ranking": ranking, "by_players": by_players}
+
+
 def _pp(x: float) -> str:
     """A proportion difference in percentage points, signed: ``+2.1 pp``."""
     text = f"{100 * x:+.1f}"
     return ("0.0" if text in ("+0.0", "-0.0") else text) + " pp"
 
 
-__all__ = ["CHARACTER_PLAY", "barred_seat", "restricted_values", "sentence"]
+__all__ = ["CHARACTER_PLAY", "barred_seat", "ranking_sentence", "restricted_table", "restricted_values", "sentence"]

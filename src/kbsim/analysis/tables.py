@@ -198,9 +198,6 @@ def _tables(inp: ReportInput, st: dict) -> dict:
                     "per_game": _num(r["per_game"], 2),
                     "lift": f"{100 * r['lift']:+.1f} pp [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]",
                     "n": f"{r['n_played']:,} / {r['n_not']:,}",
-                    "p": M.fmt_p(r["p"]),
-                    "p_adj": M.fmt_p(r["p_adj"]),
-                    "resolved": r["p_adj"] < 0.05,
                 }
                 for i, r in enumerate(ch["ranking"])
             ],
@@ -224,7 +221,6 @@ def _tables(inp: ReportInput, st: dict) -> dict:
                     "played": f"{_pct(r['rate_played'])} (n {r['n_played']:,})",
                     "not_played": f"{_pct(r['rate_not'])} (n {r['n_not']:,})",
                     "lift": f"{100 * r['lift']:+.1f} pp [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]",
-                    "resolved": r["p_adj"] < 0.05,
                 }
                 for r in st["characters"]["lift"]
             ],
@@ -238,7 +234,63 @@ def _tables(inp: ReportInput, st: dict) -> dict:
         "answers": answers(inp, st),
         "bots": bots,
         "characters": chars,
+        "restricted": _restricted_tables(inp, st),
+        "experience": _experience_rows(inp, st),
+        "experience_missing": [
+            c.label
+            for c in inp.conditions
+            if any(g["experience"].get("forced_share") is None for cc, _, g in _cells(inp, st) if cc.key == c.key)
+        ],
     }
+
+
+def _restricted_tables(inp: ReportInput, st: dict) -> dict | None:
+    """The restricted-play section's data: the ranking sentence, its sentences and tables, or None."""
+    from kbsim.analysis.restricted import ranking_sentence, restricted_table
+
+    items = st.get("restricted") or []
+    if not items:
+        return None
+    rungs = sorted({it["rung"] for it in items if it["rung"]})
+    bots = {c.key: c.bots for c in inp.conditions}
+    lines = []
+    for rung in rungs or [None]:
+        mine = [it for it in items if it["rung"] == rung]
+        lines.append(ranking_sentence(mine, rung or bots.get(mine[0]["baseline"], "")))
+        lines.extend(it["sentence"] for it in mine)
+    return {"lines": [x for x in lines if x], "rungs": bool(rungs), **restricted_table(items)}
+
+
+def _level_text(x: dict | None, unit: str) -> str:
+    """An experience measure's level: ``1.84 [1.79, 1.90]``, a share in %, or a rate with its Wilson interval."""
+    if x is None:
+        return "–"
+    if "k" in x:
+        return f"{_pct(x['rate'])} [{_pct(x['low'])}, {_pct(x['high'])}] (n {x['n']:,})"
+    if unit == "pp":
+        return f"{_pct(x['mean'])} [{_pct(x['low'])}, {_pct(x['high'])}]"
+    return f"{_num(x['mean'], 2)} [{_num(x['low'], 2)}, {_num(x['high'], 2)}]"
+
+
+def _experience_rows(inp: ReportInput, st: dict) -> list[dict]:
+    """One row per arm and player count: game length and the experience measures (:data:`arms.EXPERIENCE`)."""
+    from kbsim.analysis.arms import EXPERIENCE
+
+    rows = []
+    for c, p, g in _cells(inp, st):
+        x = g.get("experience") or {}
+        if not any(x.values()):
+            continue
+        rows.append(
+            {
+                "arm": c.label,
+                "players": p,
+                "games": f"{g['n']:,}",
+                "turns": f"{_num(g['turns']['median'], 0)} / {_num(g['turns']['p95'], 0)}",
+                **{m: _level_text(x.get(m), unit) for m, _, unit in EXPERIENCE},
+            }
+        )
+    return rows
 
 
 def _players_list(ps: list[int]) -> str:
@@ -259,8 +311,11 @@ def answers(inp: ReportInput, st: dict) -> list[dict]:
     "Resolved" is after the page's Holm adjustment, so a sentence never states what the page cannot support.
     """
     labels = {c.key: c.label for c in inp.conditions}
+    barred = {c.key for c in inp.conditions if c.bar}  # restricted-play arms answer by their value (restricted)
     by_pair: dict[tuple[str, str], list[dict]] = {}
     for d in st.get("deltas", []):
+        if d["b"] in barred:
+            continue
         by_pair.setdefault((d["b"], d["a"]), []).append(d)
     out = []
     for (b, a), ds in by_pair.items():
@@ -388,6 +443,9 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
                 f"{v['verdict']['text']}; seat equality {_seat_test_text(v['test'])}"
                 + (f"; {against[key]}" if (key := (v["condition"], v["players"])) in against else "")
             )
+    restricted = _restricted_tables(inp, st)
+    for line in restricted["lines"] if restricted else []:
+        lines.append(f"WORTH: {line}")
     for ans in answers(inp, st):
         lines.append(f"ANSWER, {ans['b']} against {ans['a']}: " + " ".join(ans["lines"]))
     adj = st.get("adjustment")

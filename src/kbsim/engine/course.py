@@ -29,6 +29,8 @@ from collections.abc import Sequence
 
 #: The experience columns :meth:`Course.measures` fills (None for each where it has no value).
 COURSE_COLUMNS = ("lead_changes", "winner_leads_from", "winner_behind_at_half")
+#: The values of :data:`COURSE_COLUMNS` for one game.
+Measures = tuple[int | None, int | None, bool | None]
 
 
 class Course:
@@ -68,7 +70,7 @@ class Course:
                 seat = s
         return seat
 
-    def measures(self, winners: Sequence[int], turns: int) -> dict[str, int | bool | None]:
+    def measures(self, winners: Sequence[int], turns: int) -> Measures:
         """The experience measures of the game (the module docstring defines them).
 
         Args:
@@ -76,7 +78,7 @@ class Course:
             turns: turns played in the game, all seats together.
 
         Returns:
-            ``{"lead_changes": int, "winner_leads_from": int | None, "winner_behind_at_half": bool | None}``.
+            ``(lead_changes, winner_leads_from, winner_behind_at_half)``: an int, an int or None, a bool or None.
         """
         leaders = [self._leader(st) for st in self.standings]
         changes = 0
@@ -87,7 +89,7 @@ class Course:
                     changes += 1
                 last = seat
         if len(winners) != 1 or not leaders:
-            return {"lead_changes": changes, "winner_leads_from": None, "winner_behind_at_half": None}
+            return (changes, None, None)
         w = winners[0]
         j = len(leaders)
         while j > 0 and leaders[j - 1] == w:
@@ -98,16 +100,12 @@ class Course:
             if 2 * t <= turns:
                 half = i
         st = self.standings[half]
-        return {
-            "lead_changes": changes,
-            "winner_leads_from": leads_from,
-            "winner_behind_at_half": st[w] != self._best(st),
-        }
+        return (changes, leads_from, st[w] != self._best(st))
 
 
-def no_course() -> dict[str, int | bool | None]:
+def no_course() -> Measures:
     """The experience measures of a game nobody leads (solo and cooperative play): every one null."""
-    return dict.fromkeys(COURSE_COLUMNS)
+    return (None, None, None)
 
 
-__all__ = ["COURSE_COLUMNS", "Course", "no_course"]
+__all__ = ["COURSE_COLUMNS", "Course", "Measures", "no_course"]

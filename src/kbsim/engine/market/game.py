@@ -288,6 +288,7 @@ def play_market_game(
     for s in range(n):
         spent[s] = sum(sum(k for _, k in game.objectives[o].needs) for o in st.claimed[s])
     held = [sum(st.wagons[s]) + st.currency[s] for s in range(n)]
+    changes, leads_from, behind = play.course.measures(winners, play.turns)
     return MarketResult(
         winners=winners,
         end_reason=play.reason,
@@ -305,7 +306,9 @@ def play_market_game(
         deal_hash=dealt,
         forced_turns=play.forced,
         bar_yields=play.yields,
-        **play.course.measures(winners, play.turns),
+        lead_changes=changes,
+        winner_leads_from=leads_from,
+        winner_behind_at_half=behind,
     )
 
 

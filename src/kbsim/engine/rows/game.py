@@ -457,7 +457,7 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
     if not game.match_target:
         return play_hand(game, bots, seed, game.first_seat % n, check=check, log=log)
     totals = [0] * n
-    results = []
+    results: list[GameResult] = []
     hand = 0
     course = Course()
     while True:
@@ -484,6 +484,7 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
     done = max(totals) >= game.match_target
     winners = tuple(k for k in range(n) if totals[k] == low) if done else ()
     turns = sum(r.turns for r in results)
+    changes, leads_from, behind = course.measures(winners, turns)
     return GameResult(
         winners=winners,
         end_reason=WON if done else TURN_LIMIT,
@@ -509,7 +510,9 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
         ],
         forced_turns=[sum(r.forced_turns[k] for r in results) for k in range(n)],
         bar_yields=[sum(r.bar_yields[k] for r in results) for k in range(n)],
-        **course.measures(winners, turns),
+        lead_changes=changes,
+        winner_leads_from=leads_from,
+        winner_behind_at_half=behind,
     )
 
 
@@ -814,6 +817,9 @@ def play_hand(
     if game.penalty:
         table = dict(game.penalty)
         penalties = [sum(table.get(c, 0) for c in state.hands[k]) for k in range(n)]
+    changes, leads_from, behind = (
+        course.measures(winners, turns) if own_course and course is not None else no_course()
+    )
     return GameResult(
         winners=winners,
         end_reason=reason,
@@ -837,7 +843,9 @@ def play_hand(
         rule_legal=legal,
         forced_turns=tally.forced,
         bar_yields=tally.yields,
-        **(course.measures(winners, turns) if own_course and course is not None else no_course()),
+        lead_changes=changes,
+        winner_leads_from=leads_from,
+        winner_behind_at_half=behind,
     )
 
 

@@ -347,9 +347,7 @@ def piles_may_turn(game: CompiledGame, state: GameState, bars: list[frozenset[st
     return False
 
 
-def stalemate_confirmed(
-    game: CompiledGame, state: GameState, bars: list[frozenset[str] | None] | None = None
-) -> bool:
+def stalemate_confirmed(game: CompiledGame, state: GameState, bars: list[frozenset[str] | None] | None = None) -> bool:
     """The rulebook's stalemate: no empty row card can be opened and no seat can lay any card it holds.
 
     Implements "the game ends when nobody can lay a card, even after exchanging" as the exact
@@ -817,9 +815,7 @@ def play_hand(
     if game.penalty:
         table = dict(game.penalty)
         penalties = [sum(table.get(c, 0) for c in state.hands[k]) for k in range(n)]
-    changes, leads_from, behind = (
-        course.measures(winners, turns) if own_course and course is not None else no_course()
-    )
+    changes, leads_from, behind = course.measures(winners, turns) if own_course and course is not None else no_course()
     return GameResult(
         winners=winners,
         end_reason=reason,

@@ -401,3 +401,21 @@ def test_a_rule_that_obviously_matters_has_a_large_resolved_value(tmp_path):
     (item,) = restricted_values(inp.records, inp.conditions, inp.comparisons, inp.names)
     v = item["pooled"]["value"]
     assert v.mean > 0.10 and v.low > 0 and v.resolved
+
+    # the page: the value in words first in the Answer, its section next; the character lift only described
+    from kbsim.analysis.report import write_report
+
+    res = write_report(inp, tmp_path / "page.html")
+    page = res.path.read_text(encoding="utf-8")
+    answer = page[page.index('<section id="answer">') : page.index("</section>", page.index('<section id="answer">'))]
+    assert "<li><b>Ranked by what each is worth to the seat that may use it (greedy): playing any character +" in answer
+    assert "Playing any character is worth +" in answer and "resolved, 30 deals" in answer
+    assert page.index('id="answer"') < page.index('id="restricted"') < page.index('id="summary"')
+    chars = page[page.index('<section id="characters">') :]
+    chars = chars[: chars.index("</section>")]
+    assert "A description, not a value" in chars and "resolved" not in chars and "Holm" not in chars
+    assert 'id="experience"' in page and "lead changes per game" in page
+    assert any(line.startswith("WORTH: Ranked by what each is worth") for line in res.summary)
+    # restricted arms are not ranked for fairness (their barred seat rotates) nor compared on the first seat
+    assert {v["condition"] for v in res.stats["verdicts"]} == {plan.conditions[0].key}
+    assert not [d for d in res.stats["deltas"] if d["metric"] in ("seat0", "seat_gap")]

@@ -46,6 +46,7 @@ EXPERIENCE = [
     ("forced_share", "share of turns that were forced", "pp"),
 ]
 EXPERIENCE_METRICS = frozenset(m for m, _, _ in EXPERIENCE)
+SHARES = frozenset({"decided_at", "forced_share"})  # per-game shares in [0, 1]
 METRICS = [
     ("seat0", "first-player sole-win rate", "pp"),
     ("turns", "turns per game", "turns"),
@@ -241,7 +242,8 @@ def _level(c: str, r: dict) -> dict | None:
         return _rate(round(r[f"x_{c}_sum"]), n)
     mean, sd = r[f"x_{c}_mean"], r[f"x_{c}_sd"]
     half = Z95 * sd / math.sqrt(n) if n > 1 and sd is not None else float("nan")
-    return {"n": n, "mean": mean, "low": max(0.0, mean - half), "high": mean + half}
+    top = 1.0 if c in SHARES else math.inf  # (a share of the game or of the turns is at most 1)
+    return {"n": n, "mean": mean, "low": max(0.0, mean - half), "high": min(top, mean + half)}
 
 
 def _unused_arms(deltas: list[dict]) -> list[str]:

@@ -220,7 +220,7 @@ def sentence(item: dict[str, Any]) -> str:
     """The pooled value in words: ``Mother Agatha is worth +2.1 pp to the seat that may play the character (...)``.
 
     The interval is the 95% t interval of the paired value; "resolved" means its Holm-adjusted p-value is below
-    0.05, otherwise the sentence says the value is not distinguished from 0.
+    0.05; otherwise the sentence says whether only the adjustment keeps it from being resolved.
     """
     v: Delta = item["pooled"]["value"]
     kind = item["kind"]
@@ -234,7 +234,13 @@ def sentence(item: dict[str, Any]) -> str:
     if v.identical:
         return f"{head}: the bar changed no game ({v.n:,} deals; the rules or the bots never make such a move)."
     interval = f"95% interval {_pp(v.low)} to {_pp(v.high)}" if v.low == v.low else "no interval"
-    verdict = "resolved" if v.resolved else "not distinguished from 0"
+    verdict = (
+        "resolved"
+        if v.resolved
+        else "not resolved after Holm's adjustment over the page's values"
+        if v.resolved_raw
+        else "not distinguished from 0"
+    )
     return f"{head} ({interval}; {verdict}, {v.n:,} deals)."
 
 
@@ -274,7 +280,8 @@ def restricted_table(items: list[dict[str, Any]]) -> dict[str, list[dict[str, An
         if v.identical:
             status = "the bar changed no game"
         else:
-            status = f"{'resolved' if v.resolved else 'not distinguished from 0'} (Holm {fmt_p(v.p_adj)})"
+            word = "resolved" if v.resolved else "not resolved after adjustment" if v.resolved_raw else "not resolved"
+            status = f"{word} (Holm {fmt_p(v.p_adj)})"
         br, ba = r["barred_rate"], r["base_rate"]
         others = r["others_play_per_game"]
         return {

@@ -640,8 +640,8 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
 def with_restricted_arms(study: Study, rule_file: Path | str) -> Study:
     """The study with one restricted-play arm per move kind its ``restricted`` setting names (itself without).
 
-    Each added arm is the baseline arm (variants, options, bot) with ``bar = [kind]``, named ``barred: KIND``
-    and described in words; the kinds are matched (``*`` patterns, :mod:`fnmatch`) against the move kinds the
+    Each added arm is the baseline arm (variants, options, bot) with ``bar = [kind]``, named by what the bar
+    keeps a seat from doing (``barred from playing Mother Agatha``); the kinds are matched (``*`` patterns, :mod:`fnmatch`) against the move kinds the
     baseline arm's rules offer (:func:`kbsim.bots.check_bars`), in their order.
 
     Args:
@@ -682,7 +682,7 @@ def with_restricted_arms(study: Study, rule_file: Path | str) -> Study:
     bot = base.bots if isinstance(base.bots, str) else base.bots[0]
     arms = list(study.arms)
     for kind in chosen:
-        name = f"barred: {kind}"
+        name = f"barred from {kinds[kind]}"
         if name in taken:
             raise StudyError(f"{source}: restricted: an arm is already named {name!r}")
         arms.append(

@@ -641,8 +641,9 @@ def with_restricted_arms(study: Study, rule_file: Path | str) -> Study:
     """The study with one restricted-play arm per move kind its ``restricted`` setting names (itself without).
 
     Each added arm is the baseline arm (variants, options, bot) with ``bar = [kind]``, named by what the bar
-    keeps a seat from doing (``barred from playing Mother Agatha``); the kinds are matched (``*`` patterns, :mod:`fnmatch`) against the move kinds the
-    baseline arm's rules offer (:func:`kbsim.bots.check_bars`), in their order.
+    keeps a seat from doing (``barred from playing Mother Agatha``); the kinds are matched (``*`` patterns,
+    :mod:`fnmatch`) against the move kinds the baseline arm's rules offer (:func:`kbsim.bots.check_bars`), in
+    their order.
 
     Args:
         study: a validated study.

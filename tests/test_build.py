@@ -46,15 +46,15 @@ ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
 }
 
 GOLDEN = {
-    "kingsbridge-greedy": "2a08537ccb140b682ab1b2b01993c099cffe120fa10f14b1648a6b5655765438",
-    "kingsbridge-random-mixed": "d47bac16e2281217d1bd47fb89953537f8786e16a8cc089659fd1014aa581883",
-    "kingsbridge-planner": "69a5506d21b16759c2cfa8dce226cacda23106907ac36648ab3e288d33d899be",
+    "kingsbridge-greedy": "ca19dc7c96f1bac5998295af45f689b62e2120be44108f8d24ad43f6c40f7916",
+    "kingsbridge-random-mixed": "77d9c084a0e62dea572b81e564f02a2a1467e6aeff02bb0508289bb731f8b633",
+    "kingsbridge-planner": "f83272dec6a8057ec1c778b7d8a9ca62ff033c80e177d7779fcde900ad5c2684",
     "kingsbridge-characters-greedy": "5a6890d0d458a1717ec01ee792f4b5ac3f45fe0a8fe0e713b6c3eca49a124935",
     "kingsbridge-characters-random": "55583de2628ffa5713aa6107693aaf39f247be7298a43e14044db5f4ff1690f8",
-    "kingsbridge-either-end-planner": "26b0f321522c3eac1ad611486092717f019e143a50ce7d8380c54515ff82b740",
+    "kingsbridge-either-end-planner": "1405272a172f433c93b87efbe123d68affd27fee958ceb8e35a4acc0e437c776",
     "kings-corners-greedy": "dffba54715f95448d2f7cc72fb43ccaf07346e59b8182e966377b317cd1a7c6e",
     "continental-express-greedy": "88eb571650312c202f6f3f480b80fb5cf5eb9748d9797668e609e819c1ba5bb4",
-    "kingsbridge-characters-barred": "58c3b7f2f973cf15c1d8ae38c62dfa822e729eb4c69cc51a71234624099200fd",
+    "kingsbridge-characters-barred": "29cdf651e24fcef0deee8252145adee9020157702d4b44e62898ef834c46fbba",
     "continental-express-barred": "a2b839c975aaa6faf95d5b70cc0c8b8b4b067cc7c53dec5229d7947a6f10fe63",
 }
 

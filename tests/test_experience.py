@@ -151,3 +151,24 @@ def test_every_family_fills_the_experience_columns():
                 assert cols["winner_behind_at_half"][j] in (True, False)
             else:
                 assert cols["winner_leads_from"][j] is None and cols["winner_behind_at_half"][j] is None
+
+
+@pytest.mark.parametrize("variants", [(), ("characters",), ("rebuild-either-end",), ("rebuild-split",)])
+def test_the_quick_looks_of_forced_agree_with_the_listings(variants):
+    """:func:`forced`'s quick looks answer as the full listings do, at the start of every turn of logged games."""
+    from kbsim.engine.rows.experience import _lays_now, _rebuilds_now
+
+    g = compiled(*variants)
+    seen = 0
+    for i in range(3):
+        r = play_game(g, [make_bot("greedy"), make_bot("random"), make_bot("greedy")], game_seed(79, i), log=True)
+        st = deal(g, 3, random.Random(r.deals[0][0]))
+        for k, (seat, moves) in enumerate(r.log, start=1):
+            st.turn_no = k
+            t = Turn.for_seat(g, st, seat)
+            assert _lays_now(t) == bool(t.lay_moves()), (k, seat)
+            assert _rebuilds_now(t) == bool(t.rebuild_moves()), (k, seat)
+            seen += 1
+            for m in moves:
+                t.apply(m)
+    assert seen > 30

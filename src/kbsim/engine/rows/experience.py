@@ -1,13 +1,13 @@
 """Experience measures of the rows family: forced turns, and each seat's standing for the course of a game.
 
-**Forced turn.** At the start of a seat's turn (after its draws at the start, with its bar if it has one:
-:mod:`kbsim.engine.rows.restrict`) the turn is *forced* when exactly one kind of turn is open to it and it has
-no character to play. The kinds are: laying out (some hand or parked card can be laid, now or after rebuilds:
-:meth:`~kbsim.engine.rows.turn.Turn.lay_path`, an undecided search counting as open), exchanging, ending the turn
-without laying a card (a pass, or a lay-out turn that needs no card), and the minus pile. A seat that can only
-exchange (nothing it holds fits), only pass, or only lay (no exchange in these rules, no pass) has a forced turn;
-which cards it lays or exchanges is not counted as a choice, so the measure is cheap: most turns are decided by a
-listing of lays that the bots make anyway, and the rebuild search is the engine's, memoised per position.
+**Forced turn.** At the start of a seat's turn (after its draws at the start, under its bar if it has one:
+:mod:`kbsim.engine.rows.restrict`) the turn is *forced* when its first move can be of one kind at most. The kinds
+are: playing a character, laying a card now (a hand card, a parked card, a gap, the joker), rebuilding, exchanging,
+ending the turn without a card (a pass, or a lay-out turn that needs no card) and the minus pile. A seat whose only
+legal first move is an exchange (nothing it holds fits and no rebuild is legal), a pass, or a lay (no exchange in
+these rules, no rebuild) has a forced turn; which cards it lays or exchanges is not counted as a choice. A legal
+rebuild counts as a choice even when no lay follows it: telling that would take the rebuild search on every turn,
+and the measure is meant to be cheap (it stops at the second kind found; most turns stop after the lay listing).
 
 **Standing** (:func:`standings`, read by :class:`kbsim.engine.course.Course`): in a race, the cards each seat
 still holds (hand, draw pile, parked cards), fewest leading; in a match of hands scored by penalties, each seat's
@@ -18,14 +18,14 @@ from __future__ import annotations
 
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.state import GameState
-from kbsim.engine.rows.turn import Turn
+from kbsim.engine.rows.turn import DONE, Turn
 
 
 def forced(turn: Turn) -> bool:
-    """Whether ``turn``, at its start, offers exactly one kind of turn and no character (module docstring).
+    """Whether ``turn``, at its start, offers one kind of first move at most (module docstring).
 
     Args:
-        turn: a seat's turn before its first move (read only).
+        turn: a seat's turn before its first move, under the seat's bar if any (read only).
 
     Returns:
         True for a forced turn.
@@ -33,26 +33,69 @@ def forced(turn: Turn) -> bool:
     if turn.available_characters():
         return False
     g = turn.g
-    kinds = 0
-    if turn.can_exchange():
-        kinds += 1
-    if turn.can_pass() or turn.needed == 0:
-        kinds += 1
+    kinds = int(turn.can_exchange()) + int(turn.can_pass() or turn.needed == 0)
     if kinds >= 2:
         return False
     if g.minus_allowed and turn.minus_moves():
         kinds += 1
         if kinds >= 2:
             return False
-    if turn.lay_moves():
-        return kinds == 0
-    if not (turn.hand or turn.parked):
-        return kinds == 1
-    if not (turn.m_start or turn.m_equal or turn.skips or turn.state.joker is not None):
-        if not turn.may_lay_after_rebuilds():  # (the cheap filter of the bots: no held card fits any board)
-            return kinds == 1
-    lay = turn.lay_path()[0] is not False
-    return kinds + lay == 1
+    if _lays_now(turn):
+        kinds += 1
+        if kinds >= 2:
+            return False
+    if g.rebuild_allowed and (turn.hand or turn.parked) and _rebuilds_now(turn):
+        kinds += 1
+    return kinds <= 1
+
+
+def _rebuilds_now(turn: Turn) -> bool:
+    """Whether some rebuild is legal now: :meth:`Turn.rebuild_moves` non-empty, with a quick first look.
+
+    Without a modifier, a joker, start segments, whole-row-only rebuilds or rebuilds onto empty row cards, a
+    segment may go onto another row exactly when its first card continues that row's end by a step (the plain
+    listing of :mod:`kbsim.engine.rows.movegen`); the quick look stops at the first such card. Otherwise, or when it
+    finds none, the full listing decides.
+    """
+    g = turn.g
+    if turn.phase == DONE or turn.rebuilds >= g.max_rebuilds:
+        return False
+    plain = not (turn.m_equal or turn.skips or turn.m_start) and turn.state.joker is None
+    if plain and not (g.rebuild_from_start or g.rebuild_whole_only or g.rebuild_into_empty):
+        rows = turn.rows
+        want: dict[int, set[int]] = {}  # card value -> the rows whose end it continues
+        for dst, row in enumerate(rows):
+            if row:
+                for d in g.steps:
+                    want.setdefault(row[-1] + d, set()).add(dst)
+        for src, row in enumerate(rows):
+            for c in row:
+                dsts = want.get(c)
+                if dsts is not None and (len(dsts) > 1 or src not in dsts):
+                    return True
+        return False
+    return bool(turn.rebuild_moves())
+
+
+def _lays_now(turn: Turn) -> bool:
+    """Whether some card can be laid now: :meth:`Turn.lay_moves` non-empty, with a quick first look.
+
+    The quick look is the listing's own test for a hand card on a row end or an empty row when no modifier is in
+    force (:func:`kbsim.engine.rows.movegen.lay_moves`), stopping at the first fit; the full listing is made only
+    when it finds none.
+    """
+    if not (turn.m_equal or turn.skips) and turn.phase != DONE:
+        g = turn.g
+        steps = g.steps
+        ends = [row[-1] if row else None for row in turn.rows]
+        for card in set(turn.hand):
+            for r, e in enumerate(ends):
+                if e is None:
+                    if g.may_open(card, r):
+                        return True
+                elif card - e in steps or (e < 0 and card + e in steps):
+                    return True
+    return bool(turn.lay_moves())
 
 
 def standings(game: CompiledGame, state: GameState, totals: list[int] | None = None) -> list[int]:

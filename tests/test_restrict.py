@@ -416,6 +416,9 @@ def test_a_rule_that_obviously_matters_has_a_large_resolved_value(tmp_path):
     assert "A description, not a value" in chars and "resolved" not in chars and "Holm" not in chars
     assert 'id="experience"' in page and "lead changes per game" in page
     assert any(line.startswith("WORTH: Ranked by what each is worth") for line in res.summary)
+    (js,) = res.as_json()["restricted"]
+    assert js["kind"] == "characters.enabled" and js["value"][0]["players"] is None
+    assert js["value"][0]["mean"] == pytest.approx(v.mean) and js["value"][0]["resolved"]
     # restricted arms are not ranked for fairness (their barred seat rotates) nor compared on the first seat
     assert {v["condition"] for v in res.stats["verdicts"]} == {plan.conditions[0].key}
     assert not [d for d in res.stats["deltas"] if d["metric"] in ("seat0", "seat_gap")]

@@ -258,7 +258,12 @@ def _restricted_tables(inp: ReportInput, st: dict) -> dict | None:
         mine = [it for it in items if it["rung"] == rung]
         lines.append(ranking_sentence(mine, rung or bots.get(mine[0]["baseline"], "")))
         lines.extend(it["sentence"] for it in mine)
-    return {"lines": [x for x in lines if x], "rungs": bool(rungs), **restricted_table(items)}
+    return {
+        "lines": [x for x in lines if x],
+        "rungs": bool(rungs),
+        "characters": any(it["kind"].startswith("characters.play.") for it in items),
+        **restricted_table(items),
+    }
 
 
 def _level_text(x: dict | None, unit: str) -> str:

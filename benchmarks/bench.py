@@ -179,12 +179,12 @@ _quiet = False
 
 def print_row(r: dict) -> None:
     line = (
-        f"{r['workload']:>28} {r['players']}p  {r['games']:5d} games  {r['games_per_s']:9.1f} games/s "
-        f"{r['turns_per_s']:9.0f} turns/s"
+        f"{r['workload']:>28} {r['players']}p  {r['games']:5d} games  {r['games_per_s']:9,.1f} games/s "
+        f"{r['turns_per_s']:9,.0f} turns/s"
     )
     if "ratio" in r:
         line += (
-            f"  | ref {r['reference_policy']:>6} {r['ref_games_per_s']:8.0f} games/s {r['ref_turns_per_s']:8.0f}"
+            f"  | ref {r['reference_policy']:>6} {r['ref_games_per_s']:8,.0f} games/s {r['ref_turns_per_s']:8,.0f}"
             f" turns/s  | ratio {r['ratio']:.4f} (turns {r['turn_ratio']:.4f}, pooled {r['pooled_ratio']:.4f})"
         )
     if "worst_turn_ms" in r:

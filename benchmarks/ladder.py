@@ -194,7 +194,7 @@ def _print_bench(r: dict) -> None:
         f"seed {r['seed']}"
     )
     print(
-        f"  games/s: {r['games_per_s_wall']:.0f} (wall clock), {r['games_per_s_cpu']:.0f} (CPU time); "
+        f"  games/s: {r['games_per_s_wall']:,.0f} (wall clock), {r['games_per_s_cpu']:,.0f} (CPU time); "
         f"{r['turns_per_game']:.1f} turns per game"
     )
     print(

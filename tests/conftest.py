@@ -6,6 +6,7 @@ import functools
 import os
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,19 @@ def pure_only(*modules: str) -> pytest.MarkDecorator:
     """
     hit = [m for m in modules if compiled_module(m)]
     return pytest.mark.skipif(bool(hit), reason=f"monkeypatches {', '.join(hit)}, which runs compiled (mypyc)")
+
+
+class PageRefs(HTMLParser):
+    """Collects what an HTML page loads: every ``src``/``href``/``data`` URL and the count of executable scripts."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls, self.scripts = [], 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "script" and a.get("type") != "application/json":
+            self.scripts += 1
+        for key in ("src", "href", "data"):
+            if a.get(key):
+                self.urls.append((tag, a[key]))

@@ -28,12 +28,16 @@ SHIPPED_KEYS = ("edgar", "ethelred", "aldred", "den", "ragna", "agatha", "wilwul
 
 @functools.cache
 def _rules(game: str, variants: tuple[str, ...], options: tuple[tuple[str, object], ...]) -> CompiledGame:
-    return compile_rules(load_rules(game, variants, dict(options)))
+    return compile_rules(load_rules(game, variants, {k: list(v) if isinstance(v, tuple) else v for k, v in options}))
 
 
 def rules(*variants: str, game: str | Path = "kingsbridge", **options) -> CompiledGame:
-    """Compiled rules of ``game`` (shipped name or rule-file path) with variants and options, cached."""
-    return _rules(str(game), tuple(variants), tuple(sorted(options.items())))
+    """Compiled rules of ``game`` (shipped name or rule-file path) with variants and options, cached.
+
+    A list option (``characters_removed=["den"]``) is passed on as a list.
+    """
+    frozen = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in options.items()))
+    return _rules(str(game), tuple(variants), frozen)
 
 
 def make_state(

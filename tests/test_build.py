@@ -46,16 +46,16 @@ ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
 }
 
 GOLDEN = {
-    "kingsbridge-greedy": "ca19dc7c96f1bac5998295af45f689b62e2120be44108f8d24ad43f6c40f7916",
-    "kingsbridge-random-mixed": "77d9c084a0e62dea572b81e564f02a2a1467e6aeff02bb0508289bb731f8b633",
-    "kingsbridge-planner": "f83272dec6a8057ec1c778b7d8a9ca62ff033c80e177d7779fcde900ad5c2684",
-    "kingsbridge-characters-greedy": "5a6890d0d458a1717ec01ee792f4b5ac3f45fe0a8fe0e713b6c3eca49a124935",
-    "kingsbridge-characters-random": "55583de2628ffa5713aa6107693aaf39f247be7298a43e14044db5f4ff1690f8",
-    "kingsbridge-either-end-planner": "1405272a172f433c93b87efbe123d68affd27fee958ceb8e35a4acc0e437c776",
+    "continental-express-barred": "72807790da5d44a7fcaf8ba74b64553853b2830a5c1a25c353d83205d79e132c",
+    "continental-express-greedy": "b70a5d651d06d9424e372f0c42fd4e10877fd5425c427e580fa9a1b4c3013525",
     "kings-corners-greedy": "dffba54715f95448d2f7cc72fb43ccaf07346e59b8182e966377b317cd1a7c6e",
-    "continental-express-greedy": "88eb571650312c202f6f3f480b80fb5cf5eb9748d9797668e609e819c1ba5bb4",
-    "kingsbridge-characters-barred": "29cdf651e24fcef0deee8252145adee9020157702d4b44e62898ef834c46fbba",
-    "continental-express-barred": "a2b839c975aaa6faf95d5b70cc0c8b8b4b067cc7c53dec5229d7947a6f10fe63",
+    "kingsbridge-characters-barred": "2b5b7ec4b69d776144ceb7a0e0d0deab54b0233a9e371b1c25fa00d220dc6c2c",
+    "kingsbridge-characters-greedy": "d2c946ea2517398c5bce54b5bdc118fdd4599f291a69225f1619ac28e21ddbd0",
+    "kingsbridge-characters-random": "db2e4a4dcd880b3b70f20b2a54d40aee191137aeaacb35e98b5a992584196cea",
+    "kingsbridge-either-end-planner": "2aff5b4fdb4f30cc732d8971a128affdd838054271cf51918aba8a4dbbe2e633",
+    "kingsbridge-greedy": "27b310dcb2e47f104d9e220d9ecfc8ec0110c2a919db33c8f64e9687adfccc25",
+    "kingsbridge-planner": "4c95697d2d5bea138408d3347fdb23cbe5a54659c80fb683ca2dd9002dce4fab",
+    "kingsbridge-random-mixed": "cf76ea13586eaf3e7e446d533112715febd901e6f2dea93a0852ceefd5b33df9",
 }
 
 

@@ -180,3 +180,29 @@ def test_dask_local_cluster_stops_on_ctrl_c(tmp_path):
     run.send("INT")
     line = run.check_clean_stop()
     assert "games are safe in i2.parquet.parts" in line, line
+
+
+TUNE_STUDY = (
+    'name = "tq"\ngame = "kingsbridge"\nplayers = [4]\ngames = 1800\nseed = 7\n\n[tune]\ntrials = 4\nrungs = 1\n'
+    '[tune.options]\nhand_size = { low = 5, high = 8 }\n[[tune.targets]]\nmeasure = "first_seat"\nminimise = true\n'
+    "[tune.verify]\nmin_deals = 200\nmax_deals = 200\n"
+)
+
+
+@pytest.mark.parametrize("steps", [("INT",), ("TERM", 0.3, "INT")])
+def test_tune_stops_on_signals_keeps_its_search_and_continues(tmp_path, steps):
+    """`kbsim tune` stopped mid-trial: exit 128 + signal, one line saying where the search is kept, no worker left;
+    the same command again finishes the search and writes the page."""
+    study = tmp_path / "tq.toml"
+    study.write_text(TUNE_STUDY)
+    args = ["tune", str(study), "--workers", "2", "--no-progress"]
+    run = Interrupted(args, tmp_path)
+    records = tmp_path / "_build" / "tune" / "tq" / "records"
+    assert _wait_for(lambda: any(_chunks(p) for p in records.rglob("*.parts")), 120), list(tmp_path.rglob("*"))
+    run.send(*steps)
+    line = run.check_clean_stop(getattr(signal, "SIG" + steps[0]))
+    assert "the search so far is kept in" in line and "run the same command again to continue" in line, line
+    assert not (tmp_path / "_build" / "tq.html").exists()
+    done = subprocess.run([*KBSIM, *args, "--json"], cwd=tmp_path, capture_output=True, text=True, env=cli_env())
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "_build" / "tq.html").is_file()

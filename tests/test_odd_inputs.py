@@ -103,6 +103,7 @@ def test_every_reader_refuses_a_fifo(tmp_path):
         ("rules", "test", "f.yaml"),
         ("run", "-n", "2", "--seed", "1", "-g", "f.yaml", "-o", "r.parquet"),
         ("report", "f.toml"),
+        ("tune", "f.toml"),
         ("run", "-n", "2", "--seed", "1", "-o", "f.parquet"),  # an output that is a named pipe: never opened
         ("run", "-n", "2", "--seed", "1", "-o", "f.parquet", "--resume"),
         ("compare", "r0.parquet", "-o", "f.html"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -246,6 +247,43 @@ def test_the_person_sees_only_their_seats_view(tmp_path):
     console.print(family_of(g).part("play_ui").draw(ctx, st, 0, None))
     text = console.export_text()
     assert secret and not any(name in text for name in secret)
+
+
+class _Watching(_Follower):
+    """A follower that keeps the line of the table naming the person's cards, at bots' turns and at prompts."""
+
+    def __init__(self, marker: str):
+        super().__init__(False)
+        self.marker = marker
+        self.pairs: list[tuple[str, str]] = []  # (line at the last bot turn, line at the person's next prompt)
+        self.between: str | None = None
+
+    def update(self, up):
+        console = Console(width=200, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+        console.print(up.drawing)
+        line = next(x for x in console.export_text().splitlines() if x.startswith(self.marker))
+        if up.prompt and self.between is not None:
+            self.pairs.append((self.between, line))
+            self.between = None
+        elif not up.prompt and up.on_turn >= 0:
+            self.between = line
+        super().update(up)
+
+
+@pytest.mark.parametrize("game, marker", [("kingsbridge", "your hand"), ("continental-express", "your contracts")])
+def test_between_their_turns_the_person_sees_their_own_cards(tmp_path, game, marker):
+    """While the bots play, each bot's turn is masked for the bot's seat; the table drawn for the person still
+    shows the person's cards (base rules: they change only in the person's own turn)."""
+    setup, loaded, g = _setup(tmp_path, game, (), 3, "greedy", seed=3)
+    listener = _Watching(marker)
+    session = GameSession(setup, listener, loaded, g)
+    listener.session = session
+    session.start()
+    assert listener.done.wait(120), "the game did not finish"
+    assert listener.outcome[0] == "finished", listener.outcome
+    assert len(listener.pairs) > 3
+    for between, mine in listener.pairs:
+        assert between == mine
 
 
 def _status(app) -> tuple:

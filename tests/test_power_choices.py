@@ -84,7 +84,7 @@ def _row_starts_by_copies(step: GiveRowStartsStep, turn: Turn) -> list[tuple]:
             out.append(prefix)
             return
         for r, row in enumerate(sb.rows):
-            if row and row[0] > 0 and len(out) < 300:
+            if row and row[0] > 0:
                 nxt = sb.clone()
                 step._give(nxt, r, len(prefix))
                 extend(nxt, (*prefix, r))
@@ -102,7 +102,7 @@ def _discard_sequences_by_copies(step: TakeFromDiscardStep, turn: Turn) -> list[
     def extend(sb: Turn, prefix: tuple) -> None:
         if len(prefix) >= step.lo:
             out.append(prefix)
-        if len(prefix) == step.hi or len(out) > 200:
+        if len(prefix) == step.hi:
             return
         for card in sorted(set(sb.discard)):
             for r in range(len(sb.rows)):

@@ -6,13 +6,12 @@ import base64
 import json
 import math
 import re
-from html.parser import HTMLParser
 
 import polars as pl
 import pytest
 
 import kbsim.records
-from conftest import REPO, run_cli
+from conftest import REPO, PageRefs, run_cli
 from conftest_browser import browser, needs_chromium
 from kbsim.analysis.arms import compute
 from kbsim.analysis.characters import character_lift, character_plays, has_character_data
@@ -443,24 +442,10 @@ def test_tiny_study_deltas_in_json(tiny):
             assert d["resolved_raw"] == (d["low"] is not None and (d["low"] > 0 or d["high"] < 0)), d
 
 
-class _Refs(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.urls, self.scripts = [], 0
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "script" and a.get("type") != "application/json":
-            self.scripts += 1
-        for key in ("src", "href", "data"):
-            if a.get(key):
-                self.urls.append((tag, a[key]))
-
-
 def test_page_is_self_contained_and_escaped(tiny):
     page = tiny["out"].read_text(encoding="utf-8")
     assert len(re.findall(r"\* plotly\.js v\d", page)) == 1  # one bundle for every figure
-    refs = _Refs()
+    refs = PageRefs()
     refs.feed(page)
     external = [(t, u) for t, u in refs.urls if re.match(r"^(https?:)?//", u)]
     assert not external, external
@@ -480,8 +465,9 @@ def _write_run(path, seed=5, players=3, games=50, **options):
     """A records file as ``kbsim run`` writes it (in process, to keep the test fast)."""
     from kbsim import __version__
     from kbsim.engine.rows.compiled import compile_rules
+    from kbsim.records import write_records
     from kbsim.rules.loader import load_rules
-    from kbsim.sim.records import to_table, write_parquet
+    from kbsim.sim.records import to_table
     from kbsim.sim.runner import Backend, RunSpec, run_games
 
     spec = RunSpec(
@@ -491,7 +477,7 @@ def _write_run(path, seed=5, players=3, games=50, **options):
         games=games,
         seed=seed,
     )
-    write_parquet(to_table(run_games(spec, Backend()), {"version": __version__, "run": spec.parameters()}), path)
+    write_records(to_table(run_games(spec, Backend()), {"version": __version__, "run": spec.parameters()}), path)
 
 
 def test_cli_compare_two_runs(tmp_path):
@@ -563,7 +549,7 @@ def test_records_load_file_folder_and_list(tmp_path, tiny):
     files = sorted(rec.glob("*.parquet"))
     assert kbsim.records.load(files[0]).height == GAMES
     assert kbsim.records.load(files[:2]).height == 2 * GAMES
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(kbsim.records.RecordsError, match="no such records file"):
         kbsim.records.load(tmp_path / "none.parquet")
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -223,11 +224,11 @@ def _check_other_process(plan, tmp_path: Path, monkeypatch) -> None:
 
 def _shuffled_copy(src: Path, dest: Path, seed: int) -> None:
     """The same records with their rows in another order, written as kbsim writes records (metadata kept)."""
-    from kbsim.sim.records import write_parquet
+    from kbsim.records import write_records
 
     table = pq.read_table(src)
     order = np.random.default_rng(seed).permutation(table.num_rows)
-    write_parquet(table.take(order), dest)
+    write_records(table.take(order), dest)
 
 
 def _check_compare_orders(plan, tmp_path: Path) -> None:
@@ -266,9 +267,10 @@ def test_compare_refuses_two_different_records_of_one_game(tmp_path):
     table = pq.read_table(src)
     turns = table.column("turns").to_pylist()
     turns[3] += 1
-    from kbsim.sim.records import write_parquet
+    from kbsim.records import write_records
 
-    write_parquet(table.set_column(table.schema.get_field_index("turns"), "turns", [turns]), other)
+    i = table.schema.get_field_index("turns")
+    write_records(table.set_column(i, table.schema.field(i), pa.array(turns, pa.int32())), other)
     p = run_cli("compare", str(src), str(other), "-o", str(tmp_path / "x.html"), cwd=tmp_path)
     assert p.returncode == 2, (p.stdout, p.stderr)
     assert "another outcome" in p.stderr and str(other) in p.stderr and str(src) in p.stderr

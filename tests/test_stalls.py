@@ -18,7 +18,8 @@ import pytest
 
 from conftest_characters import make_state, rules, turn_of
 from kbsim.bots import make_bot
-from kbsim.engine.rows.game import TURN_LIMIT, piles_may_turn, play_game, seat_can_lay, stalemate_confirmed
+from kbsim.engine.rows.game import TURN_LIMIT, play_game, seat_can_lay, stalemate_confirmed
+from kbsim.engine.rows.reach import lay_possible
 from kbsim.engine.rows.turn import DONE
 from kbsim.engine.seeds import game_seed
 
@@ -43,7 +44,7 @@ def test_a_play_that_stays_on_an_exchange_turn_turns_the_piles():
     # turn (the default), and the exchange does not undo the play: seat 1's Wilwulf goes, Den comes up
     g = rules("characters")
     st = make_state(CLOSED, ["1 1", "1 2"], ["1", "2"], char_piles=[[], ["wilwulf", "den"]])
-    assert piles_may_turn(g, st) and not stalemate_confirmed(g, st)
+    assert lay_possible(g, st) and not stalemate_confirmed(g, st)
     t = _turn(g, st, 1)
     t.apply(t.play_moves()[0])
     t.apply(t.exchange_moves()[0])
@@ -62,18 +63,17 @@ def test_a_character_under_an_unplayable_top_is_not_in_play_while_no_pile_can_tu
     full = ["1 1 1 1 2 2", "1 1 2 2 2 2"]
     st = make_state(CLOSED, full, ["1 1", "2 2"], char_piles=[[], ["wilwulf", "den"]])
     assert seat_can_lay(g, st, 1)  # every character in play for every seat (the old test)
-    assert not piles_may_turn(g, st)
-    assert not seat_can_lay(g, st, 1, own_top_only=True)
+    assert lay_possible(g, st) is False
     assert stalemate_confirmed(g, st)
     # Den on top: seat 1 clears a row and opens it with a 1 in the same turn
     st.char_piles[1] = ["den", "wilwulf"]
     assert not stalemate_confirmed(g, st)
     # a seat whose turn needs no card (empty draw pile) keeps its play: the piles may turn
     st = make_state(CLOSED, full, ["1 1", ""], char_piles=[[], ["wilwulf", "den"]])
-    assert piles_may_turn(g, st) and not stalemate_confirmed(g, st)
+    assert lay_possible(g, st) and not stalemate_confirmed(g, st)
     # (found by a helper) ... and so does one whose draw pile the refill after its next exchange empties
     st = make_state(CLOSED, ["1 1", "1 2"], ["1", "2"], char_piles=[[], ["wilwulf", "den"]])
-    assert piles_may_turn(g, st) and not stalemate_confirmed(g, st)
+    assert lay_possible(g, st) and not stalemate_confirmed(g, st)
 
 
 def test_a_seat_that_will_refill_counts_its_draw_pile_for_its_top_character():
@@ -81,7 +81,7 @@ def test_a_seat_that_will_refill_counts_its_draw_pile_for_its_top_character():
     g = rules("characters", characters_on_any_turn=False)
     st = make_state(CLOSED, ["", ""], ["", "2"], char_piles=[[], ["wilwulf", "den"]], turn_no=10)
     st.parked[1] = [(1, 1)]
-    assert piles_may_turn(g, st) and not stalemate_confirmed(g, st)
+    assert lay_possible(g, st) and not stalemate_confirmed(g, st)
 
 
 def test_nothing_can_turn_when_no_seat_has_a_legal_top_play():
@@ -89,9 +89,8 @@ def test_nothing_can_turn_when_no_seat_has_a_legal_top_play():
     # every hand and draw pile is empty; seat 1's top, Ethelred, opens an extra row only with hand cards
     st = make_state(CLOSED, ["", ""], ["", ""], char_piles=[[], ["ethelred", "den"]])
     st.parked[1] = [(1, 0)]
-    assert not piles_may_turn(g, st)
-    assert seat_can_lay(g, st, 1) and not seat_can_lay(g, st, 1, own_top_only=True)
-    assert stalemate_confirmed(g, st)
+    assert seat_can_lay(g, st, 1)  # Den, under Ethelred, would clear a row for the parked 1
+    assert lay_possible(g, st) is False and stalemate_confirmed(g, st)
 
 
 def test_a_play_that_itself_lays_the_card_counts_as_a_lay():
@@ -101,7 +100,6 @@ def test_a_play_that_itself_lays_the_card_counts_as_a_lay():
     assert seat_can_lay(g, st, 0) and not stalemate_confirmed(g, st)
 
 
-@pytest.mark.xfail(strict=True, reason="known limit: the test tries one character play at a time")
 def test_staying_plays_of_two_seats_that_together_open_a_row_are_no_stalemate():
     # (found by a helper) Wynstan leaves row 6 as [11], Wigelm then takes that card away, and the emptied row
     # card takes a held 1; each play alone opens nothing. Both plays stay (made on exchange turns).

@@ -476,11 +476,11 @@ def test_resume_replays_bad_chunk_and_counts_speed_now(tmp_path):
     meta = json.loads(table.schema.metadata[b"kbsim.run"])
     out.unlink()
     ro = RunOutput(out, meta, "x")
-    from kbsim.sim.records import to_table  # noqa: F401 - same writer as a run
+    from kbsim.records import write_records  # the writer of a run's chunks
 
     for a in (0, 10, 20):
         part = table.slice(a, 10)
-        pq.write_table(part, ro.parts / f"chunk-{a:010d}-{a + 10:010d}.parquet")
+        write_records(part, ro.parts / f"chunk-{a:010d}-{a + 10:010d}.parquet")
     bad = ro.parts / f"chunk-{0:010d}-{10:010d}.parquet"
     bad.write_bytes(bad.read_bytes()[:100])
     (tmp_path / ".r.parquet.abc.tmp").write_text("stale merge")
@@ -669,7 +669,9 @@ def test_compare_refuses_same_run_under_other_rules(tmp_path):
     run = json.loads(meta[b"kbsim.run"])
     run["rules_hash"] = "0" * 16
     meta[b"kbsim.run"] = json.dumps(run).encode()
-    pq.write_table(t.replace_schema_metadata(meta), b)
+    from kbsim.records import write_records
+
+    write_records(t.replace_schema_metadata(meta), b)
     code, o, e = kb("compare", str(a), str(b), "-o", str(tmp_path / "c.html"))
     assert_user_error(code, e, "different rules")
 

@@ -33,6 +33,7 @@ from kbsim.analysis.metrics import (
     unpaired_rate,
 )
 from kbsim.analysis.reading import ReportError, ReportInput
+from kbsim.analysis.seats import first_after_seat_0, first_seat
 
 # (column, label, unit): per-game outcomes compared deal by deal; the 0/1 ones are BINARY
 BINARY = frozenset({"seat0", "stalemate", "turn_limit", "shared", "comeback"})
@@ -88,22 +89,29 @@ def _experience(df: pl.DataFrame) -> list[pl.Expr]:
     ]
 
 
-def _prepare(df: pl.DataFrame) -> pl.DataFrame:
+def _prepare(df: pl.DataFrame, seats: dict | None) -> pl.DataFrame:
+    """The columns the statistics read; ``first`` is the seat that plays first, ``seat0`` 1.0 when it won alone."""
     nwin = pl.col("winners").list.len()
     sole = pl.when(nwin == 1).then(pl.col("winners").list.first().cast(pl.Int16)).otherwise(None)
     df = df.with_columns(_experience(df))
-    return df.with_columns(
-        players=pl.col("players").cast(pl.Int64),
-        nwin=nwin,
-        sole=sole,
-        lineup=pl.col("bots").list.join(","),
-    ).with_columns(
-        seat0=(pl.col("sole") == 0).fill_null(False).cast(pl.Float64),
-        shared=(pl.col("nwin") > 1).cast(pl.Float64),
-        stalemate=(pl.col("end_reason") == "stalemate").cast(pl.Float64),
-        turn_limit=(pl.col("end_reason") == "turn_limit").cast(pl.Float64),
-        won=(pl.col("end_reason") == "won").cast(pl.Float64),
-        turns=pl.col("turns").cast(pl.Float64),
+    return (
+        df.with_columns(
+            players=pl.col("players").cast(pl.Int64),
+            nwin=nwin,
+            sole=sole,
+            lineup=pl.col("bots").list.join(","),
+        )
+        .with_columns(
+            first=(pl.lit(first_after_seat_0(seats)) % pl.col("players")).cast(pl.Int16),
+        )
+        .with_columns(
+            seat0=(pl.col("sole") == pl.col("first")).fill_null(False).cast(pl.Float64),
+            shared=(pl.col("nwin") > 1).cast(pl.Float64),
+            stalemate=(pl.col("end_reason") == "stalemate").cast(pl.Float64),
+            turn_limit=(pl.col("end_reason") == "turn_limit").cast(pl.Float64),
+            won=(pl.col("end_reason") == "won").cast(pl.Float64),
+            turns=pl.col("turns").cast(pl.Float64),
+        )
     )
 
 
@@ -119,7 +127,8 @@ def compute(inp: ReportInput) -> dict:
 
     Returns:
         A dict with ``groups`` (per condition key and player count: ``n`` games, ``deals``,
-        ``seats`` (per seat a rate dict), ``shared``, ``no_winner``, ``won``, ``stalemate``,
+        ``seats`` (per seat a rate dict), ``first`` (the seat that plays first), ``shared``, ``no_winner``,
+        ``won``, ``stalemate``,
         ``turn_limit`` (rate dicts: ``k, n, rate, low, high``), ``turns`` (mean, low, high, sd,
         p5, q1, median, q3, p95), ``experience`` (per measure of :data:`EXPERIENCE`: a rate dict for
         comebacks, ``{n, mean, low, high}`` for the others, None without data)), ``hist`` (turn histograms),
@@ -131,7 +140,7 @@ def compute(inp: ReportInput) -> dict:
     Raises:
         ReportError: no records, or records of a condition the input does not declare.
     """
-    df = _prepare(inp.records).sort(RECORD_ORDER)
+    df = _prepare(inp.records, inp.seats).sort(RECORD_ORDER)
     if df.height == 0:
         raise ReportError("no records to report")
     known = {c.key for c in inp.conditions}
@@ -173,7 +182,10 @@ def compute(inp: ReportInput) -> dict:
             "n": n,
             "deals": r["deals"],
             "seats": [_rate(seat_wins.get((r["condition"], p, s), 0), n) for s in range(p)],
-            "balance": seat_balance([seat_wins.get((r["condition"], p, s), 0) for s in range(p)], n),
+            "first": first_seat(inp.seats, p),
+            "balance": seat_balance(
+                [seat_wins.get((r["condition"], p, s), 0) for s in range(p)], n, first_seat(inp.seats, p)
+            ),
             "shared": _rate(r["shared"], n),
             "no_winner": _rate(r["no_winner"], n),
             "won": _rate(r["won"], n),

@@ -8,6 +8,7 @@ from typing import Any
 from kbsim.analysis import metrics as M
 from kbsim.analysis.arms import FIGURE_METRICS, METRICS, SEAT_GAP
 from kbsim.analysis.reading import ReportInput
+from kbsim.analysis.seats import starts_text
 from kbsim.analysis.tables import _delta_text, _esc
 from kbsim.sim.conditions import Condition
 
@@ -39,11 +40,15 @@ _PALETTE = [
 _BOT_PALETTE = ["#3b3b3b", "#b15928", "#6a3d9a", "#1b9e77", "#e7298a", "#a6761d"]  # bots: apart from the arms
 
 
+PALETTE = _PALETTE  # colours of a page's series, in order
+
+
 def _colours(conditions: list[Condition]) -> dict[str, str]:
     return {c.key: _PALETTE[i % len(_PALETTE)] for i, c in enumerate(conditions)}
 
 
-def _base_layout(height: int) -> dict:
+def base_layout(height: int) -> dict:
+    """The layout every figure of a kbsim page starts from (white template, legend at the right)."""
     # legend to the right of the panels, below the plotly toolbar (which sits at the top right)
     return {
         "template": "plotly_white",
@@ -127,7 +132,7 @@ def _fig_seats(inp: ReportInput, st: dict, colours: dict):
             y1=1 / p,
             line={"dash": "dash", "color": "#555", "width": 1},
         )
-    fig.update_layout(**_base_layout(440), barmode="group")
+    fig.update_layout(**base_layout(440), barmode="group")
     fig.update_xaxes(title_text="seat won alone · shared win · no winner", tickangle=0, title_font_size=11)
     for k, p in enumerate(ps, start=1):
         if p >= 4:  # seven or more categories in a quarter of the width: upright labels run into each other
@@ -162,7 +167,7 @@ def _fig_end(inp: ReportInput, st: dict, colours: dict):
                 row=1,
                 col=k,
             )
-    fig.update_layout(**_base_layout(400), barmode="group")
+    fig.update_layout(**base_layout(400), barmode="group")
     fig.update_yaxes(tickformat=".1%", rangemode="tozero")
     fig.update_yaxes(title_text="share of games", row=1, col=1)
     fig.update_xaxes(title_text="player count")
@@ -193,7 +198,7 @@ def _fig_turns_box(inp: ReportInput, st: dict, colours: dict):
             )
         )
     fig.update_layout(
-        **_base_layout(420), boxmode="group", yaxis_title="turns per game (all seats)", xaxis_title="player count"
+        **base_layout(420), boxmode="group", yaxis_title="turns per game (all seats)", xaxis_title="player count"
     )
     return fig
 
@@ -224,7 +229,7 @@ def _fig_turns_hist(inp: ReportInput, st: dict, colours: dict):
                 row=1,
                 col=k,
             )
-    fig.update_layout(**_base_layout(400))
+    fig.update_layout(**base_layout(400))
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
     fig.update_xaxes(title_text="turns per game")
     fig.update_yaxes(title_text="share of games", row=1, col=1)
@@ -291,7 +296,7 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
         fig.add_shape(
             type="line", xref=f"x{ax}", yref=f"y{ax} domain", x0=0, x1=0, y0=0, y1=1, line={"color": "#333", "width": 1}
         )
-    fig.update_layout(**_base_layout(160 + 26 * max(1, len(keys))))
+    fig.update_layout(**base_layout(160 + 26 * max(1, len(keys))))
     fig.update_yaxes(autorange="reversed", categoryorder="array", categoryarray=ylab)
     for k, (_, _, unit) in enumerate(metrics, start=1):
         fig.update_xaxes(title_text="B − A (percentage points)" if unit == "pp" else f"B − A ({unit})", row=1, col=k)
@@ -326,7 +331,7 @@ def _fig_sweep(inp: ReportInput, st: dict, colours: dict):
                     if m == "turns":
                         y, a, b = g["turns"]["mean"], g["turns"]["low"], g["turns"]["high"]
                     else:
-                        r = g["seats"][0] if m == "seat0" else g[m]
+                        r = g["seats"][g["first"]] if m == "seat0" else g[m]
                         y, a, b = r["rate"], r["low"], r["high"]
                     xs[m].append(xv)
                     ys[m].append(y)
@@ -354,7 +359,7 @@ def _fig_sweep(inp: ReportInput, st: dict, colours: dict):
                     row=1,
                     col=k,
                 )
-    fig.update_layout(**_base_layout(420))
+    fig.update_layout(**base_layout(420))
     fig.update_xaxes(title_text=_esc(sw.option))
     if numeric:
         fig.update_xaxes(tickmode="array", tickvals=list(sw.values))
@@ -409,7 +414,7 @@ def _fig_bots(inp: ReportInput, st: dict, labels: dict):
                 row=1,
                 col=k,
             )
-    fig.update_layout(**_base_layout(420), barmode="group")
+    fig.update_layout(**base_layout(420), barmode="group")
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
     fig.update_yaxes(title_text="share of games won alone", row=1, col=1)
     fig.update_xaxes(title_text="player count")
@@ -467,7 +472,7 @@ def _fig_char(inp: ReportInput, st: dict, colours: dict, kind: str):
             row=1,
             col=k,
         )
-    fig.update_layout(**_base_layout(420))
+    fig.update_layout(**base_layout(420))
     fig.update_xaxes(tickangle=-45, title_text="character")
     if kind == "lift":
         fig.update_yaxes(tickformat="+.0%")
@@ -490,7 +495,7 @@ def build_figures(inp: ReportInput, st: dict) -> list[dict]:
         (
             "seats",
             "Win rate by seat",
-            "Share of games won alone by each seat (seat 0 deals and plays first), and shared wins and games "
+            f"Share of games won alone by each seat ({starts_text(inp.seats)}), and shared wins and games "
             "without a winner shown apart; the three add up to 100%. Error bars: 95% Wilson intervals. "
             "Dashed line: the fair share 1/P.",
             _fig_seats(inp, st, colours),
@@ -569,6 +574,19 @@ def build_figures(inp: ReportInput, st: dict) -> list[dict]:
                 _fig_char(inp, st, colours, "lift"),
             )
         )
+    return embed_figures(figs)
+
+
+def embed_figures(figs: list[tuple[str, str, str, Any]]) -> list[dict]:
+    """Figures as a page embeds them (``templates/_figures.html.j2`` draws them).
+
+    Args:
+        figs: ``(section id, title, caption, plotly figure)`` in page order.
+
+    Returns:
+        A list of dicts ``id, section, title, caption, height, json`` (the figure's plotly JSON, escaped for a
+        ``<script>`` element).
+    """
     from plotly.utils import PlotlyJSONEncoder
 
     out = []

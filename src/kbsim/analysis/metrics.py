@@ -101,6 +101,20 @@ def fmt_pct(x: float | None, digits: int = 1) -> str:
     return f"{v:.{digits}f}%"
 
 
+def fmt_sig(x: float | None, digits: int = 3) -> str:
+    """A measured quantity (a speed, a time) to ``digits`` significant figures, grouped, never in e-notation.
+
+    ``1538.7`` reads ``1,540``, ``15.94`` reads ``15.9``, ``0.01234`` reads ``0.0123``; nan or None ``–``.
+    """
+    if _isnan(x):
+        return "–"
+    v = float(f"{float(x):.{digits}g}")  # type: ignore[arg-type] # rounded to the significant figures
+    if v == 0 or not math.isfinite(v):
+        return f"{v:g}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(v))))
+    return f"{v:,.{decimals}f}"
+
+
 def fmt_rate(r: dict, digits: int = 1, n: bool = True) -> str:
     """``"12.3% [10.1%, 14.8%]"`` plus ``" (k/n)"``; a 0/10,000 rate reads ``"0% [0%, 0.038%] (0/10,000)"``."""
     if not r or r.get("n", 0) == 0:
@@ -157,18 +171,19 @@ def _exact_multinomial(w: list[int]) -> float:
     return min(1.0, p)
 
 
-def seat_balance(wins: Sequence[int], games: int) -> dict:
+def seat_balance(wins: Sequence[int], games: int, first: int = 0) -> dict:
     """Seat shares of the games won alone, the seat-equality test and the verdict of one cell.
 
     Args:
-        wins: games won alone by each seat (seat 0 starts), length P.
+        wins: games won alone by each seat, seat 0 first, length P.
         games: all games of the cell (games with a shared win or no winner included).
+        first: the seat that plays first (:func:`kbsim.analysis.seats.first_seat`).
 
     Returns:
         ``players``, ``fair`` (1/P), ``decided`` (games won alone), ``shares`` (per seat a rate dict of
         its share of the games won alone), ``test`` (:func:`seat_test`), ``verdict`` with
         ``largest`` (``seat``, ``gap`` = share - 1/P, ``low``/``high`` its 95% interval), ``first``
-        (the same for seat 0: the first-player advantage), ``text`` (the largest gap in words) and
+        (the same for seat ``first``: the first-player advantage), ``text`` (the largest gap in words) and
         ``first_text``. Gaps are nan when no game was won alone.
     """
     p = len(wins)
@@ -186,11 +201,12 @@ def seat_balance(wins: Sequence[int], games: int) -> dict:
     if p >= 2 and decided:
         largest = max(range(p), key=lambda s: (abs(shares[s]["rate"] - fair), -s))
         verdict["largest"] = gap(largest)
-        verdict["first"] = gap(0)
+        verdict["first"] = gap(first)
         verdict["text"] = gap_words(verdict["largest"], fair)
         verdict["first_text"] = gap_words(verdict["first"], fair)
     else:
-        verdict["largest"] = verdict["first"] = {"seat": 0, "gap": NAN, "low": NAN, "high": NAN}
+        verdict["largest"] = {"seat": 0, "gap": NAN, "low": NAN, "high": NAN}
+        verdict["first"] = {"seat": first, "gap": NAN, "low": NAN, "high": NAN}
         verdict["text"] = verdict["first_text"] = "one seat: no seat balance" if p < 2 else "no game was won alone"
     return {
         "players": p,
@@ -675,6 +691,7 @@ __all__ = [
     "fmt_p",
     "fmt_pct",
     "fmt_rate",
+    "fmt_sig",
     "gap_words",
     "largest_gap",
     "paired",

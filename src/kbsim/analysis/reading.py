@@ -15,7 +15,15 @@ from typing import Any
 
 import polars as pl
 
-from kbsim.records import column_names, read_columns, read_metadata
+from kbsim.analysis.seats import seats_of
+from kbsim.records import (
+    RECORDS_SCHEMA_VERSION,
+    SCHEMA_CHANGES,
+    RecordsError,
+    RecordsFile,
+    describe_version,
+    open_records,
+)
 from kbsim.sim.conditions import Condition, SweepInfo
 
 NEEDED_COLUMNS = ["game_index", "seed", "players", "bots", "winners", "end_reason", "turns"]
@@ -50,9 +58,11 @@ class ReportInput:
         sweep: the sweep, if any.
         records: polars DataFrame of records (:data:`NEEDED_COLUMNS`, optional
             :data:`OPTIONAL_COLUMNS`) plus ``condition`` (a condition key).
-        versions: kbsim versions that wrote the records.
+        versions: kbsim versions (and records schemas) that wrote the records.
         names: display names of keys held by the records, from their metadata
             (``{"characters": {"den": "Sheriff Den"}}``); a key without a name is shown as is.
+        seats: who deals and who plays first, from the records' metadata (:func:`kbsim.analysis.seats.seats_of`;
+            the first file that says), or None.
     """
 
     title: str
@@ -66,35 +76,44 @@ class ReportInput:
     records: pl.DataFrame
     versions: list[str] = field(default_factory=list)
     names: dict = field(default_factory=dict)
+    seats: dict | None = None
 
 
 # ------------------------------------------------------------------ records
-def read_records(items: Sequence[tuple[Path, str]]) -> pl.DataFrame:
-    """Read records files, tagging each with a condition key.
+def _open(path: Path) -> RecordsFile:
+    """Open a records file with the one reader (:func:`kbsim.records.open_records`); its problems are report errors."""
+    try:
+        return open_records(path)
+    except RecordsError as e:
+        raise ReportError(str(e)) from None
 
-    Args:
-        items: (Parquet path, condition key) pairs.
 
-    Returns:
-        One DataFrame: :data:`NEEDED_COLUMNS`, any :data:`OPTIONAL_COLUMNS` present, and ``condition``.
+def _read(rf: RecordsFile, need: Sequence[str]) -> pl.DataFrame:
+    """The ``need`` columns (all required) and the :data:`OPTIONAL_COLUMNS` a file has, read and verified."""
+    missing = [c for c in need if c not in rf.column_names]
+    if missing:
+        raise ReportError(f"{rf.path}: not kbsim records (missing columns: {', '.join(missing)})")
+    try:
+        table = rf.read(list(need) + [c for c in OPTIONAL_COLUMNS if c in rf.column_names])
+    except RecordsError as e:
+        raise ReportError(str(e)) from None
+    return pl.from_arrow(table)  # type: ignore[return-value]
 
-    Raises:
-        ReportError: a file is unreadable or lacks a needed column.
-    """
-    frames = []
-    for path, key in items:
-        try:
-            names = column_names(path)
-        except Exception as e:  # missing file, not Parquet
-            raise ReportError(f"{path}: cannot read records: {e}") from None
-        missing = [c for c in NEEDED_COLUMNS if c not in names]
-        if missing:
-            raise ReportError(f"{path}: not kbsim records (missing columns: {', '.join(missing)})")
-        cols = NEEDED_COLUMNS + [c for c in OPTIONAL_COLUMNS if c in names]
-        frames.append(read_columns(path, cols).with_columns(condition=pl.lit(key)))
-    if not frames:
-        raise ReportError("no records to report")
-    return pl.concat(frames, how="diagonal_relaxed")
+
+def _older_records(opened: Sequence[RecordsFile]) -> list[tuple[str, str]]:
+    """A parameters row saying what changed since the oldest records schema among the files (none if current)."""
+    oldest = min((rf.schema_version for rf in opened), default=RECORDS_SCHEMA_VERSION)
+    if oldest >= RECORDS_SCHEMA_VERSION:
+        return []
+    files = sum(rf.schema_version < RECORDS_SCHEMA_VERSION for rf in opened)
+    since = "; ".join(f"{v}: {SCHEMA_CHANGES[v]}" for v in range(oldest + 1, RECORDS_SCHEMA_VERSION + 1))
+    return [
+        (
+            "older records",
+            f"{files} file(s) of records schema {oldest} or later, read by migration and without checksums; "
+            f"changed since: {since}",
+        )
+    ]
 
 
 def _plain(v: Any) -> str:
@@ -231,28 +250,15 @@ def compare_input(paths: Sequence[Path]) -> ReportInput:
     """
     frames = []
     file_rows = []
+    opened = []
     for i, p in enumerate(paths):
-        p = Path(p)
-        if not p.is_file():
-            raise ReportError(f"{p}: no such records file")
-        try:
-            names = column_names(p)
-        except Exception as e:
-            raise ReportError(f"{p}: not a Parquet file ({type(e).__name__})") from None
-        need = NEEDED_COLUMNS + ["game", "variant", "options"]
-        missing = [c for c in need if c not in names]
-        if missing:
-            raise ReportError(f"{p}: not kbsim records (missing columns: {', '.join(missing)})")
-        cols = need + [c for c in OPTIONAL_COLUMNS if c in names]
-        df = read_columns(p, cols).with_columns(file=pl.lit(i))
+        rf = _open(Path(p))
+        df = _read(rf, NEEDED_COLUMNS + ["game", "variant", "options"]).with_columns(file=pl.lit(i))
         if df.height == 0:
-            raise ReportError(f"{p}: holds no records")
+            raise ReportError(f"{rf.path}: holds no records")
         frames.append(df)
-        try:
-            meta = read_metadata(p)
-        except Exception:
-            meta = {}
-        file_rows.append((p, meta))
+        file_rows.append((rf.path, rf.metadata))
+        opened.append(rf)
     df = pl.concat(frames, how="diagonal_relaxed")
     combos = df.select("file", "game", "variant", "options", "bots").unique(maintain_order=True)
     sig_of: dict[tuple, tuple] = {}
@@ -316,11 +322,12 @@ def compare_input(paths: Sequence[Path]) -> ReportInput:
         ("pairing", "games of two arms are paired when they have the same game seed (same run seed and index)"),
     ]
     params += [(f"provisional data ({g})", note) for g, note in provisional]
+    params += _older_records(opened)
     for i, (p, meta) in enumerate(file_rows):
         run = meta.get("run", {}) if isinstance(meta.get("run"), dict) else {}
         what = ", ".join(f"{k} {run[k]}" for k in ("variant", "players", "bots", "games", "seed") if k in run)
         params.append((f"file {i + 1}", f"{p}" + (f" ({what})" if what else "")))
-    versions = sorted({str(m.get("version", "?")) for _, m in file_rows})
+    versions = sorted({describe_version(rf) for rf in opened})
     names: dict[str, dict[str, str]] = {}
     for _, m in file_rows:
         for kind, table in (m.get("names") or {}).items():
@@ -338,6 +345,7 @@ def compare_input(paths: Sequence[Path]) -> ReportInput:
         records=df.drop("file", "game", "variant", "options", "bots_key"),
         versions=versions,
         names=names,
+        seats=next((s for _, m in file_rows if (s := seats_of(m)) is not None), None),
     )
 
 
@@ -347,7 +355,6 @@ __all__ = [
     "ReportError",
     "ReportInput",
     "compare_input",
-    "read_records",
     "study_input",
 ]
 
@@ -368,9 +375,16 @@ def study_input(plan: Any) -> ReportInput:
     missing = [r.path for r in plan.runs if not r.path.is_file()]
     if missing:
         raise ReportError(f"{plan.source}: records missing (e.g. {missing[0]}); run the study first")
-    records = read_records([(r.path, r.condition.key) for r in plan.runs])
-    metas = [read_metadata(r.path) for r in plan.runs]
-    versions = sorted({str(m.get("version", "?")) for m in metas})
+    opened = [_open(r.path) for r in plan.runs]
+    records = pl.concat(
+        [
+            _read(rf, NEEDED_COLUMNS).with_columns(condition=pl.lit(r.condition.key))
+            for rf, r in zip(opened, plan.runs, strict=True)
+        ],
+        how="diagonal_relaxed",
+    )
+    metas = [rf.metadata for rf in opened]
+    versions = sorted({describe_version(rf) for rf in opened})
     names: dict[str, dict[str, str]] = {}
     for m in metas:
         for kind, table in (m.get("names") or {}).items():
@@ -398,6 +412,7 @@ def study_input(plan: Any) -> ReportInput:
             )
         )
     params.append(("records", str(plan.records_dir)))
+    params += _older_records(opened)
     provisional = next(
         (
             m["rules"]["provisional"]
@@ -430,4 +445,5 @@ def study_input(plan: Any) -> ReportInput:
         records=records,
         versions=versions,
         names=names,
+        seats=next((s for m in metas if (s := seats_of(m)) is not None), None),
     )

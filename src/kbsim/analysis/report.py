@@ -47,6 +47,7 @@ from kbsim.analysis import metrics as M
 from kbsim.analysis.arms import compute
 from kbsim.analysis.figures import build_figures
 from kbsim.analysis.reading import ReportError, ReportInput
+from kbsim.analysis.seats import starts_text
 from kbsim.analysis.tables import _tables, text_summary
 from kbsim.sim.conditions import Condition
 
@@ -162,7 +163,57 @@ def _kbsim_version() -> str:
         return "unknown"
 
 
-def _generated() -> _dt.datetime:
+def page_environment(*packages: str) -> Any:
+    """The jinja2 environment of kbsim's pages: autoescaped, strict, templates of ``packages`` then the analysis's.
+
+    Args:
+        packages: packages with a ``templates`` folder searched first (e.g. ``kbsim.tune``); the analysis's
+            templates (the report page, and the partials every page includes: ``_style.html.j2``,
+            ``_figures.html.j2``) come last.
+    """
+    import jinja2
+
+    loaders = [jinja2.PackageLoader(p, "templates") for p in (*packages, "kbsim.analysis")]
+    return jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def write_html(page: str, path: Path) -> int:
+    """Write a page atomically (a temporary file in the same folder, then a rename); its folder is created.
+
+    Returns:
+        The file's size in bytes.
+
+    Raises:
+        ReportError: the file cannot be written (nothing is left behind).
+    """
+    import os
+    import tempfile
+
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise ReportError(f"{path}: cannot write the page: {e.strerror or e}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(page)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise ReportError(f"{path}: cannot write the page: {e.strerror or e}") from None
+    finally:
+        Path(tmp).unlink(missing_ok=True)  # nothing left behind on an error (after a replace it is gone)
+    return path.stat().st_size
+
+
+def generated_time() -> _dt.datetime:
     """When the page is rendered: now, or ``SOURCE_DATE_EPOCH`` (seconds) when set, for byte-identical pages.
 
     The one thing on a page that is not a function of its records; the reproducible-builds convention lets a
@@ -187,18 +238,10 @@ def render_html(inp: ReportInput, st: dict, figures: list[dict]) -> str:
     Returns:
         The complete HTML document.
     """
-    import jinja2
     from plotly.offline import get_plotlyjs
 
     __version__ = _kbsim_version()
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("kbsim.analysis", "templates"),
-        autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    tpl = env.get_template("report.html.j2")
+    tpl = page_environment().get_template("report.html.j2")
     option_names = sorted({k for c in inp.conditions for k in c.effective})
     differing = [
         k for k in option_names if len({json.dumps(c.effective.get(k), sort_keys=True) for c in inp.conditions}) > 1
@@ -208,13 +251,14 @@ def render_html(inp: ReportInput, st: dict, figures: list[dict]) -> str:
         "question": inp.question,
         "source": inp.source,
         "version": __version__,
-        "generated": _generated().strftime("%Y-%m-%d %H:%M UTC"),
+        "generated": generated_time().strftime("%Y-%m-%d %H:%M UTC"),
         "parameters": inp.parameters,
         "versions": inp.versions,
         "conditions": inp.conditions,
         "option_names": option_names,
         "differing": differing,
         "games": st["games"],
+        "starts": starts_text(inp.seats),
         "tables": _tables(inp, st),
         "figures": figures,
         "has_sweep": inp.sweep is not None,
@@ -242,32 +286,16 @@ def write_report(inp: ReportInput, path: Path) -> ReportResult:
     Raises:
         ReportError: nothing to report, or the file cannot be written.
     """
-    import os
-    import tempfile
-
     t0 = time.perf_counter()
     st = compute(inp)
     figures = build_figures(inp, st)
     page = render_html(inp, st, figures)
     path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as e:
-        raise ReportError(f"{path}: cannot write the report: {e.strerror or e}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(page)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except OSError as e:
-        raise ReportError(f"{path}: cannot write the report: {e.strerror or e}") from None
-    finally:
-        Path(tmp).unlink(missing_ok=True)  # nothing left behind on an error (after a replace it is gone)
+    size = write_html(page, path)
     seconds = time.perf_counter() - t0
     return ReportResult(
         path=path,
-        size=path.stat().st_size,
+        size=size,
         seconds=seconds,
         figures=len(figures),
         summary=text_summary(inp, st),

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 
 from kbsim.analysis import metrics as M
+from kbsim.analysis.seats import first_seat, starts_text
 
 
 def wilson_interval(k: int, n: int) -> tuple[float, float]:
@@ -42,10 +43,17 @@ SUMMARY_COLUMNS = (
 
 
 class Summary:
-    """Accumulates records chunk by chunk; :meth:`result` gives the summary dict."""
+    """Accumulates records chunk by chunk; :meth:`result` gives the summary dict.
 
-    def __init__(self, win_at: int = 1, expert_at: int = 12) -> None:
+    Args:
+        win_at, expert_at: the team score that wins, and an expert's (solo and cooperative games).
+        seats: the records' seat roles (:func:`kbsim.analysis.seats.seats_of`), for who plays first; None for
+            records that do not say.
+    """
+
+    def __init__(self, win_at: int = 1, expert_at: int = 12, seats: dict | None = None) -> None:
         self.win_at, self.expert_at = win_at, expert_at
+        self.seat_roles = seats
         self.scores: Counter = Counter()
         self.hands = 0
         self.games = 0
@@ -203,7 +211,8 @@ class Summary:
                     "threshold": self.expert_at,
                 },
             }
-        balance = M.seat_balance([self.sole[s] for s in range(self.players)], n) if self.players else None
+        first = first_seat(self.seat_roles, self.players)
+        balance = M.seat_balance([self.sole[s] for s in range(self.players)], n, first) if self.players else None
         return {
             "games": n,
             "players": self.players,
@@ -221,7 +230,8 @@ class Summary:
             "hands_per_game": self.hands / n if n and self.hands else None,
             "mode": "team" if team else "seats",
             "bot_shares": self._bot_shares(n) if len(self.bot_seats) > 1 and not team else None,
-            "starts": "seat 0 plays first" if not team else None,
+            "starts": starts_text(self.seat_roles, self.players) if not team else None,
+            "first_seat": first if not team else None,
             "fair_share": (1 / self.players) if self.players and not team else None,
             "penalties": (
                 {
@@ -270,8 +280,8 @@ def _json_clean(v):
     return v
 
 
-def summarize(cols: dict[str, list], seconds: float | None = None) -> dict:
-    """Summarise one batch of record columns; see :meth:`Summary.result`."""
-    s = Summary()
+def summarize(cols: dict[str, list], seconds: float | None = None, seats: dict | None = None) -> dict:
+    """Summarise one batch of record columns (``seats``: their seat roles); see :meth:`Summary.result`."""
+    s = Summary(seats=seats)
     s.add(cols)
     return s.result(seconds)

@@ -124,7 +124,7 @@ def _tables(inp: ReportInput, st: dict) -> dict:
     labels = {c.key: c.label for c in inp.conditions}
     summary = []
     for c, p, g in _cells(inp, st):
-        s0 = g["seats"][0]
+        s0 = g["seats"][g["first"]]
         summary.append(
             {
                 "arm": c.label,
@@ -427,9 +427,10 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
     labels = {c.key: c.label for c in inp.conditions}
     lines = [f"WARNING: {_unused_text(inp, k, st)}" for k in st.get("unused", [])]
     for c, p, g in _cells(inp, st):
-        s0 = g["seats"][0]
+        s0 = g["seats"][g["first"]]
         lines.append(
-            f"{c.label}, {p} players: {g['n']:,} games; seat 0 wins alone {_pct(s0['rate'])} "
+            f"{c.label}, {p} players: {g['n']:,} games; seat {g['first']} (plays first) wins alone "
+            f"{_pct(s0['rate'])} "
             f"[{_pct(s0['low'])}, {_pct(s0['high'])}] (fair {_pct(1 / p)}); shared wins "
             f"{_pct(g['shared']['rate'], 2)}; stalemate {_pct(g['stalemate']['rate'], 2)}; turn limit "
             f"{_pct(g['turn_limit']['rate'], 2)}; turns mean {_num(g['turns']['mean'])}, median "

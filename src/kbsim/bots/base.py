@@ -1,12 +1,19 @@
 """The bot interface shared by every player policy.
 
 A bot is told the rules and its seat once per game (:meth:`Bot.new_game`),
-then plays each of its turns through the :class:`~kbsim.engine.rows.turn.Turn` it
-is handed: it reads the rows, its own hand and public counts, and acts only
-with legal moves (``turn.apply``/``turn.lay``/...). It never sees another
-seat's hand or the order of any draw pile. If ``play_turn`` returns with the
-turn unfinished, the engine ends it (which is refused if the turn has not yet
-laid its minimum of cards).
+then plays each of its turns through the turn it is handed (a
+:class:`~kbsim.engine.rows.turn.Turn`, or a
+:class:`~kbsim.engine.market.turn.MarketTurn` in the market family): it reads
+the table, its own hand and public counts, lists the legal moves, tries them on
+sandboxes and acts only through ``turn.apply``. The turn is its seat's
+observation, enforced by the engine: every card the seat may not see (another
+seat's hand, the order of any draw pile, face-down decks) is masked while the
+bot decides (:mod:`kbsim.engine.rows.observe`,
+:mod:`kbsim.engine.market.observe`), and what everybody knows beyond the table
+is ``turn.seen``, from which :func:`kbsim.engine.forward.determinize` samples
+full game positions for a search. If ``play_turn`` returns with the turn
+unfinished, the engine ends it (which is refused if the turn has not yet laid
+its minimum of cards).
 """
 
 from __future__ import annotations
@@ -37,6 +44,10 @@ class Bot(Protocol):
 
     def play_turn(self, turn: Turn) -> None:
         """Play one whole turn through ``turn``."""
+
+    # Optional: a player that defines ``watch_table(view)`` is handed, by the game loop, a copy of the table as its
+    # seat sees it at the start of every other seat's turn and when a hand ends (a person's seat draws the table
+    # from it between their turns: kbsim.play). Bots need not define it; ``turn.seen`` carries the public history.
 
 
 def _cards(zones: list) -> int:

@@ -220,7 +220,7 @@ class MarketGreedyBot(BaseBot):
                 scored.append((0.0, m))
                 continue
             card = turn.market[m.a][m.b]
-            scored.append((self._card_value(turn, card, vals) - g.costs[m.b] * self.TICKET_WORTH, m))
+            scored.append((self._card_value(turn, card, vals) - g.price(m.a, m.b) * self.TICKET_WORTH, m))
         return self._best(scored)
 
     def _resolve(self, turn: MarketTurn, moves: list[Move]) -> Move:

@@ -23,14 +23,29 @@ not swamp everything else):
 3. An exchange puts a uniformly chosen number of cards (from the minimum to the
    whole hand) under the pile, the cards chosen uniformly; a minus-pile move is
    chosen uniformly among the legal ones.
+4. Where a character may be played in a turn that then ends as an exchange, a
+   pass or a minus-pile move (``characters.on_any_turn``), such a turn first
+   plays one with probability 1/2: a play chosen uniformly among all the legal
+   ones, made only if the chosen option is still legal after it. So every
+   legal kind of turn has a positive probability. (Until issue #28 it never
+   played a character on such turns, and a seat whose only way on was such a
+   play left the game looping to the turn limit.)
+
+Plays are chosen among all the legal ones (:meth:`~kbsim.engine.rows.turn.Turn.play_moves` without a cap),
+listed only when the kind "play a character" is drawn.
 """
 
 from __future__ import annotations
+
+from typing import Final
 
 from kbsim.bots.base import BaseBot
 from kbsim.engine.rng import choice, randint, sample, shuffle
 from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, Move
 from kbsim.engine.rows.turn import DONE, Turn
+
+ALL_PLAYS: Final = 10**9  # a listing limit no position reaches: every legal play
+_PLAYS: Final[list[Move]] = []  # stands for the kind "play a character" in a walk (listed when drawn)
 
 
 class RandomBot(BaseBot):
@@ -55,10 +70,8 @@ class RandomBot(BaseBot):
                 rebuilds = sb.rebuild_moves()
                 if rebuilds:
                     kinds.append(rebuilds)
-                if sb.available_characters():
-                    plays = sb.play_moves(limit=60)
-                    if plays:
-                        kinds.append(plays)
+                if sb.available_characters() and sb.play_moves(limit=1):
+                    kinds.append(_PLAYS)
             if sb.can_end():
                 if step >= self.max_steps:
                     moves.append(END_TURN)
@@ -66,7 +79,8 @@ class RandomBot(BaseBot):
                 kinds.append([END_TURN])
             if not kinds:
                 return None
-            move = choice(rng, choice(rng, kinds))
+            kind = choice(rng, kinds)
+            move = choice(rng, sb.play_moves(limit=ALL_PLAYS) if kind is _PLAYS else kind)
             sb.apply(move)
             moves.append(move)
             if sb.phase == DONE:
@@ -116,6 +130,10 @@ class RandomBot(BaseBot):
                             turn.apply(m)
                         return
                 continue
+            if g.chars_any_turn and turn.available_characters():
+                self._play_first(turn, opt)
+                if opt == "minus":
+                    minus = turn.minus_moves()
             if opt == "exchange":
                 k = randint(rng, g.exchange_min, len(turn.hand))
                 turn.apply(Exchange(tuple(sample(rng, turn.hand, k))))
@@ -130,3 +148,25 @@ class RandomBot(BaseBot):
         fallback = GreedyBot()
         fallback.new_game(g, self.seat, self.players, self._seed)
         fallback.play_turn(turn)
+
+    def _play_first(self, turn: Turn, option: str) -> None:
+        """With probability 1/2, play a uniformly chosen legal character before a turn ending as ``option``.
+
+        The play is made only if ``option`` (``exchange``, ``pass`` or ``minus``) is still legal after it (tried
+        on a copy first); otherwise the turn goes on without a play.
+        """
+        rng = self.rng
+        if randint(rng, 0, 1) == 0:
+            return
+        plays = turn.play_moves(limit=ALL_PLAYS)
+        if not plays:
+            return
+        move = choice(rng, plays)
+        probe = turn.sandbox()
+        probe.apply(move, listed=True)
+        if option == "exchange":
+            still = probe.can_exchange()
+        else:
+            still = probe.can_pass() if option == "pass" else bool(probe.minus_moves())
+        if still:
+            turn.apply(move, listed=True)

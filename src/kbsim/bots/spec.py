@@ -240,7 +240,7 @@ def _bar(name: str, value: Any) -> tuple[str, ...]:
     if not isinstance(names, tuple) or not all(isinstance(v, str) and _KIND.match(v) for v in names):
         raise BotSpecError(
             f"bot {name!r}: parameter bar={_text(value)}: expected a list of move kinds such as "
-            "[characters.play.agatha, turn.exchange.allowed]"
+            "[characters.play.KEY, turn.exchange.allowed]"
         )
     return tuple(sorted(set(names)))
 

@@ -13,9 +13,9 @@ from typing import Annotated
 import typer
 
 from kbsim import __version__
-from kbsim.cli import compare, play, replay, report, rules, run, solve
+from kbsim.cli import compare, play, replay, report, rules, run, solve, tune
 from kbsim.cli.checks import ArgError
-from kbsim.cli.common import UserError, closed_pipe
+from kbsim.cli.common import UserError, closed_pipe, safe_streams
 
 app = typer.Typer(
     name="kbsim",
@@ -50,6 +50,7 @@ def _main(
 
 def main() -> None:
     """Console-script entry point: run the app, turning every user error into one line and exit 2."""
+    safe_streams()  # any terminal encoding: symbols it cannot show are written as ASCII stand-ins
     try:
         rc = app(standalone_mode=False)
         sys.stdout.flush()  # a closed pipe shows here, inside the handlers below
@@ -73,22 +74,32 @@ def main() -> None:
             closed_pipe()
         raise
     except Exception as e:  # click/typer usage errors (exit code 2), whichever click typer bundles
-        if getattr(e, "exit_code", None) == 2 and hasattr(e, "format_message"):
-            ctx = getattr(e, "ctx", None)
-            where = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
-            print(f"kbsim: error: {e.format_message()}{where}", file=sys.stderr)
-            sys.exit(2)
-        if type(e).__name__ == "Abort":
-            print("kbsim: interrupted", file=sys.stderr)
-            sys.exit(130)
-        if type(e).__name__ == "Exit":
-            sys.exit(getattr(e, "exit_code", 0))
-        if isinstance(e.__context__, BrokenPipeError) or isinstance(e.__cause__, BrokenPipeError):
-            closed_pipe()
-        raise
+        _other_error(e)
     except KeyboardInterrupt:
         print("kbsim: interrupted; nothing was written", file=sys.stderr)
         sys.exit(130)
+
+
+def _other_error(e: Exception) -> None:
+    """End kbsim for an exception no command handled: one line and exit 2 for a user's error, else re-raise."""
+    from kbsim.records import RecordsError  # imported only here: pyarrow is not needed to start kbsim
+
+    if isinstance(e, RecordsError):  # a records file that cannot be used (damaged, not records...)
+        print(f"kbsim: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    if getattr(e, "exit_code", None) == 2 and hasattr(e, "format_message"):
+        ctx = getattr(e, "ctx", None)
+        where = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+        print(f"kbsim: error: {e.format_message()}{where}", file=sys.stderr)
+        sys.exit(2)
+    if type(e).__name__ == "Abort":
+        print("kbsim: interrupted", file=sys.stderr)
+        sys.exit(130)
+    if type(e).__name__ == "Exit":
+        sys.exit(getattr(e, "exit_code", 0))
+    if isinstance(e.__context__, BrokenPipeError) or isinstance(e.__cause__, BrokenPipeError):
+        closed_pipe()
+    raise
 
 
 app.command()(run.run)
@@ -96,6 +107,7 @@ app.command()(replay.replay)
 app.command()(report.report)
 app.command()(compare.compare)
 app.command()(solve.solve)
+app.command()(tune.tune)
 app.command()(play.play)
 rules_app.command("check")(rules.rules_check)
 rules_app.command("show")(rules.rules_show)

@@ -23,13 +23,14 @@ class UserError(Exception):
     """A problem with the user's input: printed as one line, exit code 2."""
 
 
-def notation_key(seats: bool) -> str:
+def notation_key(starts: str = "") -> str:
     """The one-line key to the move notation that ``replay`` and ``solve`` print.
 
     The full list is in the docs' rule-file guide ("Examples and their notation", from
-    :mod:`kbsim.engine.rows.notation`). ``seats`` adds how seats are numbered.
+    :mod:`kbsim.engine.rows.notation`). ``starts`` (e.g. ``"seat 1 plays first"``, from the rules) adds how
+    seats are numbered and who starts.
     """
-    who = "seats count from 0 (seat 0 starts); " if seats else ""
+    who = f"seats count from 0 ({starts}); " if starts else ""
     return (
         "key: rows count from 1 on the left; " + who + "a-b is the run a to b (in a hand too: 11-12 = 11 and 12), "
         "_ an empty row; 'lay C on R' lays card C on row R; 'rebuild R from V on S' moves row R's cards from its "
@@ -126,6 +127,66 @@ def print_report(result, head: list[str], json_out: bool, extra: dict) -> None:
     )
     for line in head + result.summary:
         print(line)
+
+
+#: ASCII stand-ins for the symbols kbsim prints, used when the terminal's encoding cannot show them.
+ASCII_SYMBOLS = {
+    "\u2013": "-",  # en dash (an empty cell)
+    "\u2014": "--",  # em dash
+    "\u2212": "-",  # minus sign
+    "\u00b7": "-",  # middle dot
+    "\u2026": "...",
+    "\u00b1": "+/-",
+    "\u2248": "~",
+    "\u00d7": "x",
+    "\u2192": "->",
+    "\u2264": "<=",
+    "\u2265": ">=",
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u2022": "*",
+    "\u2501": "-",  # heavy horizontal line (progress bar)
+}
+
+
+def _ascii_fallback(error: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: each character the stream cannot encode as an ASCII stand-in (accents dropped, ``?``).
+
+    Registered as ``kbsim-ascii`` (:func:`safe_streams`).
+    """
+    import unicodedata
+
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    out = []
+    for ch in error.object[error.start : error.end]:
+        plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+        out.append(ASCII_SYMBOLS.get(ch) or plain or "?")
+    return "".join(out), error.end
+
+
+def safe_streams() -> None:
+    """Let stdout and stderr take any text whatever their encoding (``PYTHONIOENCODING=ascii``, a latin-1 terminal).
+
+    A character the encoding cannot hold is written as an ASCII stand-in (:data:`ASCII_SYMBOLS`, else without
+    its accent, else ``?``) instead of failing with ``UnicodeEncodeError`` after the work is done.
+    """
+    import codecs
+
+    try:
+        codecs.lookup_error("kbsim-ascii")
+    except LookupError:
+        codecs.register_error("kbsim-ascii", _ascii_fallback)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        encoding = str(getattr(stream, "encoding", "") or "").lower().replace("-", "").replace("_", "")
+        if reconfigure is not None and not encoding.startswith("utf"):
+            try:
+                reconfigure(errors="kbsim-ascii")
+            except (ValueError, OSError):  # a closed or detached stream: nothing to protect
+                pass
 
 
 def closed_pipe() -> None:

@@ -18,7 +18,8 @@ def compare(
     files: Annotated[
         list[Path],
         typer.Argument(
-            help="Records files (Parquet) written by kbsim run or kbsim report; the first file's arm is the baseline."
+            help="Records files (Parquet) written by kbsim run or kbsim report, or folders of them (every .parquet "
+            "in the folder, by name); the first file's arm is the baseline."
         ),
     ],
     out_path: Annotated[
@@ -35,7 +36,12 @@ def compare(
     from kbsim.analysis.reading import ReportError, compare_input
     from kbsim.analysis.report import write_report
     from kbsim.cli import checks as ck
+    from kbsim.records import RecordsError, records_files
 
+    try:
+        files = [f for arg in files for f in records_files(arg)]  # a folder: every records file in it
+    except RecordsError as e:
+        fail(str(e))
     ck.check_comparable(files)
     if out_path is not None:
         ck.check_out(out_path, "report", force, protected=tuple(files))

@@ -118,6 +118,7 @@ def _new_game(given: dict[str, Any], records: Path | None, pace: float):
         next_game_index,
         save_path,
     )
+    from kbsim.records import RecordsError
 
     variants = list(given["variants"] or [])
     loaded, g = load(given["game"] or "kingsbridge", variants, list(given["options"] or []))
@@ -155,8 +156,8 @@ def _new_game(given: dict[str, Any], records: Path | None, pace: float):
     try:
         index = given["game_index"] if given["game_index"] is not None else next_game_index(path, seed)
         played = holds_game(path, game_seed(seed, index), names)
-    except Exception as e:  # an unreadable records file
-        fail(f"--records {path}: cannot read it ({type(e).__name__}: {e})")
+    except RecordsError as e:  # a damaged records file
+        fail(f"--records {e}")
     if played:
         fail(
             f"--game-index {index}: {path} already holds a game of this deal (run seed {seed}) with these players; "

@@ -91,15 +91,14 @@ def _replay_record(path: Path, index: int, seed: int | None, game: str | None) -
     from kbsim.engine.families import family_of
     from kbsim.engine.seeds import game_seed
     from kbsim.play.script import ScriptError, replay_log
+    from kbsim.records import RecordsError
     from kbsim.records import load as load_records
     from kbsim.rules.loader import RulesError, load_rules
 
     try:
         df = load_records(path)
-    except (FileNotFoundError, OSError) as e:
-        fail(f"--records {path}: {e}")
-    except Exception as e:  # not Parquet
-        fail(f"--records {path}: not a records file ({type(e).__name__})")
+    except RecordsError as e:  # not a records file, damaged, not kbsim's: one line naming the file
+        fail(f"--records {e}")
     missing = [
         c for c in ("game_index", "seed", "game", "variant", "options", "players", "bots") if c not in df.columns
     ]
@@ -231,7 +230,9 @@ def _print(g: Any, players: int, names: list, gs: int, res: Any, json_out: bool,
         f"{seed_text}: game seed {gs}, {players} players, bots {','.join(names)}, deal hash {res.deal_hash}",
         markup=False,
     )
-    out.print(notation_key(seats=True), highlight=False, markup=False)
+    first = (g.first_seat + g.first_player) % players  # the rules' seat roles (setup.deal)
+    starts = f"seat {first} plays first" + ("" if first == g.first_seat % players else f", seat {g.first_seat} deals")
+    out.print(notation_key(starts), highlight=False, markup=False)
     for h in hands_out:
         d = h["deal"]
         if len(hands_out) > 1:

@@ -28,7 +28,15 @@ from kbsim.strict_io import dumps_json
 
 def run(
     players: Annotated[int, typer.Option("--players", "-p", help="Seats per game (Kingsbridge: 2-5).")] = 4,
-    games: Annotated[int, typer.Option("--games", "-n", help="Number of games to play.")] = 1000,
+    games: Annotated[
+        int,
+        typer.Option(
+            "--games",
+            "-n",
+            help="Number of deals to play: one game each, or, with a mixed --bots lineup, one game per seat "
+            "rotation (greedy,random,greedy: 3 x N games; see --rotate).",
+        ),
+    ] = 1000,
     game: GameOpt = "kingsbridge",
     variant: VariantOpt = [],  # noqa: B006 - typer reads the default
     option: OptionOpt = [],  # noqa: B006
@@ -78,6 +86,7 @@ def run(
     """
     from kbsim.bots import UnknownBot, parse_bots
     from kbsim.cli import checks as ck
+    from kbsim.engine.rows.usage import declared_optional
     from kbsim.engine.seeds import new_run_seed
     from kbsim.sim.run import OutputError, make_backend, open_run, rules_metadata, stop_on_signals
     from kbsim.sim.runner import BACKENDS, RunSpec, default_workers, seat_rotations
@@ -133,8 +142,7 @@ def run(
             fail(f"--out {out_path}: cannot write: {e.strerror}")
         again = f" with --seed {seed}" if chosen_seed else ""
         stop.note = f"finished chunks are kept in {run_.output.parts}; run the same command{again} with --resume"
-        if chosen_seed:
-            err.print(f"kbsim: no --seed given; using --seed {seed}", highlight=False, markup=False)
+        _print_start_notes(run_.output.dropped, seed if chosen_seed else None)
         # never more workers than chunks to play
         n_workers = max(1, min(workers or default_workers(), -(-games // run_.chunk_size)))
         be = make_backend(backend, n_workers, scheduler)
@@ -164,12 +172,22 @@ def run(
             ),
         }
     )
+    paths = [o.path for o in loaded.model.options.values()]
+    result["optional_rules"] = [r for r in result.get("rule_usage") or {} if declared_optional(r, paths)]
     if getattr(g, "provisional", None):  # rules whose data is not the published one (e.g. a card list)
         result["provisional"] = g.provisional
     if json_out:
         print(dumps_json(result, indent=2))
     else:
         _print_summary(result)
+
+
+def _print_start_notes(dropped: list[str], chosen_seed: int | None) -> None:
+    """On stderr: the staged chunks a resume found damaged (played again), and the seed picked for the user."""
+    for problem in dropped:
+        err.print(f"kbsim: note: {problem}; playing that chunk again", highlight=False, markup=False)
+    if chosen_seed is not None:
+        err.print(f"kbsim: no --seed given; using --seed {chosen_seed}", highlight=False, markup=False)
 
 
 def _play(run_, be, bar: bool, chosen_seed: int | None, stop) -> float:
@@ -252,10 +270,12 @@ def _records_path(out_path: Path | None, spec, deals: int, resume: bool, force: 
 
 def _run_summary(out_path: Path, g, seconds: float, played_now: int) -> dict:
     """The terminal summary, computed from the records file row group by row group (flat memory)."""
+    from kbsim.analysis.seats import seats_of
     from kbsim.analysis.summary import SUMMARY_COLUMNS, Summary
-    from kbsim.records import iter_batches
+    from kbsim.records import iter_batches, read_metadata
 
-    summary = Summary(*(g.score[3:5] if g.score else ()))
+    win = g.score[3:5] if g.score else (1, 12)
+    summary = Summary(*win, seats=seats_of(read_metadata(out_path)))
     for batch in iter_batches(out_path, SUMMARY_COLUMNS):
         summary.add(batch)
     result = summary.result(seconds if played_now else None)
@@ -265,12 +285,15 @@ def _run_summary(out_path: Path, g, seconds: float, played_now: int) -> dict:
 
 
 def _print_summary(s: dict) -> None:
-    from kbsim.analysis.metrics import fmt_pct, fmt_rate
+    from kbsim.analysis.metrics import fmt_pct, fmt_rate, fmt_sig
 
     opts = ", ".join(f"{k}={v}" for k, v in s["options"].items()) or "defaults"
+    played = (
+        f"; {s['deals']:,} deals x {s['rotated']} seat rotations = {s['games']:,} games" if s.get("rotated") else ""
+    )
     out.print(
         f"[bold]{esc(s['game'])}[/] variant {esc(s['variant'])} ({esc(opts)}), {s['players']} players, "
-        f"bots {esc(','.join(s['bots']))}, seed {s['seed']}"
+        f"bots {esc(','.join(s['bots']))}, seed {s['seed']}{played}"
     )
     r = s["end_reasons"]
     if s.get("mode") != "team":
@@ -340,7 +363,8 @@ def _print_summary(s: dict) -> None:
         out.print(f"hands per match: mean {s['hands_per_game']:.2f}", highlight=False, markup=False)
     out.print(f"turns per game: mean {tu['mean']:.1f}, median {tu['median']:.0f}, 95th percentile {tu['p95']:.0f}")
     speed = (
-        f"{s['games_per_second']:.3g} games/s on {s['workers']} worker(s) ({s['backend']}), {s['seconds']:.2f} s"
+        f"{fmt_sig(s['games_per_second'])} games/s on {s['workers']} worker(s) ({s['backend']}), "
+        f"{fmt_sig(s['seconds'])} s"
         if s["games_per_second"]
         else "nothing left to play"
     )
@@ -351,10 +375,15 @@ def _print_summary(s: dict) -> None:
 
 
 def _print_unused_rules(s: dict) -> None:
-    """One line per rule these rules allow that no game used: the run then says nothing about that rule."""
+    """One line per optional rule these rules allow that no game used: the run then says nothing about that rule.
+
+    Only rules the game's own file declares optional (``optional_rules``: its options, powers and characters);
+    a rule of the base game that no game needed is no news.
+    """
     bots = sorted(set(s["bots"]))
+    optional = set(s.get("optional_rules") or ())
     for rule, u in (s.get("rule_usage") or {}).items():
-        if u["uses"]:
+        if u["uses"] or rule not in optional:
             continue
         legal = u.get("legal_turns")
         if legal == 0:

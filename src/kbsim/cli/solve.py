@@ -126,4 +126,4 @@ def solve(
         out.print("  " + "; ".join(extra), highlight=False, markup=False)
     out.print("rows: " + " | ".join(format_cards(r, g) for r in sol.rows), highlight=False, markup=False)
     out.print("hand: " + (format_cards(sol.hand, g) if sol.hand else "(empty)"), highlight=False, markup=False)
-    out.print(notation_key(seats=False), highlight=False, markup=False)
+    out.print(notation_key(), highlight=False, markup=False)

@@ -50,6 +50,9 @@ class Family:
         solver: the single-turn planner, or "" when the family has none.
         bar_kinds: ``kinds(game) -> dict[str, str]``: the move kinds a bot's ``bar`` may name under a game's
             rules (restricted play), each with what a bar on it keeps a seat from doing, in words.
+        determinize: ``determinize(observation, rng) -> World``: the forward model of a seat's observation
+            (:mod:`kbsim.engine.forward`).
+        new_world: ``new_world(game, players: int, seed: int) -> World``: the forward model of a fresh deal.
         play_ui: the family's part of ``kbsim play`` (a :class:`kbsim.play.base.PlayPart`: how to draw the table
             one seat sees, list, write and apply moves, name their rules), or "" when it has none.
     """
@@ -68,6 +71,8 @@ class Family:
     deal_hash: str = ""
     replay: str = ""
     solver: str = ""
+    determinize: str = ""
+    new_world: str = ""
     play_ui: str = ""
 
     @property
@@ -140,6 +145,8 @@ FAMILIES: dict[str, Family] = {
         bar_kinds="kbsim.engine.rows.restrict:barrable",
         deal_hash="kbsim.engine.rows.game:rows_deal_hash",
         solver="kbsim.engine.rows.search.solve:solve",
+        determinize="kbsim.engine.rows.forward:determinize",
+        new_world="kbsim.engine.rows.forward:new_world",
         play_ui="kbsim.play.rows:ROWS",
     ),
     "market": Family(
@@ -161,6 +168,8 @@ FAMILIES: dict[str, Family] = {
         bar_kinds="kbsim.engine.market.restrict:barrable",
         deal_hash="kbsim.engine.market.game:market_deal_hash",
         replay="kbsim.engine.market.game:replay_market_log",
+        determinize="kbsim.engine.market.forward:determinize",
+        new_world="kbsim.engine.market.forward:new_world",
         play_ui="kbsim.play.market:MARKET",
     ),
 }

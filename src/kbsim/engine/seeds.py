@@ -10,6 +10,8 @@ game ``i`` of the run       ``SeedSequence(run_seed, spawn_key=(i,))``
 the deal (hand 0)           the game seed itself (``random.Random(game_seed)``)
 hand ``k`` >= 1 of a match  ``SeedSequence(game_seed, spawn_key=(HAND, k))``
 the bot in seat ``s``       ``SeedSequence(game_seed, spawn_key=(BOT, s))``
+block ``b`` of phase ``p``  ``SeedSequence(run_seed, spawn_key=(TUNE, p, b))``: the run seed of a
+of ``kbsim tune``           block of deals (:func:`tune_seed`)
 ==========================  =====================================================
 
 Each seed is the first 63 bits of the sequence's first ``uint64`` word. A game's
@@ -30,8 +32,8 @@ import numpy as np
 MAX_SEED = 2**63 - 1
 """The largest seed accepted (seeds are ints in ``[0, 2**63)``)."""
 
-BOT, HAND = 1, 2
-"""First element of the spawn key of a game's bot streams and of a match's later hands."""
+BOT, HAND, TUNE = 1, 2, 3
+"""First element of the spawn key of a game's bot streams, of a match's later hands, and of a tuning's blocks."""
 
 
 def _first63(sequence: np.random.SeedSequence) -> int:
@@ -162,6 +164,25 @@ def hand_seed(seed: int, hand: int) -> int:
         ``[0, 2**63)`` from spawn key ``(HAND, hand)`` of the game seed.
     """
     return seed if hand == 0 else _derived(seed, (HAND, hand))
+
+
+def tune_seed(run_seed: int, phase: int, block: int) -> int:
+    """The run seed of one block of deals of a tuning search (``kbsim tune``).
+
+    The search plays every setting on the same blocks of deals (common random numbers), adding blocks as a
+    setting goes on; the replay of its answer uses the blocks of another phase, so its deals were never seen by
+    the search.
+
+    Args:
+        run_seed: the study's seed, an int in ``[0, 2**63)``.
+        phase: 0 the search, 1 the replay on fresh deals, 2 the skill check.
+        block: the 0-based block number within the phase.
+
+    Returns:
+        An int in ``[0, 2**63)`` from spawn key ``(TUNE, phase, block)`` of the study's seed: a run seed whose
+        games never share a deal with the study's own runs (spawn keys ``(i,)``) or another block.
+    """
+    return _derived(run_seed, (TUNE, phase, block))
 
 
 def new_run_seed() -> int:

@@ -199,6 +199,10 @@ class _PersonSeat:
         """Wait for the person's moves (or replay the saved ones)."""
         self.session._person_turn(turn)
 
+    def watch_table(self, view: Any) -> None:
+        """The table as the person's seat sees it, handed by the game loop at other seats' turns and at the end."""
+        self.session._view = view
+
 
 class _ShownBot:
     """A bot whose turns are shown: the table is drawn and held for the pace before the bot plays."""
@@ -256,6 +260,7 @@ class GameSession:
         self._played: list[tuple[int, Any]] = []  # (seat, turn) of every turn begun, in playing order
         self._shown = 0  # turns whose moves are in the interface's log
         self._hands = 0
+        self._view: Any = None  # the table as the person's seat sees it (the game loop's last watch_table)
         self.seats = [
             _PersonSeat(self) if s == setup.seat else _ShownBot(make_bot(name, game.family), self, s)
             for s, name in enumerate(setup.bots)
@@ -322,8 +327,14 @@ class GameSession:
         return lines
 
     def _show(self, seat: int, turn: Any, status: str, **prompt: Any) -> None:
-        """Send the table as it is at the start of (or during) a turn of ``seat``."""
-        drawing = self.part.draw(self.ctx, turn.state, seat, turn if seat == self.setup.seat else None)
+        """Send the table as it is at the start of (or during) a turn of ``seat``.
+
+        A bot's turn is masked for the bot's seat, so the table is drawn from the person's own view of it then
+        (handed by the game loop just before, :meth:`_PersonSeat.watch_table`).
+        """
+        mine = seat == self.setup.seat
+        state = turn.state if mine or self._view is None else self._view
+        drawing = self.part.draw(self.ctx, state, seat, turn if mine else None)
         log = self._new_log_lines(len(self._played) - 1)
         self.listener.update(Update(drawing, seat, status, log, **prompt))
 
@@ -511,8 +522,9 @@ class GameSession:
         }
         self.written = append_game(Path(setup.records), cols, meta)
         self.save_file.unlink(missing_ok=True)
-        last_seat, last_turn = self._played[-1]
-        drawing = self.part.draw(self.ctx, last_turn.state, -1, None)
+        drawing = self.part.draw(
+            self.ctx, self._view if self._view is not None else self._played[-1][1].state, -1, None
+        )
         self.listener.update(Update(drawing, -1, "the game is over", self._new_log_lines(len(self._played))))
         self.listener.finished(self.summary())
 

@@ -4,8 +4,9 @@ Records
     Each finished game is appended to a Parquet records file with the same columns as ``kbsim run``'s
     (:mod:`kbsim.sim.records`; the person's seat is named ``human`` in ``bots``, the move log is in ``moves``),
     built by the one record builder (:func:`kbsim.sim.runner.append_record`) and written with the one writer
-    (:func:`kbsim.sim.records.to_table`, :func:`kbsim.sim.records.write_parquet`: a temporary file, then a
-    rename, so a failed write leaves the file as it was). A records file of ``kbsim play`` holds the games of one
+    (:func:`kbsim.sim.records.to_table`, :func:`kbsim.records.write_records`: a temporary file, then a
+    rename, so a failed write leaves the file as it was; page checksums and the integrity entry, checked when
+    the file is read again). A records file of ``kbsim play`` holds the games of one
     rule set and player count (its metadata says which: :func:`file_identity`); games with other rules go to
     another file.
 
@@ -25,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from kbsim.engine.seeds import MAX_SEED, game_seed
-from kbsim.records import iter_batches, read_metadata
-from kbsim.sim.records import RECORDS_SCHEMA_VERSION, to_table, write_parquet
+from kbsim.records import RecordsError, iter_batches, read_metadata, write_records
+from kbsim.sim.records import RECORDS_SCHEMA_VERSION, to_table
 from kbsim.strict_io import dumps_json, loads_json_strict
 
 SAVE_SUFFIX = ".unfinished.json"
@@ -88,8 +89,8 @@ def check_records_file(path: Path, identity: dict[str, Any]) -> None:
         return
     try:
         run = read_metadata(path).get("run")
-    except Exception:  # not Parquet, unreadable
-        raise StoreError(f"--records {path}: not a kbsim records file; refusing to add games to it") from None
+    except RecordsError as e:  # not Parquet, damaged, not kbsim's
+        raise StoreError(f"--records {e}; refusing to add games to it") from None
     if not isinstance(run, dict) or run.get("kind") != "play":
         raise StoreError(
             f"--records {path}: holds records of a kbsim run, not of kbsim play; give another --records file"
@@ -164,7 +165,7 @@ def append_game(path: Path, columns: dict[str, list], metadata: dict[str, Any]) 
     for n in names:
         merged[n].extend(columns[n])
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_parquet(to_table(merged, metadata), path)
+    write_records(to_table(merged, metadata), path)
     return True
 
 

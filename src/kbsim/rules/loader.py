@@ -161,11 +161,11 @@ class LoadedRules:
 
         Part of a run's identity: records of edited rules are never mixed with older ones. The file's
         ``language`` is left out: it names the language of the text, and a hash taken before the field
-        existed stays the same.
+        existed stays the same. So is a match's ``at_max_hands`` at its default (:func:`unhashed_defaults`).
         """
         import hashlib
 
-        text = self.model.model_dump_json(by_alias=True, exclude={"language"})
+        text = self.model.model_dump_json(by_alias=True, exclude={"language": True} | unhashed_defaults(self.model))
         return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
     @property
@@ -181,6 +181,18 @@ class LoadedRules:
     def variant_label(self) -> str:
         """``base`` or the variant names joined by ``+``."""
         return "+".join(self.variants) or "base"
+
+
+def unhashed_defaults(model: Any) -> dict[str, Any]:
+    """Fields left out of the rules' identity while they hold their defaults (a pydantic ``exclude`` mapping).
+
+    Fields added to the rules language after records were written: at their default the game plays as before, so
+    its records keep their run id and a study keeps its records. Now: ``end.match.at_max_hands`` (``no_winner``).
+    """
+    match = getattr(getattr(model, "end", None), "match", None)
+    if match is not None and getattr(match, "at_max_hands", None) == "no_winner":
+        return {"end": {"match": {"at_max_hands": True}}}
+    return {}
 
 
 def apply_options(

@@ -229,10 +229,22 @@ class Market(Strict):
     summary: str = Summary
     decks: int = Field(3, ge=1, le=10, description="Face-down decks the market cards are split into.")
     costs: list[int] = Field(
-        description="Cost in currency of each face-up place of a line, from the deck's "
-        "first (cheapest) place on; its length is the number of face-up cards per deck.",
+        description="Cost in currency of a face-up card: with `prices: by_place`, of each place of every line, "
+        "from the deck's first (cheapest) place on; with `prices: by_deck`, of every place of each deck's line, "
+        "in deck order.",
         min_length=1,
         max_length=10,
+    )
+    prices: Literal["by_place", "by_deck"] = Field(
+        "by_place",
+        description="What a card's cost depends on: its place in its deck's line (`by_place`: the first place "
+        "of every line costs `costs[0]`), or its deck (`by_deck`: every card of deck `d`'s line costs `costs[d]`).",
+    )
+    places: int | None = Field(
+        None,
+        ge=1,
+        le=10,
+        description="Face-up places in each deck's line (default: as many as `costs` lists).",
     )
     refill: Literal["slide", "in_place"] = Field(
         "slide",
@@ -252,6 +264,21 @@ class Market(Strict):
         if any(c < 0 for c in v):
             raise ValueError("costs must be >= 0")
         return v
+
+    @model_validator(mode="after")
+    def _priced(self) -> Market:
+        if self.prices == "by_deck" and len(self.costs) != self.decks:
+            raise ValueError(
+                f"prices by_deck: costs lists one cost per deck ({self.decks} decks), got {len(self.costs)}"
+            )
+        if self.prices == "by_place" and self.places is not None and self.places != len(self.costs):
+            raise ValueError(f"prices by_place: costs lists one cost per place ({self.places}), got {len(self.costs)}")
+        return self
+
+    @property
+    def line_places(self) -> int:
+        """Face-up places in each deck's line (``places``, or one per listed cost)."""
+        return self.places if self.places is not None else len(self.costs)
 
 
 class Objectives(Strict):

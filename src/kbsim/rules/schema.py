@@ -284,7 +284,9 @@ class LayOut(Strict):
         True,
         description="Rebuilds and character plays stay provisional until the turn's minimum of hand cards "
         "is laid: a turn that lays fewer may still end as an exchange, pass or minus-pile move, with the table "
-        "restored to its state before the turn's first move (so every turn can end).",
+        "restored to its state before the turn's first move (so every turn can end). Off, moves are final: a "
+        "turn they left unable to lay its minimum ends on the minus pile where the rules have one, else by "
+        "ending the turn, its moves kept.",
     )
     rebuild: Rebuild
 
@@ -399,8 +401,21 @@ class Stalemate(Strict):
         le=MAX_SEARCH,
         description="Most boards the exact test explores before it assumes progress is possible.",
     )
+    exact_play_limit: int = Field(
+        5000,
+        ge=1,
+        le=MAX_SEARCH,
+        description="Most work (positions of the character piles, plays tried and boards visited by rebuild "
+        "searches, one unit each) the exact test's search over staying character plays does before it assumes "
+        "progress is possible: the game goes on, never a false stalemate.",
+    )
     winners: Literal["fewest_cards", "none"] = Field(
         "fewest_cards", description="Who wins a stalemate: the fewest cards held (ties shared), or nobody."
+    )
+    counts_parked: bool = Field(
+        False,
+        description="Whether cards parked in front of a player count with hand and draw pile when the fewest "
+        "cards win a stalemate (the rulebook names hand and draw pile only).",
     )
     requires_empty_draw_piles: bool = Field(
         False, description="A stalemate can only be declared once every draw pile (or the stock) is empty."
@@ -408,8 +423,9 @@ class Stalemate(Strict):
     powers: Literal["in_play", "none"] = Field(
         "in_play",
         description="Characters the exact test lets the seats use before a stalemate is confirmed: "
-        "`in_play` every character still on a pile or the display (piles turn as characters are played), tried "
-        "by each seat; `none` the test ignores characters.",
+        "`in_play` the characters still in play (with piles: each seat's top character, and those under it as "
+        "plays that stay in turns laying no card turn the piles; with a display: every character shown), "
+        "`none` the test ignores characters.",
     )
 
 
@@ -440,7 +456,13 @@ class Match(Strict):
     )
     winners: Literal["lowest_total"] = "lowest_total"
     rotate_dealer: bool = Field(True, description="The next seat deals (and plays first) in the next hand.")
-    max_hands: int = Field(200, ge=1, le=MAX_HANDS, description="Guard: a match stops after this many hands.")
+    max_hands: int = Field(200, ge=1, le=MAX_HANDS, description="A match stops after this many hands.")
+    at_max_hands: Literal["no_winner", "lowest_total"] = Field(
+        "no_winner",
+        description="A match stopped by `max_hands` before anyone reached the target: `no_winner` (the guard: it "
+        "ends like a turn limit) or `lowest_total` (a match of a fixed number of hands, e.g. one deal per "
+        "player: the lowest total wins, ties shared).",
+    )
 
 
 class End(Strict):

@@ -11,6 +11,11 @@ folder is removed.
 An interrupted run leaves ``OUT.parts/``; the same command with ``--resume``
 plays only the missing chunks. A staging folder or an output file that belongs
 to a run with other parameters is never mixed with this run's records.
+
+Every file is written and read by :mod:`kbsim.records` (page checksums, integrity entry): a resume trusts only
+chunk files that verify completely (a damaged chunk is deleted and played again, listed in
+:attr:`RunOutput.dropped`), the merge verifies each chunk it reads, and a finished file that a resume or a study
+would reuse is verified first (a damaged one is refused).
 """
 
 from __future__ import annotations
@@ -18,16 +23,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from kbsim.records import read_metadata
-from kbsim.sim.records import SCHEMA, publish, records_metadata, to_table, write_parquet
-from kbsim.strict_io import InputFileError, check_regular_file, read_input_text
+from kbsim.records import RecordsError, RecordsWriter, encode_metadata, open_records, read_metadata, write_records
+from kbsim.sim.records import SCHEMA, to_table
+from kbsim.strict_io import InputFileError, read_input_text
 
 MERGE_ROWS = 20_000
 """Games per row group of a finished records file (chunks are gathered up to this size when merged)."""
@@ -80,6 +84,7 @@ class RunOutput:
         if self.path.is_dir():
             raise OutputError(f"--out {self.path}: is a folder; expected a .parquet file path")
         self.complete = False
+        self.dropped: list[str] = []  # chunk files a resume found damaged (deleted, played again): "FILE: problem"
         self._lock_fd: int | None = None
         staged = self.parts.exists()
         if staged and not resume:
@@ -92,11 +97,14 @@ class RunOutput:
             self._clean_temporaries()
             self._drop_bad_chunks()
         elif resume and self.path.is_file():  # finished (maybe by another run a moment ago)
-            try:
-                other = read_metadata(self.path).get("run")
-            except Exception:  # not a Parquet file of ours
-                other = None
-            self._check_same_run(other, str(self.path))
+            try:  # reused as it is (a study's cached cell, a finished run): only a sound file of this run
+                found = open_records(self.path)
+                self._check_same_run(found.metadata.get("run"), str(self.path))
+                found.verify()
+            except RecordsError as e:
+                raise OutputError(
+                    f"{e}; refusing to reuse it (delete it to play it again, or use another --out)"
+                ) from None
             self.complete = True
         else:
             try:
@@ -182,15 +190,25 @@ class RunOutput:
                 tmp.unlink(missing_ok=True)
 
     def _drop_bad_chunks(self) -> None:
-        """Delete chunk files that cannot be read or hold the wrong number of games; they are played again."""
-        for p in self.parts.glob("chunk-*.parquet"):
+        """Delete chunk files that do not verify completely or hold the wrong games; they are played again.
+
+        A chunk is kept only if every page passes its checksum, its rows and key columns match its integrity
+        entry, it holds as many games as its name says, and it was written by this run (same parameters).
+        """
+        for p in sorted(self.parts.glob("chunk-*.parquet")):
             try:
                 _, a, b = p.stem.split("-")
-                check_regular_file(p)  # never hand pyarrow a named pipe
-                ok = pq.read_metadata(p).num_rows == int(b) - int(a)
-            except Exception:
-                ok = False
-            if not ok:
+                rf = open_records(p)
+                if rf.num_rows != int(b) - int(a):
+                    raise RecordsError(p, f"holds {rf.num_rows:,} games, its name says {int(b) - int(a):,}")
+                if json.dumps(rf.metadata.get("run"), sort_keys=True) != json.dumps(self.params, sort_keys=True):
+                    raise RecordsError(p, "written by a run with other parameters")
+                rf.verify()
+            except RecordsError as e:
+                self.dropped.append(str(e))
+                p.unlink(missing_ok=True)
+            except ValueError:  # not a chunk name of ours
+                self.dropped.append(f"{p}: not a chunk file name of kbsim")
                 p.unlink(missing_ok=True)
 
     @staticmethod
@@ -204,7 +222,7 @@ class RunOutput:
             pass
         try:
             return read_metadata(path).get("run") if path.is_file() else None
-        except Exception:
+        except RecordsError:
             return None
 
     def _manifest_path(self) -> Path:
@@ -251,41 +269,40 @@ class RunOutput:
         return out
 
     def write_chunk(self, chunk: range, columns: dict[str, list]) -> None:
-        """Write one finished chunk atomically."""
-        write_parquet(to_table(columns, self.meta), self.parts / _part_name(chunk))
+        """Write one finished chunk atomically (page checksums, integrity entry)."""
+        write_records(to_table(columns, self.meta), self.parts / _part_name(chunk))
 
-    def iter_chunks(self):
-        """Yield each written chunk as an Arrow table, in game-index order."""
+    def iter_chunks(self) -> Iterator[pa.Table]:
+        """Yield each written chunk as an Arrow table, in game-index order, each verified as it is read.
+
+        Raises:
+            RecordsError: a chunk damaged since it was written.
+        """
         for p in sorted(self.parts.glob("chunk-*.parquet")):
-            yield pq.read_table(p)
+            yield open_records(p).read()
 
     def finalize(self) -> None:
-        """Stream every chunk into the final file (atomically) and remove the staging folder."""
+        """Stream every chunk into the final file (atomically) and remove the staging folder.
+
+        Raises:
+            RecordsError: a chunk damaged since it was written (the staging folder is kept: a resume replays it).
+        """
         if self.complete:
             return
         first = min(self.parts.glob("chunk-*.parquet"), default=None)  # the columns of the game's family
-        schema = (pq.read_schema(first).remove_metadata() if first else SCHEMA).with_metadata(
-            records_metadata(self.meta)
-        )
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
-        os.close(fd)
-        try:
-            # chunks are gathered into row groups of about MERGE_ROWS games: a small footer and flat memory
-            with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
-                buf: list[pa.Table] = []
-                rows = 0
-                for table in self.iter_chunks():
-                    buf.append(pa.Table.from_batches(table.to_batches(), schema=schema))
-                    rows += table.num_rows
-                    if rows >= MERGE_ROWS:
-                        writer.write_table(pa.concat_tables(buf), row_group_size=rows)
-                        buf, rows = [], 0
-                if buf:
-                    writer.write_table(pa.concat_tables(buf), row_group_size=rows)
-            publish(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        schema = (open_records(first).schema if first else SCHEMA).with_metadata(encode_metadata(self.meta))
+        # chunks are gathered into row groups of about MERGE_ROWS games: a small footer and flat memory
+        with RecordsWriter(self.path, schema) as writer:
+            buf: list[pa.Table] = []
+            rows = 0
+            for table in self.iter_chunks():
+                buf.append(pa.Table.from_batches(table.to_batches(), schema=schema))
+                rows += table.num_rows
+                if rows >= MERGE_ROWS:
+                    writer.write(pa.concat_tables(buf))
+                    buf, rows = [], 0
+            if buf:
+                writer.write(pa.concat_tables(buf))
         self._remove_parts()
         self.complete = True
 

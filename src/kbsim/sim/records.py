@@ -1,4 +1,4 @@
-"""Per-game records: the schema, building them from results, Parquet I/O.
+"""Per-game records: their columns per engine family, and building them from results.
 
 One record (row) per game: the common columns, then the columns the game's engine
 family declares (:attr:`kbsim.engine.families.Family.record_columns`), in the order
@@ -60,78 +60,32 @@ winner_behind_at_half   bool (null)     the sole winner was behind at half the g
 ======================  ==============  ===================================================
 
 The Parquet file's key-value metadata holds ``kbsim.version``, ``kbsim.run``
-(the run's parameters as JSON) and ``kbsim.records_schema``
-(:data:`RECORDS_SCHEMA_VERSION`, bumped whenever the columns change or a seed gives other records).
+(the run's parameters as JSON), ``kbsim.records_schema``
+(:data:`RECORDS_SCHEMA_VERSION`, bumped whenever the columns change or a seed gives other records) and
+``kbsim.integrity`` (row count and key-column digest). The schema, the writer and the reader are in
+:mod:`kbsim.records` (they need no engine); this module builds records from game results.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from kbsim.engine.families import FAMILIES
+from kbsim.records import ALL_FIELDS, RECORDS_SCHEMA_VERSION, SCHEMA_CHANGES, encode_metadata
 
-#: Version of the record columns; bumped whenever a column is added, removed or changes meaning.
-#: 1: one set of columns for every game. 2: common columns plus the family's own (market games no longer
-#: write the rows family's columns).
-RECORDS_SCHEMA_VERSION = 8
-#: 2: per-family columns; 3: deal_hash; 4: rule_usage; 5: same columns, but the bots' streams and the later
-#: hands of a match come from SeedSequence spawn keys (kbsim.engine.seeds), so a seed gives new records wherever a
-#: bot draws random numbers (the random bot, tie-breaks) or a match plays several hands; 6: rule_usage entries
-#: carry legal_turns (the turns at whose start a variant's rebuild was legal, null where not counted); 7: moves
-#: (the move log of games with a human seat, ``kbsim play``; empty for bots); 8: the experience measures
-#: forced_turns, lead_changes, winner_leads_from, winner_behind_at_half, and bar_yields (restricted play).
-
-#: Every record column, in file order.
-ALL_FIELDS = pa.schema(
-    [
-        ("run_id", pa.string()),
-        ("game_index", pa.int64()),
-        ("seed", pa.int64()),
-        ("game", pa.string()),
-        ("variant", pa.string()),
-        ("options", pa.string()),
-        ("players", pa.int8()),
-        ("bots", pa.list_(pa.string())),
-        ("winners", pa.list_(pa.int8())),
-        ("end_reason", pa.string()),
-        ("turns", pa.int32()),
-        ("cards_left", pa.list_(pa.int16())),
-        ("cards_laid", pa.list_(pa.int16())),
-        ("exchanges", pa.list_(pa.int16())),
-        ("passes", pa.list_(pa.int16())),
-        ("rebuilds", pa.list_(pa.int16())),
-        ("rows_completed", pa.int16()),
-        ("minus_cards", pa.list_(pa.int16())),
-        ("score", pa.int16()),
-        (
-            "character_plays",
-            pa.list_(pa.struct([("seat", pa.int8()), ("character", pa.string()), ("plays", pa.int16())])),
-        ),
-        ("penalties", pa.list_(pa.int16())),
-        ("hands", pa.int16()),
-        ("blocked_hands", pa.int16()),
-        ("scores", pa.list_(pa.int16())),
-        ("cards_held", pa.list_(pa.int16())),
-        ("wagons_spent", pa.list_(pa.int16())),
-        ("objectives", pa.list_(pa.int16())),
-        ("characters_lost", pa.int16()),
-        ("deal_hash", pa.string()),
-        ("rule_usage", pa.list_(pa.struct([("rule", pa.string()), ("uses", pa.int32()), ("legal_turns", pa.int32())]))),
-        ("moves", pa.list_(pa.string())),
-        ("forced_turns", pa.list_(pa.int16())),
-        ("bar_yields", pa.list_(pa.int16())),
-        ("lead_changes", pa.int16()),
-        ("winner_leads_from", pa.int32()),
-        ("winner_behind_at_half", pa.bool_()),
-    ]
-)
+__all__ = [
+    "ALL_FIELDS",
+    "COLUMNS",
+    "RECORDS_SCHEMA_VERSION",
+    "SCHEMA",
+    "SCHEMA_CHANGES",
+    "empty_columns",
+    "family_columns",
+    "schema_for",
+    "to_table",
+]
 
 
 def family_columns() -> dict[str, set[str]]:
@@ -164,50 +118,14 @@ def empty_columns(family: str = "rows") -> dict[str, list]:
     return {name: [] for name in schema_for(family).names}
 
 
-def records_metadata(metadata: dict[str, Any] | None = None) -> dict[str, str]:
-    """The Parquet key-value metadata of a records file.
-
-    ``metadata`` is JSON-encoded under ``kbsim.*``, with ``kbsim.records_schema`` added.
-    """
-    meta = {"records_schema": RECORDS_SCHEMA_VERSION} | dict(metadata or {})
-    return {f"kbsim.{k}": json.dumps(v, sort_keys=True) for k, v in meta.items()}
-
-
 def to_table(columns: dict[str, list], metadata: dict[str, Any] | None = None) -> pa.Table:
     """Build an Arrow table from column lists (the columns of one family, see :func:`schema_for`).
 
-    ``metadata`` values are JSON-encoded (see :func:`records_metadata`).
+    ``metadata`` values are JSON-encoded (see :func:`kbsim.records.encode_metadata`).
 
     Raises:
         KeyError: a column that is not a record column.
     """
     fields = {f.name: f for f in ALL_FIELDS}
     schema = pa.schema([fields[name] for name in columns])
-    return pa.Table.from_pydict(columns, schema=schema).replace_schema_metadata(records_metadata(metadata))
-
-
-def publish(tmp: str | Path, final: Path) -> None:
-    """Give a finished temporary file normal permissions (0666 minus umask) and rename it to ``final``."""
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(tmp, 0o666 & ~mask)
-    os.replace(tmp, final)
-
-
-def write_parquet(table: pa.Table, path: Path) -> None:
-    """Write ``table`` to ``path`` atomically (temporary file in the same folder, then rename).
-
-    Raises:
-        FileNotFoundError: the folder of ``path`` does not exist.
-    """
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise FileNotFoundError(f"folder {path.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp, compression="zstd")
-        publish(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    return pa.Table.from_pydict(columns, schema=schema).replace_schema_metadata(encode_metadata(metadata))

@@ -80,8 +80,10 @@ def rules_metadata(loaded: Any, game: Any) -> dict[str, Any]:
 
     Returns:
         A dict with ``names`` (display names of keys the records hold; left out when the rules name
-        nothing) and ``rules``: ``defaults`` (option -> default value), ``variants`` (applied, in order)
-        and ``provisional`` (the reason, or None).
+        nothing) and ``rules``: ``defaults`` (option -> default value), ``variants`` (applied, in order),
+        ``provisional`` (the reason, or None) and ``seats``: who deals (``dealer``), who plays first
+        (``first_after_dealer``, counted from the dealer) and whether the deal moves on with each hand of a
+        match (``dealer_moves``), for labels naming a seat's role (:mod:`kbsim.analysis.seats`).
     """
     from kbsim.rules.loader import load_rules
 
@@ -91,6 +93,11 @@ def rules_metadata(loaded: Any, game: Any) -> dict[str, Any]:
             "defaults": dict(defaults),
             "variants": list(loaded.variants),
             "provisional": getattr(loaded.model, "provisional", None),
+            "seats": {
+                "dealer": game.first_seat,
+                "first_after_dealer": getattr(game, "first_player", 0),
+                "dealer_moves": bool(getattr(game, "match_target", 0) and getattr(game, "match_rotate", False)),
+            },
         }
     }
     names = display_names(game)

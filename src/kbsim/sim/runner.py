@@ -15,11 +15,13 @@ import itertools
 import json
 import logging
 import os
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
+from typing import Any
 
 from kbsim.bots import make_bot
 from kbsim.engine.families import family_of
@@ -361,6 +363,15 @@ class Backend:
         for chunk in chunks:
             yield chunk, play_chunk(spec, chunk)
 
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Backend]:
+        """Keep the backend's workers (a process pool, a Dask client) for every run played inside the block.
+
+        Without a session each ``map_chunks`` call starts and stops its own; many short runs (a tuning search)
+        would spend their time starting workers. The serial backend has nothing to keep.
+        """
+        yield self
+
 
 @dataclass
 class ProcessesBackend(Backend):
@@ -371,6 +382,30 @@ class ProcessesBackend(Backend):
     """
 
     name: str = field(default="processes", init=False)
+    _pool: ProcessPoolExecutor | None = field(default=None, init=False, repr=False)
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Backend]:
+        """One pool of workers for every run inside the block (see :meth:`Backend.session`).
+
+        The pool ends with the block: its idle workers are shut down; on an interrupt or error they are stopped
+        at once (:func:`stop_pool`), never waited for.
+        """
+        if self._pool is not None or self.workers <= 1:
+            yield self
+            return
+        pool = self._pool = worker_pool(self.workers)
+        finished = False
+        try:
+            yield self
+            finished = True
+        finally:
+            self._pool = None
+            if finished:
+                pool.shutdown(wait=True)
+                _POOLS.discard(pool)
+            else:
+                stop_pool(pool)
 
     def map_chunks(self, spec: RunSpec, chunks: Iterable[range]) -> Iterator[tuple[range, dict[str, list]]]:
         """Play ``chunks``, yielding ``(chunk, columns)`` as each finishes (in any order)."""
@@ -379,7 +414,8 @@ class ProcessesBackend(Backend):
         if self.workers <= 1 or len(first) <= 1:
             yield from Backend.map_chunks(self, spec, itertools.chain(first, pending))
             return
-        pool = worker_pool(self.workers)
+        kept = self._pool  # a session's pool outlives this run
+        pool = kept or worker_pool(self.workers)
         in_flight: set = set()
         finished = False
         try:
@@ -399,7 +435,10 @@ class ProcessesBackend(Backend):
                         in_flight.add(pool.submit(_play_chunk_task, spec, nxt))
             finished = True
         finally:
-            if finished:  # every worker is idle
+            if kept is not None:  # the session ends the pool; a run closed early drops its queued chunks
+                for f in in_flight:
+                    f.cancel()
+            elif finished:  # every worker is idle
                 pool.shutdown(wait=True)
                 _POOLS.discard(pool)
             else:  # interrupted, failed, or closed by the caller: end the workers now, never wait for their chunks
@@ -417,35 +456,73 @@ class DaskBackend(Backend):
 
     scheduler: str | None = None
     name: str = field(default="dask", init=False)
+    _client: object = field(default=None, init=False, repr=False)
 
-    def map_chunks(self, spec: RunSpec, chunks: list[range]) -> Iterator[tuple[range, dict[str, list]]]:
-        """Play ``chunks`` on the cluster, yielding ``(chunk, columns)`` as each finishes.
+    def _connect(self) -> tuple:
+        """(client, local cluster or None).
 
         Raises:
             BackendError: dask is not installed, or the scheduler cannot be reached.
         """
         try:
             from dask.distributed import Client, LocalCluster
-            from dask.distributed import as_completed as dask_completed
         except ImportError:
             raise BackendError("the dask backend needs the optional extra: pip install 'kbsim[dask]'") from None
-        cluster = None
         try:
             if self.scheduler:
-                client = Client(self.scheduler, timeout="20s")
-            else:
-                with _signals_held():
-                    cluster = LocalCluster(  # its workers ignore Ctrl-C (dask_setup below): this process stops them
-                        n_workers=self.workers,
-                        threads_per_worker=1,
-                        processes=True,
-                        dashboard_address=None,
-                        preload=[__name__],
-                        silence_logs=logging.CRITICAL,  # its own errors reach this process as exceptions
-                    )
-                client = Client(cluster)
+                return Client(self.scheduler, timeout="20s"), None
+            with _signals_held(), warnings.catch_warnings():
+                # another cluster on this machine holds the usual HTTP port: distributed picks another one itself
+                warnings.filterwarnings("ignore", message="Port .* is already in use")
+                cluster = LocalCluster(  # its workers ignore Ctrl-C (dask_setup below): this process stops them
+                    n_workers=self.workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    preload=[__name__],
+                    silence_logs=logging.CRITICAL,  # its own errors reach this process as exceptions
+                )
+            return Client(cluster), cluster
         except OSError as e:
             raise BackendError(f"cannot reach the Dask scheduler {self.scheduler}: {e}") from None
+
+    @staticmethod
+    def _close(client: Any, cluster: Any) -> None:
+        """Close the client and the local cluster (bounded waits; errors while closing are ignored)."""
+        with contextlib.suppress(Exception):
+            client.close(timeout=5)
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close(timeout=5)
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Backend]:
+        """One client (and local cluster) for every run inside the block (see :meth:`Backend.session`).
+
+        Raises:
+            BackendError: dask is not installed, or the scheduler cannot be reached.
+        """
+        if self._client is not None:
+            yield self
+            return
+        client, cluster = self._connect()
+        self._client = client
+        try:
+            yield self
+        finally:
+            self._client = None
+            self._close(client, cluster)
+
+    def map_chunks(self, spec: RunSpec, chunks: Iterable[range]) -> Iterator[tuple[range, dict[str, list]]]:
+        """Play ``chunks`` on the cluster, yielding ``(chunk, columns)`` as each finishes.
+
+        Raises:
+            BackendError: dask is not installed, or the scheduler cannot be reached.
+        """
+        kept = self._client  # a session's client outlives this run
+        client, cluster = (kept, None) if kept is not None else self._connect()
+        from dask.distributed import as_completed as dask_completed
+
         futures: list = []
         finished = False
         try:
@@ -461,16 +538,13 @@ class DaskBackend(Backend):
                 fut.release()
             finished = True
         finally:
-            # interrupted or failed: cancel the queued chunks so the cluster stops playing them; bounded waits
+            # interrupted, failed or closed early: cancel the queued chunks so the cluster stops playing them
             if not finished:
                 logging.getLogger("distributed").setLevel(logging.CRITICAL)  # the cancelled chunks are expected
                 with contextlib.suppress(Exception):
                     client.cancel(futures, force=True)
-            with contextlib.suppress(Exception):
-                client.close(timeout=5)
-            if cluster is not None:
-                with contextlib.suppress(Exception):
-                    cluster.close(timeout=5)
+            if kept is None:
+                self._close(client, cluster)
 
 
 def dask_setup(worker: object) -> None:  # pragma: no cover - runs in Dask worker processes

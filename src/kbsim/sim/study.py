@@ -77,6 +77,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from kbsim.engine.seeds import MAX_SEED
 from kbsim.rules.files import display_path, format_validation
 from kbsim.sim.conditions import Condition
+from kbsim.sim.tune_spec import TuneSection
 from kbsim.strict_io import (
     MAX_LIST,
     MAX_NAME,
@@ -244,11 +245,36 @@ class Study(_Strict):
         description="Restricted play: move kinds (patterns with *, e.g. characters.play.*), one arm each with a "
         "seat of the baseline arm's bot barred from it.",
     )
+    tune: TuneSection | None = Field(
+        None, description="Options to search toward targets (`kbsim tune`); the one arm is where the search starts."
+    )
 
     _source: Path | None = PrivateAttr(None)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _tune_arm(cls, data: Any) -> Any:
+        """A tune study may leave out ``arms``: it then starts from the rule file's defaults, played by greedy."""
+        if isinstance(data, dict) and "tune" in data and "arms" not in data:
+            data = dict(data) | {"arms": [{"name": "rule file defaults"}]}
+        return data
+
     @model_validator(mode="after")
     def _cross_checks(self) -> Study:
+        if self.tune is not None:
+            if len(self.arms) != 1:
+                raise ValueError(
+                    f"arms: a tune study has one arm (the rules and bots the search starts from), got {len(self.arms)}"
+                )
+            if self.sweep is not None:
+                raise ValueError("sweep: a tune study searches its options itself; leave out [sweep]")
+            for name in self.tune.options:
+                if name in self.arms[0].options:
+                    raise ValueError(f"arms.0.options: sets {name!r}, an option the search varies")
+            for i, t in enumerate(self.tune.targets):
+                extra = sorted(set(t.players or []) - set(self.players))
+                if extra:
+                    raise ValueError(f"tune.targets.{i}.players: {extra} are not among the study's players")
         if len(set(self.players)) != len(self.players):
             raise ValueError("players: every player count must appear once")
         seen: dict[str, int] = {}
@@ -401,7 +427,9 @@ def rules_digest(loaded) -> str:
     effective options are part of the run parameters), and the character cards
     when they are not in play.
     """
-    doc = loaded.model.model_dump(mode="json", by_alias=True)
+    from kbsim.rules.loader import unhashed_defaults
+
+    doc = loaded.model.model_dump(mode="json", by_alias=True, exclude=unhashed_defaults(loaded.model) or None)
     doc.pop("options", None)
     doc.pop("variants", None)
     chars = doc.get("characters")
@@ -724,7 +752,7 @@ class RunStats:
 def run_study(
     plan: StudyPlan,
     workers: int | None = None,
-    backend: str = "processes",
+    backend: Any = "processes",
     progress: Callable[[int, int], None] | None = None,
 ) -> RunStats:
     """Play the runs whose records are missing; reuse finished files; complete interrupted ones.
@@ -732,7 +760,8 @@ def run_study(
     Args:
         plan: from :func:`plan_study`.
         workers: worker processes (default: all cores); 1 plays in this process.
-        backend: ``processes`` (default) or ``serial``.
+        backend: ``processes`` (default) or ``serial``, or a backend object (:func:`kbsim.sim.run.make_backend`,
+            e.g. kept open by its ``session()`` for many studies; ``workers`` is then ignored).
         progress: called as ``progress(games_done_now, games_to_play)`` after each chunk
             (and once with 0 before the first game).
 
@@ -750,8 +779,11 @@ def run_study(
         plan.records_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise StudyError(f"--records {plan.records_dir}: cannot create the folder: {e.strerror}") from None
-    n_workers = workers or default_workers()
-    be = make_backend("serial" if backend == "serial" or n_workers <= 1 else "processes", n_workers)
+    if isinstance(backend, str):
+        n_workers = workers or default_workers()
+        be = make_backend("serial" if backend == "serial" or n_workers <= 1 else "processes", n_workers)
+    else:
+        be = backend
     stats = RunStats(runs=len(plan.runs), paths=[r.path for r in plan.runs])
     opened = []
     for run in plan.runs:

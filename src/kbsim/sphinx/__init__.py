@@ -31,6 +31,8 @@ the engine uses, so the documentation cannot drift from the code:
     The field reference of a rule file of every engine family, walked from
     the pydantic models, and the JSON Schema that ``kbsim rules schema``
     prints.
+``{kbsim-fields} MODULE:MODEL``
+    The field tables of a study-file section (the ``[tune]`` section), walked from its pydantic models.
 ``{kbsim-yaml} GAME PATH`` and ``{kbsim-example} GAME NAME``
     A part of a shipped rule file as written, and one example with its drawing,
     for the authoring guide.
@@ -92,6 +94,7 @@ from kbsim.sphinx.directives import (
     merge_rendered,
     purge_rendered,
 )
+from kbsim.sphinx.fields import FieldsDirective
 from kbsim.sphinx.i18n import DEFAULT, N_, Words
 from kbsim.sphinx.links import ResolveRefs, kbsim_ref
 from kbsim.sphinx.pages import write_reference_pages
@@ -145,6 +148,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("kbsim-cli", CliDirective)
     app.add_directive("kbsim-records", RecordsDirective)
     app.add_directive("kbsim-schema", SchemaDirective)
+    app.add_directive("kbsim-fields", FieldsDirective)
     app.add_directive("kbsim-yaml", YamlDirective)
     app.add_directive("kbsim-example", ExampleDirective)
     app.add_directive("kbsim-notation", NotationDirective)

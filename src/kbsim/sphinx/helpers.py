@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import types
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import yaml
 from docutils import nodes
@@ -341,6 +341,13 @@ def constraints(info: Any) -> str:
     return ", ".join(parts)
 
 
+class _Meta:
+    """Bare annotation metadata (``Ge(1)``...) seen as a field's, for :func:`constraints`."""
+
+    def __init__(self, metadata: list) -> None:
+        self.metadata = metadata
+
+
 def type_words(ann: Any, tr: Callable[[str], str] = same) -> str:
     """A short description of a field type (no links), in the page's language (``tr``)."""
     simple = {
@@ -355,6 +362,10 @@ def type_words(ann: Any, tr: Callable[[str], str] = same) -> str:
     if ann is type(None):
         return "null"
     origin = get_origin(ann)
+    if origin is Annotated:  # a type with bounds: Annotated[int, Field(ge=1)] reads "a whole number (>= 1)"
+        inner, *extra = get_args(ann)
+        bounds = ", ".join(b for m in extra if (b := constraints(m if hasattr(m, "metadata") else _Meta([m]))))
+        return type_words(inner, tr) + (f" ({bounds})" if bounds else "")
     if origin is Literal:
         args = get_args(ann)
         if len(args) == 1:

@@ -371,11 +371,15 @@ class MarketRulesRenderer(ReferenceRenderer):
             return f" ({_(' or ').join(names)})" if names else ""
 
         if op == "take" and len(args) == 2 and all(a.isdigit() for a in args):
-            place = int(args[1])
+            line, place = int(args[0]), int(args[1])
+            by_deck = m.market.prices == "by_deck"
+            costs, at = m.market.costs, (line if by_deck else place)
+            ok = 1 <= line <= m.market.decks and 1 <= place <= m.market.line_places and at <= len(costs)
             cost = ""
-            if 1 <= place <= len(m.market.costs):
-                cost = " " + _("(a place that costs {cost})").format(cost=m.market.costs[place - 1])
-            return _("take the card in line {line}, place {place}").format(line=args[0], place=place) + cost
+            if ok:
+                where = _("(a line that costs {cost})") if by_deck else _("(a place that costs {cost})")
+                cost = " " + where.format(cost=costs[at - 1])
+            return _("take the card in line {line}, place {place}").format(line=line, place=place) + cost
         if op == "claim" and len(args) == 1:
             if args[0].isdigit():
                 return _("claim face-up objective {number}").format(number=args[0])
@@ -396,18 +400,25 @@ class MarketRulesRenderer(ReferenceRenderer):
 
     def market_board(self, lines: list[str], decks: list[str] | None) -> nodes.container:
         """Market lines (one row per deck, cheapest place first) and, when given, what is left in each deck."""
-        costs = self.model.market.costs
+        market = self.model.market
+        costs, places, by_deck = market.costs, market.line_places, market.prices == "by_deck"
         _ = self._
         header = [_("Line")] + [
-            _("Place {place} (cost {cost})").format(place=i + 1, cost=c) for i, c in enumerate(costs)
+            _("Place {place}").format(place=i + 1)
+            if by_deck
+            else _("Place {place} (cost {cost})").format(place=i + 1, cost=costs[i])
+            for i in range(places)
         ]
         if decks is not None:
             header.append(_("Deck (top first)"))
         rows = []
         for d, text in enumerate(lines):
             words = text.split()
-            words = (words + ["-"] * len(costs))[: len(costs)]
-            row: list[Any] = [str(d + 1)] + [self.card(w) for w in words]
+            words = (words + ["-"] * places)[:places]
+            label = str(d + 1)
+            if by_deck and d < len(costs):
+                label = _("{line} (cost {cost})").format(line=d + 1, cost=costs[d])
+            row: list[Any] = [label] + [self.card(w) for w in words]
             if decks is not None:
                 row.append(self.cards_cell(decks[d] if d < len(decks) else "", empty="empty"))
             rows.append(row)

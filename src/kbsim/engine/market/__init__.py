@@ -3,7 +3,8 @@
 Generic primitives (every parameter comes from the rule file and its card table):
 
 * **market rows**: ``D`` face-down decks, each with a line of face-up places;
-  place ``p`` costs ``costs[p]`` currency cards. After a take the line slides
+  place ``p`` costs ``costs[p]`` currency cards (or, with ``market.prices: by_deck``,
+  every place of deck ``d`` costs ``costs[d]``: :meth:`MarketGame.price`). After a take the line slides
   forward and its deck refills the last place (or refills in place); a used-up
   deck leaves gaps (:meth:`MarketState.fill`).
 * **currency cards**: taken like any card, kept face up, spent to the box.

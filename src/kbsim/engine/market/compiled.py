@@ -84,7 +84,10 @@ class MarketGame:
 
     Attributes:
         kinds: market card kinds; ``wagon_kinds``, ``wild_kinds``, ``currency_kind`` index into it.
-        n_decks, costs, slide, setup_reshuffle: the market (``costs[p]`` is the cost of place ``p``).
+        n_decks, costs, slide, setup_reshuffle: the market (:meth:`price` reads ``costs``).
+        places: face-up places in each deck's line.
+        price_by_deck: ``costs[d]`` is the cost of every place of deck ``d``'s line (``market.prices: by_deck``);
+            else ``costs[p]`` is the cost of place ``p`` of every line.
         objectives, visible_objectives, replace_objectives: objective cards and their face-up line.
         claims_per_turn, take_mandatory: the turn.
         character_first: a taken character acts before its line slides and refills (else after).
@@ -139,9 +142,24 @@ class MarketGame:
     provisional: str | None = None
     first_seat: int = 0
     character_first: bool = True
+    places: int = 0  # face-up places per line (0: one per listed cost)
+    price_by_deck: bool = False
     option_at: tuple[tuple[str, str], ...] = ()  # (rule-file path, option name): to name options in refusals
     family: str = "market"
     score: None = None  # no team score (the rows family's solo score)
+
+    @property
+    def n_places(self) -> int:
+        """Face-up places in each deck's line."""
+        return self.places or len(self.costs)
+
+    def price(self, deck: int, place: int) -> int:
+        """The cost in currency of the card at ``place`` of ``deck``'s line (both 0-based; rule file, ``market``).
+
+        By place (the default reading of "first/second/third row"): ``costs[place]``; by deck
+        (``market.prices: by_deck``): ``costs[deck]``.
+        """
+        return self.costs[deck] if self.price_by_deck else self.costs[place]
 
     def kind_index(self, key: str) -> int:
         """The kind index of a market card key.
@@ -271,5 +289,7 @@ def compile_market(loaded: LoadedRules, table: Any = None) -> MarketGame:
         provisional=m.provisional,
         first_seat=m.setup.first_seat,
         character_first=m.turn.take.character_acts == "before_refill",
+        places=m.market.line_places,
+        price_by_deck=m.market.prices == "by_deck",
         option_at=tuple((o.path, name) for name, o in m.options.items()),
     )

@@ -46,9 +46,9 @@ def _example_state(g: MarketGame, ex: MarketExample) -> MarketState:
         raise MarketNotationError(f"state.market: {len(s.market)} lines given, the rules have {g.n_decks} decks")
     for d, text in enumerate(s.market):
         line = _cards(g, text, f"state.market.{d}")
-        if len(line) > len(g.costs):
-            raise MarketNotationError(f"state.market.{d}: {len(line)} cards, a line has {len(g.costs)} places")
-        st.lines[d] = line + [GAP] * (len(g.costs) - len(line))
+        if len(line) > g.n_places:
+            raise MarketNotationError(f"state.market.{d}: {len(line)} cards, a line has {g.n_places} places")
+        st.lines[d] = line + [GAP] * (g.n_places - len(line))
     for d, text in enumerate(s.decks):
         if d >= g.n_decks:
             raise MarketNotationError(f"state.decks: {len(s.decks)} decks given, the rules have {g.n_decks}")

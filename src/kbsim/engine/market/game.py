@@ -12,6 +12,7 @@ from kbsim.engine.course import Course
 from kbsim.engine.market.compiled import MarketGame
 from kbsim.engine.market.moves import CHOOSE, DONE, TAKE, Move
 from kbsim.engine.market.notation import format_market_move
+from kbsim.engine.market.observe import MarketContext, handed, masked
 from kbsim.engine.market.scoring import pattern_points
 from kbsim.engine.market.state import MarketState, check_state, new_state
 from kbsim.engine.market.turn import MarketTurn
@@ -111,9 +112,12 @@ def standings(g: MarketGame, st: MarketState) -> list[int]:
     return [p["total"] for p in final_points(g, st)]
 
 
+_NOT_ZONES = ("rng", "hidden", "deck_seen", "obj_seen", "returned")  # state slots that are no zone of the table
+
+
 def state_digest(st: MarketState) -> str:
     """16 hex digits identifying a dealt market state (every zone; not the random stream)."""
-    parts = [getattr(st, k) for k in type(st).__slots__ if k not in ("rng", "hidden")]
+    parts = [getattr(st, k) for k in type(st).__slots__ if k not in _NOT_ZONES]
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
 
 
@@ -139,7 +143,8 @@ class MarketPlay:
     Used by :func:`play_market_game` and by the example runner, so both follow the same rules. It also keeps the
     experience measures of the game: each seat's bar (restricted play, :mod:`kbsim.engine.market.restrict`; set
     :attr:`bars` before the first turn) and the turns in which it yielded, the forced turns (whose first decision
-    has one legal move), and the course of the game by points (:class:`~kbsim.engine.course.Course`).
+    has one legal move), and, where :attr:`course` is set (the game loop's; a forward model's world keeps none),
+    the course of the game by points (:class:`~kbsim.engine.course.Course`).
     """
 
     game: MarketGame
@@ -157,7 +162,7 @@ class MarketPlay:
     bars: list[frozenset[str] | None] = field(default_factory=list)
     forced: list[int] = field(default_factory=list)
     yields: list[int] = field(default_factory=list)
-    course: Course = field(default_factory=lambda: Course(lower_is_better=False))
+    course: Course | None = None
 
     def __post_init__(self) -> None:
         n = self.state.players
@@ -165,7 +170,18 @@ class MarketPlay:
             self.passes = [0] * n
         self.forced = [0] * n
         self.yields = [0] * n
-        self.course.mark(0, standings(self.game, self.state))
+
+    def context(self, choosing: bool = False) -> MarketContext:
+        """The counts every seat knows now, for the view of the next turn (or of a contract choice)."""
+        return MarketContext(
+            choosing,
+            self.turns if choosing else self.turns - 1,
+            self.trigger_seat,
+            self.remaining,
+            self.idle,
+            tuple(self.passes),
+            tuple(self.bars) if any(b is not None for b in self.bars) else None,
+        )
 
     def new_turn(self) -> MarketTurn:
         """The next turn (of :attr:`seat`), under the seat's bar; a forced turn is counted."""
@@ -211,9 +227,21 @@ class MarketPlay:
         elif g.stall_round and self.idle >= n:
             self.ended, self.reason = True, STALEMATE
         self.seat = (s + 1) % n
-        if not self.ended and self.turns % n == 0:
+        if self.course is not None and not self.ended and self.turns % n == 0:
             self.course.mark(self.turns, standings(g, self.state))
         return self.ended
+
+
+def _show_watchers(st: MarketState, watchers: list, seat: int) -> None:
+    """Hand each watching player (``(seat, watch_table)``) but ``seat`` its seat's view of the table now.
+
+    A player may define ``watch_table(view)`` (see :class:`kbsim.bots.base.Bot`): the game loop calls it at the
+    start of every other seat's turn (and contract choice) and once when the game ends, with a masked copy of the
+    table as that player's seat sees it (:func:`~kbsim.engine.market.observe.masked`).
+    """
+    for s, see in watchers:
+        if s != seat:
+            see(masked(st, s))
 
 
 def play_market_game(
@@ -265,30 +293,41 @@ def play_market_game(
 
     if check:
         verify(None)
-    for s, bot in enumerate(bots):
+    course = Course(lower_is_better=False)
+    play = MarketPlay(game, st, seat=game.first_seat % n, bars=seat_bars(bots), course=course)
+    views: list[MarketState | None] = [None] * n  # each seat's masked table, kept up to date between its turns
+    watchers = [(s, b.watch_table) for s, b in enumerate(bots) if hasattr(b, "watch_table")]
+    for s, bot in enumerate(bots):  # each bot decides from its seat's view (kbsim.engine.market.observe)
+        _show_watchers(st, watchers, s)
         t = watch(MarketTurn(game, st, s, phase=CHOOSE))
-        bot.play_turn(t)
+        view = handed(t, play.context(choosing=True), views[s])
+        views[s] = view.state
+        bot.play_turn(view)
         if t.phase != DONE:
             t._close()
         moves_log.append((s, t.log))
-    play = MarketPlay(game, st, seat=game.first_seat % n, bars=seat_bars(bots))
+    course.mark(0, standings(game, st))  # (the contracts chosen)
     while play.turns < game.turn_limit:
         seat = play.seat
         t = watch(play.new_turn())
-        bots[seat].play_turn(t)
+        _show_watchers(st, watchers, seat)
+        view = handed(t, play.context(), views[seat])
+        views[seat] = view.state
+        bots[seat].play_turn(view)
         moves_log.append((seat, t.log))
         if play.finish_turn(t):
             break
+    _show_watchers(st, watchers, -1)
     if check:
         verify(None)
     points = final_points(game, st)
     winners = winners_of(game, points) if play.ended else ()
-    play.course.mark(play.turns, [p["total"] for p in points])
+    course.mark(play.turns, [p["total"] for p in points])
     spent = [0] * n
     for s in range(n):
         spent[s] = sum(sum(k for _, k in game.objectives[o].needs) for o in st.claimed[s])
     held = [sum(st.wagons[s]) + st.currency[s] for s in range(n)]
-    changes, leads_from, behind = play.course.measures(winners, play.turns)
+    changes, leads_from, behind = course.measures(winners, play.turns)
     return MarketResult(
         winners=winners,
         end_reason=play.reason,

@@ -17,12 +17,11 @@ def take_moves(g: MarketGame, st: MarketState, seat: int, free: bool) -> list[Mo
     if free:
         return face_up_takes(st)
     budget = st.currency[seat]
-    costs = g.costs
     return [
         Move("take", d, p)
         for d, line in enumerate(st.lines)
         for p, c in enumerate(line)
-        if c >= 0 and costs[p] <= budget
+        if c >= 0 and g.price(d, p) <= budget
     ]
 
 

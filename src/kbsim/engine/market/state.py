@@ -15,6 +15,11 @@ class MarketState:
 
     All zones are plain lists (see the module docstring for the encoding). ``hidden``
     marks a sandbox copy whose decks hold ``HIDDEN`` placeholders.
+
+    What every seat saw go into a face-down zone is kept beside it (see :mod:`kbsim.engine.market.observe`):
+    ``deck_seen[d]`` cards at the bottom of deck ``d`` and ``obj_seen`` at the bottom of the objective deck were
+    face up when they went under (a reset to the deck's bottom); ``returned[s]`` are the contracts seat ``s``
+    put back at setup (only ``s`` knows them).
     """
 
     __slots__ = (
@@ -36,11 +41,14 @@ class MarketState:
         "open_lines",
         "hidden",
         "rng",
+        "deck_seen",
+        "obj_seen",
+        "returned",
     )
 
     def __init__(self, game: MarketGame, players: int):
         k = len(game.kinds)
-        self.lines: list[list[int]] = [[GAP] * len(game.costs) for _ in range(game.n_decks)]
+        self.lines: list[list[int]] = [[GAP] * game.n_places for _ in range(game.n_decks)]
         self.decks: list[list[int]] = [[] for _ in range(game.n_decks)]
         self.box: list[int] = [0] * k
         self.wagons: list[list[int]] = [[0] * k for _ in range(players)]
@@ -58,6 +66,9 @@ class MarketState:
         self.open_lines: list[int] = []  # lines with a taken card's place still empty (refilled after the effects)
         self.hidden = False
         self.rng: random.Random | None = None
+        self.deck_seen: list[int] = [0] * game.n_decks
+        self.obj_seen = 0
+        self.returned: list[list[int]] = [[] for _ in range(players)]
 
     @property
     def players(self) -> int:
@@ -85,6 +96,9 @@ class MarketState:
         new.open_lines = list(self.open_lines)
         new.hidden = self.hidden
         new.rng = None
+        new.deck_seen = list(self.deck_seen)
+        new.obj_seen = self.obj_seen
+        new.returned = [list(x) for x in self.returned]
         return new
 
     # ---- market primitives
@@ -100,6 +114,8 @@ class MarketState:
         line = self.lines[d]
         while deck and line[pos] == GAP:
             card = deck.pop()
+            if self.deck_seen[d] > len(deck):
+                self.deck_seen[d] = len(deck)
             if card >= 0 and g.kinds[card].role == EVENT:
                 if setup:
                     if g.setup_reshuffle:
@@ -109,6 +125,7 @@ class MarketState:
                         deck.append(card)
                         assert self.rng is not None, "setup runs on the dealt state, which holds the deal's stream"
                         self.rng.shuffle(deck)
+                        self.deck_seen[d] = 0
                     else:
                         self.box[card] += 1
                     continue
@@ -172,6 +189,7 @@ class MarketState:
         self.obj_visible = [GAP] * len(self.obj_visible)
         if to == "deck_bottom":
             self.obj_deck[0:0] = cleared[::-1]  # the first one ends up nearest the top
+            self.obj_seen += len(cleared)
         else:
             self.obj_box.extend(cleared)
         for i in range(len(self.obj_visible)):
@@ -188,6 +206,7 @@ class MarketState:
                         self.box[c] += 1
                 else:
                     self.decks[d].insert(0, c)
+                    self.deck_seen[d] += 1
                 line[p] = GAP
         for d, line in enumerate(self.lines):
             for p in range(len(line)):
@@ -198,6 +217,8 @@ class MarketState:
         """Turn up the top objective into an empty face-up slot (stays empty if the deck is used up)."""
         if self.obj_visible[slot] == GAP and self.obj_deck:
             self.obj_visible[slot] = self.obj_deck.pop()
+            if self.obj_seen > len(self.obj_deck):
+                self.obj_seen = len(self.obj_deck)
 
     # ---- accounting
     def icon_counts(self, g: MarketGame, seat: int) -> tuple[int, ...]:
@@ -287,7 +308,7 @@ def new_state(g: MarketGame, players: int, rng: random.Random) -> MarketState:
         st.decks[d] = cards[pos : pos + size]
         pos += size
     for d in range(g.n_decks):
-        for p in range(len(g.costs)):
+        for p in range(g.n_places):
             st.fill(g, d, p, setup=True)
     objs = list(range(len(g.objectives)))
     rng.shuffle(objs)

@@ -45,6 +45,10 @@ class MarketTurn:
         # loop, and whether the bar yielded at some decision of this turn
         self.bar: frozenset[str] | None = None
         self.bar_yielded = False
+        # the game loop's link from the view a bot is handed to the real turn (kbsim.engine.market.observe), or None
+        self._relay: Callable[[Move], None] | None = None
+        # the turn-loop counts everybody knows (kbsim.engine.market.observe.MarketContext), set by the game loop
+        self.seen: object | None = None
         self.phase = phase
         if phase == TAKE and not self._take_moves(False):
             self.phase = CLAIM
@@ -125,13 +129,22 @@ class MarketTurn:
                 st.contracts[s] = []
                 st.offered[s] = []
         st.contract_box = []
+        return self.on_state(st)
+
+    def on_state(self, state: MarketState) -> MarketTurn:
+        """This turn, at the same point (phase, what it took, claimed, lost, resolved), over ``state``.
+
+        ``state`` is a copy of :attr:`state` (a sandbox, a masked view, a determinization); moves applied to the
+        new turn change only ``state``. It has no log, no move hook and no link to the game.
+        """
         t = MarketTurn.__new__(MarketTurn)
         t.__dict__.update(self.__dict__)
-        t.state = st
+        t.state = state
         t.resolved = list(self.resolved)
         t.log = None
         t.on_move = None
         t._legal = None
+        t._relay = None
         return t
 
     # ---- moves
@@ -165,6 +178,9 @@ class MarketTurn:
         Raises:
             IllegalMove: ``move`` is not among :meth:`legal_moves` (the message says why).
         """
+        if self._relay is not None:  # the view a bot is handed: the game makes the move, then shows the result
+            self._relay(move)
+            return
         if move not in self.legal_moves():
             kind = barred(self.game, self.state, move, self.bar) if self.bar is not None else ""
             if kind:
@@ -212,6 +228,7 @@ class MarketTurn:
             st.offered[me].remove(move.a)
             st.contracts[me].append(move.a)
             if len(st.contracts[me]) >= g.contracts_kept:
+                st.returned[me].extend(st.offered[me])
                 st.contract_box.extend(st.offered[me])
                 st.offered[me] = []
                 self.phase = DONE
@@ -222,7 +239,7 @@ class MarketTurn:
         g, st, me = self.game, self.state, self.seat
         card = st.lines[d][p]
         if not free:
-            cost = g.costs[p]
+            cost = g.price(d, p)
             st.currency[me] -= cost
             st.box[g.currency_kind] += cost
         role = g.kinds[card].role
@@ -273,15 +290,17 @@ class MarketTurn:
                 "" if self._take_moves(False) else " (nothing can be taken now)"
             )
         if ph == TAKE:
-            ok = 0 <= move.a < len(st.lines) and 0 <= move.b < len(g.costs)
+            ok = 0 <= move.a < len(st.lines) and 0 <= move.b < g.n_places
             if not ok or st.lines[move.a][move.b] < 0:
                 return (
                     f"no card at line {move.a + 1}, place {move.b + 1}: there are {len(st.lines)} line(s) of "
-                    f"{len(g.costs)} place(s), and a card is taken only from a place that holds one"
+                    f"{g.n_places} place(s), and a card is taken only from a place that holds one"
                 )
+            where = f"line {move.a + 1}" if g.price_by_deck else f"place {move.b + 1}"
             return (
-                f"a card costs the price of its place: place {move.b + 1} costs {g.costs[move.b]} currency "
-                f"card(s), the player has {st.currency[self.seat]}" + self._hint("market.costs")
+                f"a card costs the price of its {'line' if g.price_by_deck else 'place'}: {where} costs "
+                f"{g.price(move.a, move.b)} currency card(s), the player has {st.currency[self.seat]}"
+                + self._hint("market.costs")
             )
         if ph == RESOLVE:
             power = self.pending_op()

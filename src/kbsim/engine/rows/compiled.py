@@ -112,6 +112,8 @@ class CompiledGame:
     win_needs_pile: bool = True
     stalemate_needs_empty_piles: bool = False
     stalemate_powers: bool = True  # the exact stalemate test lets seats use the characters still in play
+    exact_play_limit: int = 5000  # positions the exact test's search over staying character plays explores
+    stalemate_counts_parked: bool = False  # parked cards count with hand and draw pile for a stalemate's winners
     first_player: int = 0  # who plays first, counted from the dealer
     provisional_moves: bool = True  # a turn that lays too few may still end as exchange/pass/minus, restored
     empty_targets: frozenset[int] | None = None  # row cards a rebuild may fill when empty (None: any)
@@ -123,6 +125,7 @@ class CompiledGame:
     match_target: int = 0  # > 0: hands are played until a penalty total reaches it
     match_rotate: bool = True
     match_max_hands: int = 200
+    match_scored_at_max: bool = False  # a match stopped by max_hands is won by the lowest total (else no winner)
     family: str = "rows"
 
     def __reduce__(self) -> tuple:
@@ -428,6 +431,8 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
         win_needs_pile=m.end.win.draw_pile_counts,
         stalemate_needs_empty_piles=m.end.stalemate.requires_empty_draw_piles,
         stalemate_powers=m.end.stalemate.powers == "in_play",
+        exact_play_limit=m.end.stalemate.exact_play_limit,
+        stalemate_counts_parked=m.end.stalemate.counts_parked,
         first_player=m.setup.deal.first_player,
         provisional_moves=lay.provisional_until_laid,
         empty_targets=(
@@ -443,4 +448,5 @@ def compile_rows(loaded: LoadedRules) -> CompiledGame:
         match_target=m.end.match.target if m.end.match else 0,
         match_rotate=m.end.match.rotate_dealer if m.end.match else True,
         match_max_hands=m.end.match.max_hands if m.end.match else 200,
+        match_scored_at_max=bool(m.end.match and m.end.match.at_max_hands == "lowest_total"),
     )

@@ -21,11 +21,13 @@ from typing import Final
 from kbsim.engine.course import Course, no_course
 from kbsim.engine.families import family_of
 from kbsim.engine.restrict import seat_bars
-from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, InvariantError
+from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, IllegalMove, InvariantError
 from kbsim.engine.rng import seeded
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.experience import forced, standings
 from kbsim.engine.rows.moves import END_TURN, Move
+from kbsim.engine.rows.observe import Knowledge, Vault, mask, observe, unmask, unmasked_copy
+from kbsim.engine.rows.reach import PLAYS_LISTED, lay_possible, search_key
 from kbsim.engine.rows.restrict import bar_turn, narrowed
 from kbsim.engine.rows.state import GameState, deal
 from kbsim.engine.rows.turn import DONE, Turn, can_progress
@@ -241,36 +243,26 @@ def _probe_turn(
     return t
 
 
-def seat_can_lay(
-    game: CompiledGame,
-    state: GameState,
-    seat: int,
-    *,
-    own_top_only: bool = False,
-    bar: frozenset[str] | None = None,
-) -> bool:
-    """The exact test for one seat: can it lay a card it holds, now or on a later turn of its own?
+def seat_can_lay(game: CompiledGame, state: GameState, seat: int, *, bar: frozenset[str] | None = None) -> bool:
+    """Can one seat lay a card it holds, now or on a later turn of its own, with one character play at most?
 
     The seat's hand and parked cards count, and its draw pile's cards where they can reach the
     hand (an exchange is allowed, or refills are still due). Every board reachable by legal
     rebuilds is searched with the same move generator that lists legal lays
     (:meth:`~kbsim.engine.rows.turn.Turn.lay_reachable`). Where the rule file's ``stalemate.powers``
-    is ``in_play``, every character still on a pile or the display is tried for this seat
-    (character piles turn as characters are played, so each may reach every seat), each legal
-    play followed by the same search; with ``own_top_only``, only the character on top of the seat's own
-    pile (for when no pile can turn without a card being laid: :func:`piles_may_turn`). A search that
-    reaches ``exact_search_limit`` counts as "can lay" (the game goes on).
+    is ``in_play``, every character still on a pile or the display is tried for this seat, each legal play
+    followed by the same search. A search that reaches ``exact_search_limit`` counts as "can lay". The test of
+    the display games (solo, cooperative) and of games without characters; with character piles
+    :func:`stalemate_confirmed` asks :func:`kbsim.engine.rows.reach.lay_possible`, which follows the piles.
 
     Args:
         game: compiled rules (``rows`` family).
         state: the game between turns (not changed).
         seat: the seat tested.
-        own_top_only: try only the top character of the seat's own pile (pile mode; the display is
-            unchanged).
         bar: the move kinds the seat's player is barred from (restricted play): the search makes none of them.
 
     Returns:
-        False only when the search proves the seat can never lay a card it holds.
+        False only when the search proves the seat can lay no card it holds this way.
     """
     pile_cards = game.exchange_allowed or len(state.hands[seat]) < game.hand_size
     turn = _probe_turn(game, state, seat, pile_cards, bar)
@@ -280,10 +272,7 @@ def seat_can_lay(
         return True
     if not (game.chars_enabled and game.stalemate_powers):
         return False
-    if own_top_only and not game.chars_display_mode:
-        keys = state.char_piles[seat][:1]
-    else:
-        keys = list(dict.fromkeys([*state.display, *(k for p in state.char_piles for k in p)]))
+    keys = list(dict.fromkeys([*state.display, *(k for p in state.char_piles for k in p)]))
     for key in keys:
         if key == "?":
             continue
@@ -297,64 +286,35 @@ def seat_can_lay(
                 if key in p:
                     p.remove(key)
             st.char_piles[seat].insert(0, key)
-        for mv in probe.play_moves(limit=60):
+        plays = probe.play_moves(limit=PLAYS_LISTED)
+        if len(plays) >= PLAYS_LISTED:
+            return True  # (a listing cut short: undecided, the game goes on)
+        for mv in plays:
             t = probe.clone()
             try:
                 t.apply(mv)
-            except Exception:  # noqa: BLE001 - a play the enumerator listed but that fails is no way out
+            except IllegalMove:  # a play the enumerator listed but that fails is no way out
                 continue
             if t.laid > probe.laid or t.lay_reachable() is not False:
                 return True  # (a play may itself lay cards: an extra row opened with hand cards)
     return False
 
 
-def piles_may_turn(game: CompiledGame, state: GameState, bars: list[frozenset[str] | None] | None = None) -> bool:
-    """Whether a character play may stay played without a card being laid, so the character piles may turn.
-
-    A character reaches a seat only when the characters above it on a pile are played. A play stays in a turn
-    that lays no card where characters may be played on an exchange or pass turn (``chars_any_turn``: the play
-    is made before the turn becomes a lay-out turn, and the exchange or pass does not undo it), where plays
-    are not provisional, and in a turn that needs no card (an empty draw pile, an empty hand to refill, or soon:
-    a draw pile that the refill after an exchange empties);
-    otherwise a play in a turn that lays nothing is undone when the turn ends (rule file, clarification "A
-    turn that lays nothing"). So when no seat can lay a card and no seat whose play would stay has a legal
-    play of the character on top of its pile (with the cards it may hold: hand, and draw pile where
-    exchanges or refills bring them), nothing on the table or on the piles can ever change: only each seat's
-    own top character is in play. The display of the solo and cooperative games always counts as turning.
-
-    Args:
-        game: compiled rules (``rows`` family).
-        state: the game between turns (not changed).
-        bars: each seat's bar (restricted play: a seat never plays a character it is barred from), or None.
-
-    Returns:
-        True if some seat may play a character that stays played in a turn that lays no card.
-    """
-    if game.chars_display_mode or not game.provisional_moves:
-        return True
-    for seat in range(state.players):
-        if not state.char_piles[seat]:
-            continue
-        if not game.chars_any_turn:
-            st = state.copy()
-            st.turn_no += 1
-            short = game.exchange_allowed and len(st.piles[seat]) <= game.hand_size - len(st.hands[seat])
-            if not short and Turn.for_seat(game, st, seat, _counts_after(st, seat)).needed > 0:
-                continue  # its play would be undone unless the turn lays a card
-        pile_cards = game.exchange_allowed or len(state.hands[seat]) < game.hand_size
-        if _probe_turn(game, state, seat, pile_cards, bars[seat] if bars else None).play_moves(limit=1):
-            return True
-    return False
+def _follows_piles(game: CompiledGame, state: GameState) -> bool:
+    """Whether the stalemate test follows the character piles (:func:`kbsim.engine.rows.reach.lay_possible`)."""
+    return game.chars_enabled and game.stalemate_powers and not game.chars_display_mode and not state.shared
 
 
 def stalemate_confirmed(game: CompiledGame, state: GameState, bars: list[frozenset[str] | None] | None = None) -> bool:
     """The rulebook's stalemate: no empty row card can be opened and no seat can lay any card it holds.
 
-    Implements "the game ends when nobody can lay a card, even after exchanging" as the exact
-    test of :func:`seat_can_lay` for every seat. The idle-turn count of the rule file is only
-    the trigger that calls this test. With characters in play, a character deeper in a pile counts only if
-    the piles may turn without a card being laid (:func:`piles_may_turn`); otherwise each seat may use only
-    the character on top of its own pile.
+    Implements "the game ends when nobody can lay a card, even after exchanging". With characters in piles
+    (the complete game, ``stalemate.powers: in_play``) the table may change without a card being laid, by
+    character plays that stay in turns laying no card: the search of
+    :func:`kbsim.engine.rows.reach.lay_possible` follows every sequence of them (the piles turn, a pile whose
+    top has no legal play blocks what lies below it); an undecided search is no stalemate. Otherwise the exact
+    test of :func:`seat_can_lay` for every seat. The idle-turn count of the rule file is only the trigger that
+    calls this test.
 
     Restricted play: a seat barred from kinds of move (``bars``) is tested making none of them, so a seat barred
     from the character on top of its pile holds that pile still (the characters beneath never reach anybody).
@@ -367,11 +327,9 @@ def stalemate_confirmed(game: CompiledGame, state: GameState, bars: list[frozens
     Returns:
         True when no seat can lay (the game ends in a stalemate).
     """
-    own_top_only = game.chars_enabled and game.stalemate_powers and not piles_may_turn(game, state, bars)
-    return not any(
-        seat_can_lay(game, state, k, own_top_only=own_top_only, bar=bars[k] if bars else None)
-        for k in range(state.players)
-    )
+    if _follows_piles(game, state):
+        return lay_possible(game, state, bars) is False
+    return not any(seat_can_lay(game, state, k, bar=bars[k] if bars else None) for k in range(state.players))
 
 
 def replay_hands(game: CompiledGame, players: int, result: GameResult):
@@ -459,7 +417,7 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
     hand = 0
     course = Course()
     while True:
-        first = (game.first_seat + (hand if game.match_rotate else 0)) % n
+        first = match_dealer(game, n, hand)
         r = play_hand(
             game,
             bots,
@@ -467,6 +425,7 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
             first,
             check=check,
             log=log,
+            hand_no=hand,
             totals=totals,
             course=course,
             offset=sum(r.turns for r in results),
@@ -475,11 +434,13 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
         for k in range(n):
             totals[k] += r.penalties[k]
         hand += 1
-        if r.end_reason == TURN_LIMIT or max(totals) >= game.match_target or hand >= game.match_max_hands:
+        if match_over(game, totals, hand, r.end_reason):
             break
     low = min(totals)
     last = results[-1]
-    done = max(totals) >= game.match_target
+    done = max(totals) >= game.match_target or (
+        game.match_scored_at_max and hand >= game.match_max_hands and last.end_reason != TURN_LIMIT
+    )
     winners = tuple(k for k in range(n) if totals[k] == low) if done else ()
     turns = sum(r.turns for r in results)
     changes, leads_from, behind = course.measures(winners, turns)
@@ -514,6 +475,24 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
     )
 
 
+def match_dealer(game: CompiledGame, players: int, hand: int) -> int:
+    """The seat that deals hand ``hand`` (0-based) of a match (``end.match.rotate_dealer``)."""
+    return (game.first_seat + (hand if game.match_rotate else 0)) % players
+
+
+def match_over(game: CompiledGame, totals: list[int], hands: int, last_reason: str) -> bool:
+    """Whether a match ends after ``hands`` hands: the target reached, the most hands played, or a turn limit."""
+    return last_reason == TURN_LIMIT or max(totals) >= game.match_target or hands >= game.match_max_hands
+
+
+def hand_penalties(game: CompiledGame, state: GameState) -> list[int]:
+    """Per seat, the penalty points of the cards left in hand (``end.penalties``); empty without penalties."""
+    if not game.penalty:
+        return []
+    table = dict(game.penalty)
+    return [sum(table.get(c, 0) for c in state.hands[k]) for k in range(state.players)]
+
+
 _COUNTERS: dict[int, tuple[CompiledGame, tuple[str, ...], tuple[str, ...]]] = {}  # id(game) -> (game, counters)
 
 
@@ -534,79 +513,246 @@ def _counters(game: CompiledGame) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return enabled, watch
 
 
-def _invariant_checker(game: CompiledGame, state: GameState) -> Callable[[Turn], None]:
-    """A ``Turn.on_move`` hook that runs :func:`check_invariants` against the counts of ``state`` as dealt now."""
+def _invariant_checker(game: CompiledGame, loop: HandLoop) -> Callable[[Turn], None]:
+    """A ``Turn.on_move`` hook that runs :func:`check_invariants` against the counts of the hand as dealt now.
+
+    While a bot decides, the zones it may not see are masked (:mod:`kbsim.engine.rows.observe`): the check then
+    runs on a copy with the real cards put back.
+    """
+    state = loop.state
     expected, chars0 = state.story_cards(), state.characters()
-    return lambda _t: check_invariants(game, state, expected, chars0)
+
+    def check(t: Turn) -> None:
+        vault = loop.vault
+        st = state if vault is None else unmasked_copy(state, vault, t.exchanged)
+        check_invariants(game, st, expected, chars0)
+
+    return check
 
 
 def _play_turn(
     game: CompiledGame,
-    state: GameState,
+    loop: HandLoop,
+    turn: Turn,
     bot,
-    seat: int,
     usage: dict[str, int],
     watch: tuple[str, ...],
     legal: dict[str, int],
     on_move: Callable[[Turn], None] | None,
     moves_log: list[tuple[int, list[Move]]] | None,
-    bar: frozenset[str] | None,
-    tally: _HandTally,
-) -> Turn:
-    """Let ``seat``'s bot play one turn (turn number ``state.turn_no``), ending it if the bot did not.
+) -> None:
+    """Let the seat's bot play ``turn`` from what its seat may see, ending the turn if the bot did not.
 
-    Before the bot acts the turn is put under the seat's bar (restricted play: :func:`~kbsim.engine.rows.restrict.
-    bar_turn`; a bar that yields is counted) and tested for a forced turn (:func:`~kbsim.engine.rows.experience.
-    forced`), both counted in ``tally``.
+    The zones the seat may not see are masked in place while the bot decides (:func:`~kbsim.engine.rows.observe.mask`)
+    and the turn's draws wait until they are back (:attr:`Turn.defer_draws`); :meth:`HandLoop.finish_turn` makes them.
+
+    Before the bot acts (and before the zones are masked) the turn, already under the seat's bar
+    (:meth:`HandLoop.start_turn`), is tested for a forced turn (:func:`~kbsim.engine.rows.experience.forced`),
+    counted in the loop's tally.
 
     Args:
         game: compiled rules.
-        state: the hand's state (mutated by the turn).
+        loop: the hand being played (its state is mutated by the turn).
+        turn: the turn, from :meth:`HandLoop.start_turn`.
         bot: the seat's bot.
-        seat: the seat on turn.
         usage: the hand's rule-usage counters (mutated; not counted when empty: the rules enable none).
         watch: the counters whose chances are counted (:func:`kbsim.engine.rows.usage.watched`).
         legal: counter of ``watch`` -> turns at whose start such a rebuild was legal (mutated).
         on_move: invariant check run after every move, or None.
         moves_log: the hand's move log (the turn's moves are appended), or None when not logging.
-        bar: the move kinds the seat's player is barred from (its bot's ``bar``), or None.
-        tally: the hand's counts (forced turns and bar yields are added to them).
-
-    Returns:
-        The finished turn, for its counts.
     """
-    turn = Turn(
-        game,
-        state.rows,
-        state.hands[seat],
-        state.piles[seat],
-        state.discard,
-        partial(_counts_after, state, seat),
-        state=state,
-        seat=seat,
-    )
     if moves_log is not None:
         turn_log: list[Move] = []
         turn.log = turn_log
-        moves_log.append((seat, turn_log))
+        moves_log.append((turn.seat, turn_log))
     if on_move is not None:
         turn.on_move = on_move
-    if game.refill_at_start:
-        turn.draw_at_start()
-    if bar is not None and bar_turn(turn, game, bar):
-        tally.yields[seat] += 1
     if forced(turn):
-        tally.forced[seat] += 1
+        loop.tally.forced[turn.seat] += 1
     # bots act through turn.apply, which counts the rules each move needed, only when the rules enable a
     # counter at all (the base game enables none)
     turn.usage = usage or None
     if watch:
         for k in rule_chances(game, turn, watch):
             legal[k] += 1
-    bot.play_turn(turn)
-    if turn.phase != DONE:
-        turn.apply(END_TURN)
-    return turn
+    know = loop.know
+    assert know is not None, "the game loop's hands track what everybody knows"
+    vault = loop.vault = mask(loop.state, know, turn.seat, turn)
+    try:
+        bot.play_turn(turn)
+        if turn.phase != DONE:
+            turn.apply(END_TURN)
+    finally:
+        loop.vault = None
+        unmask(loop.state, vault, turn.exchanged, turn)
+
+
+def _show_watchers(loop: HandLoop, watchers: list, seat: int) -> None:
+    """Hand each watching player (``(seat, watch_table)``) but ``seat`` its seat's view of the table now.
+
+    A player may define ``watch_table(view)`` (see :class:`kbsim.bots.base.Bot`): the game loop calls it at the
+    start of every other seat's turn and once when the hand ends, with a copy of the state as that player's seat
+    sees it (:func:`~kbsim.engine.rows.observe.observe`), e.g. to draw the table for a person between their turns.
+    """
+    know = loop.know
+    assert know is not None, "the game loop's hands track what everybody knows"
+    for s, see in watchers:
+        if s != seat:
+            see(observe(loop.state, know, s))
+
+
+class HandLoop:
+    """One hand of a rows-family game as a sequence of turns: who plays, each turn's start and end, the end.
+
+    The game loop (:func:`play_hand`, bots deciding from masked zones) and the forward model
+    (:mod:`kbsim.engine.rows.forward`, a search playing every seat) step a hand the same way:
+    :meth:`start_turn` gives the next seat's :class:`Turn` (after its start draws), the moves are applied to
+    it, and :meth:`finish_turn` makes its owed draws, updates what everybody knows (:attr:`know`) and the
+    per-seat counts, and applies the end conditions (race won, all out, stalemate; the turn limit at the next
+    :meth:`start_turn`).
+
+    Args:
+        game: compiled rules, with ``first_seat`` the hand's dealer.
+        state: the hand's state just dealt (mutated by the turns).
+        know: the hand's public knowledge, or None for a fresh one (dealt in hand ``hand_no`` of a match with
+            penalty ``totals`` so far).
+        hand_no: index of the hand in its match.
+        totals: penalty totals of the match before this hand.
+        bars: each seat's bar (restricted play: the move kinds its player is barred from, or None), or None when
+            no seat is barred. Each turn of a barred seat is put under its bar at its start
+            (:func:`~kbsim.engine.rows.restrict.bar_turn`: the bar yields where it would leave no legal way to
+            finish the turn, counted in ``tally.yields``), and the stalemate test makes no barred move. A fresh
+            knowledge records them (everybody knows the seats' bars).
+
+    Attributes:
+        seat: the seat to play next (or playing).
+        turns: turns started in this hand.
+        over: the hand has ended; ``reason`` and ``winners`` say how.
+        tally: the per-seat counts and the stalemate trigger's state.
+        know: what everybody knows (:class:`~kbsim.engine.rows.observe.Knowledge`), or None when not tracked.
+        vault: the real cards while the zones are masked for a bot (the game loop's), else None.
+    """
+
+    __slots__ = ("game", "state", "seat", "turns", "over", "reason", "winners", "tally", "know", "vault", "bars")
+
+    def __init__(
+        self,
+        game: CompiledGame,
+        state: GameState,
+        know: Knowledge | None = None,
+        hand_no: int = 0,
+        totals: list[int] | None = None,
+        *,
+        track: bool = True,
+        bars: list[frozenset[str] | None] | None = None,
+    ) -> None:
+        n = state.players
+        self.bars = bars if bars and any(b is not None for b in bars) else None
+        self.game = game
+        self.state = state
+        self.seat = (game.first_seat + game.first_player) % n  # rule file: setup.deal.first_player, from the dealer
+        self.turns = 0
+        self.over = False
+        self.reason = TURN_LIMIT
+        self.winners: tuple[int, ...] = ()
+        self.tally = _HandTally(game, state, self.bars)
+        if know is None and track:
+            know = Knowledge(game, n)
+            know.hand_no = hand_no
+            know.dealer = game.first_seat % n
+            know.totals = list(totals) if totals else [0] * n
+            know.bars = self.bars
+        self.know = know
+        self.vault: Vault | None = None
+
+    def copy(self, state: GameState) -> HandLoop:
+        """This loop over ``state`` (a copy of :attr:`state`): the same seat, counts and knowledge (copied)."""
+        loop = HandLoop(self.game, state, None if self.know is None else self.know.copy(), track=False, bars=self.bars)
+        loop.seat = self.seat
+        loop.turns = self.turns
+        loop.over = self.over
+        loop.reason = self.reason
+        loop.winners = self.winners
+        loop.tally.copy_from(self.tally)
+        return loop
+
+    def resume(self, turn: Turn) -> Turn:
+        """Make ``turn``, a turn of :attr:`seat` at some point over :attr:`state`'s zones, the turn in progress.
+
+        Its count of the other seats' cards is read from this loop's state, its draws wait for
+        :meth:`finish_turn` (as those of :meth:`start_turn`), and it is handed this loop's knowledge.
+        """
+        turn._opponents = partial(_counts_after, self.state, turn.seat)
+        turn.defer_draws = True
+        turn.seen = self.know
+        return turn
+
+    def start_turn(self) -> Turn | None:
+        """The next seat's turn (its start draws made, under the seat's bar), or None when the turn limit ends the hand.
+
+        Seats out of cards are skipped in solo/cooperative play (a seat handed cards again plays again).
+        """
+        game, state = self.game, self.state
+        if self.over:
+            return None
+        if self.turns >= game.turn_limit:
+            self.over, self.reason = True, TURN_LIMIT
+            return None
+        n = state.players
+        if game.all_out:
+            while state.held(self.seat) == 0:  # out (ALL_OUT ended the hand before every seat was)
+                self.seat = (self.seat + 1) % n
+        seat = self.seat
+        self.turns += 1
+        state.turn_no = self.turns
+        turn = Turn(
+            game,
+            state.rows,
+            state.hands[seat],
+            state.piles[seat],
+            state.discard,
+            partial(_counts_after, state, seat),
+            state=state,
+            seat=seat,
+        )
+        know = self.know
+        if game.refill_at_start:
+            if know is not None:
+                know.start_draws(state, turn)
+            else:
+                turn.draw_at_start()
+        if know is not None:
+            tally = self.tally
+            know.begin_turn(state, seat, self.turns - 1, tally.idle, tally.exact_round)
+            turn.seen = know
+        turn.defer_draws = True
+        bars = self.bars
+        if bars is not None:
+            bar = bars[seat]
+            if bar is not None and bar_turn(turn, game, bar):
+                self.tally.yields[seat] += 1
+        return turn
+
+    def finish_turn(self, turn: Turn) -> bool:
+        """End ``turn`` (over, its draws owed): draws, knowledge, counts, end conditions; True when the hand ended."""
+        game, state = self.game, self.state
+        seat = turn.seat
+        if self.know is not None:
+            self.know.end_turn(game, state, turn)
+        else:
+            turn.finish_draws()
+        tally = self.tally
+        tally.add(turn, seat)
+        n = state.players
+        if turn.won and not game.all_out:
+            self.winners, self.reason, self.over = (seat,), WON, True
+        elif game.all_out and all(state.held(k) == 0 for k in range(n)):
+            self.reason, self.over = ALL_OUT, True
+        elif tally.stalemate_after(turn, seat):
+            self.reason, self.over = STALEMATE, True
+        else:
+            self.seat = (seat + 1) % n
+        return self.over
 
 
 class _HandTally:
@@ -634,6 +780,24 @@ class _HandTally:
         self.idle = [0] * n
         self.exact_round = 0
         self.verdicts: dict = {}  # exact stalemate test, memoised by the position
+        # (the staying-plays search reads a seat's hand and draw pile as one pool: memoised by its own key)
+        self.pooled = _follows_piles(game, state)
+
+    def copy_from(self, other: _HandTally) -> None:
+        """Take the counts of ``other`` (a tally of the same hand), as copies; the stalemate verdicts are shared."""
+        self.laid = other.laid[:]
+        self.exchanges = other.exchanges[:]
+        self.passes = other.passes[:]
+        self.rebuilds = other.rebuilds[:]
+        self.minus = other.minus[:]
+        self.forced = other.forced[:]
+        self.yields = other.yields[:]
+        self.bars = other.bars
+        self.completed = other.completed
+        self.idle = other.idle[:]
+        self.exact_round = other.exact_round
+        self.verdicts = other.verdicts  # (a function of the position only)
+        self.pooled = other.pooled
 
     def add(self, turn: Turn, seat: int) -> None:
         """Count a finished turn of ``seat``.
@@ -677,7 +841,7 @@ class _HandTally:
             return False
         if not self._triggered():
             return False
-        key = self.state.position_key()
+        key = search_key(game, self.state) if self.pooled else self.state.position_key()
         verdict = self.verdicts.get(key)
         if verdict is None:
             verdict = self.verdicts[key] = stalemate_confirmed(game, self.state, self.bars)
@@ -700,13 +864,35 @@ class _HandTally:
         return all(idle[k] >= -(-held(k) // game.hand_size) + game.idle_extra_turns for k in range(len(idle)))
 
 
-def _hand_winners(
+def stalemate_winners(game: CompiledGame, state: GameState) -> tuple[int, ...]:
+    """The seats holding the fewest cards at a stalemate (several: a shared win).
+
+    Rulebook, "End of the Game": the player with the fewest cards in hand and draw pile wins. Cards parked in
+    front of a seat count too only where the rule file's ``end.stalemate.counts_parked`` says so (default: the
+    literal reading, they do not).
+
+    Args:
+        game: compiled rules.
+        state: the state at the stalemate (not changed).
+
+    Returns:
+        The winning seats, ascending.
+    """
+    n = state.players
+    aside = not game.stalemate_counts_parked
+    left = [state.held(k) - (len(state.parked[k]) if aside else 0) for k in range(n)]
+    low = min(left)
+    return tuple(k for k in range(n) if left[k] == low)
+
+
+def hand_winners(
     game: CompiledGame, state: GameState, reason: str, winners: tuple[int, ...]
 ) -> tuple[tuple[int, ...], int | None]:
     """The winners and team score at the end of a hand.
 
-    Rules: with ``stalemate.fewest_cards_wins``, a stalemate is won by the seats holding the fewest cards;
-    in solo/cooperative play (all out), every seat wins when the team score reaches the win threshold.
+    Rules: with ``stalemate.winners: fewest_cards``, a stalemate is won by the seats holding the fewest cards
+    in hand and draw pile (rulebook, "End of the Game"), parked cards too where ``stalemate.counts_parked``
+    says so; in solo/cooperative play (all out), every seat wins when the team score reaches the win threshold.
 
     Args:
         game: compiled rules.
@@ -720,9 +906,7 @@ def _hand_winners(
     n = state.players
     score = None
     if reason == STALEMATE and game.stalemate_fewest_wins:
-        left = [state.held(k) for k in range(n)]
-        low = min(left)
-        winners = tuple(k for k in range(n) if left[k] == low)
+        winners = stalemate_winners(game, state)
     if game.score is not None and reason == ALL_OUT:
         score = team_score(game, state)
         if score >= game.score[3]:
@@ -738,6 +922,7 @@ def play_hand(
     *,
     check: bool = False,
     log: bool = False,
+    hand_no: int = 0,
     totals: list[int] | None = None,
     course: Course | None = None,
     offset: int = 0,
@@ -754,7 +939,8 @@ def play_hand(
         first_seat: the seat that deals.
         check: verify the invariants after every move (as for :func:`play_game`).
         log: keep the move log in the result (as for :func:`play_game`).
-        totals: penalty totals of the match before this hand (None: a game of one hand).
+        hand_no: index of the hand in its match (public knowledge handed to the bots).
+        totals: penalty totals of the match before this hand (idem; and the standings of the course), or None.
         course: the match's course, marked by this hand (None: the hand is the game, with a course of its own).
         offset: turns played in the match before this hand (for the course's marks).
 
@@ -771,9 +957,9 @@ def play_hand(
     dealt = state_hash(state)
     for s, bot in enumerate(bots):
         bot.new_game(game, s, n, seed)
-    on_move = _invariant_checker(game, state) if check else None
-    bars = seat_bars(bots)  # restricted play: each seat's barred move kinds
-    tally = _HandTally(game, state, bars)
+    loop = HandLoop(game, state, hand_no=hand_no, totals=totals, bars=seat_bars(bots))
+    on_move = _invariant_checker(game, loop) if check else None
+    tally = loop.tally
     moves_log: list[tuple[int, list[Move]]] | None = [] if log else None
     enabled, watch = _counters(game)
     usage = dict.fromkeys(enabled, 0)  # every counter the rules enable, used or not
@@ -783,38 +969,25 @@ def play_hand(
         course = Course()
     if course is not None:
         course.mark(offset, standings(game, state, totals))
-    seat = (first_seat + game.first_player) % n  # rule file: setup.deal.first_player, counted from the dealer
-    turns = 0
-    winners: tuple[int, ...] = ()
-    reason = TURN_LIMIT
-    all_out = game.all_out
-    while turns < game.turn_limit:
-        if all_out and state.held(seat) == 0:  # out (a seat handed cards again by a power plays again)
-            seat = (seat + 1) % n
-            continue
-        turns += 1
-        state.turn_no = turns
-        turn = _play_turn(game, state, bots[seat], seat, usage, watch, legal, on_move, moves_log, bars[seat], tally)
-        tally.add(turn, seat)
-        if turn.won and not all_out:
-            winners, reason = (seat,), WON
+    watchers = [(s, b.watch_table) for s, b in enumerate(bots) if hasattr(b, "watch_table")]
+    while True:
+        turn = loop.start_turn()
+        if turn is None:
             break
-        if all_out and all(state.held(k) == 0 for k in range(n)):
-            reason = ALL_OUT
+        if watchers:
+            _show_watchers(loop, watchers, turn.seat)
+        _play_turn(game, loop, turn, bots[turn.seat], usage, watch, legal, on_move, moves_log)
+        if loop.finish_turn(turn):
             break
-        if tally.stalemate_after(turn, seat):
-            reason = STALEMATE
-            break
-        seat = (seat + 1) % n
-        if course is not None and turns % n == 0:
-            course.mark(offset + turns, standings(game, state, totals))
-    winners, score = _hand_winners(game, state, reason, winners)
+        if course is not None and loop.turns % n == 0:
+            course.mark(offset + loop.turns, standings(game, state, totals))
+    if watchers:
+        _show_watchers(loop, watchers, -1)
+    turns, reason, winners = loop.turns, loop.reason, loop.winners
+    winners, score = hand_winners(game, state, reason, winners)
     if course is not None:
         course.mark(offset + turns, standings(game, state, totals))  # (the winner leads at the end)
-    penalties = []
-    if game.penalty:
-        table = dict(game.penalty)
-        penalties = [sum(table.get(c, 0) for c in state.hands[k]) for k in range(n)]
+    penalties = hand_penalties(game, state)
     changes, leads_from, behind = course.measures(winners, turns) if own_course and course is not None else no_course()
     return GameResult(
         winners=winners,
@@ -856,14 +1029,19 @@ __all__ = [
     "can_progress",
     "check_invariants",
     "deal",
+    "HandLoop",
     "deal_hash_of",
+    "hand_penalties",
+    "hand_winners",
+    "match_dealer",
+    "match_over",
     "play_game",
     "play_hand",
     "replay_hands",
     "rows_deal_hash",
-    "piles_may_turn",
     "seat_can_lay",
     "stalemate_confirmed",
+    "stalemate_winners",
     "state_hash",
     "team_score",
 ]

@@ -129,7 +129,7 @@ def rebuild_moves(turn: Turn) -> list[Rebuild]:
     steps = g.steps
     starts = (False, True) if g.rebuild_from_start else (False,)
     targets = (False, True) if (turn.m_start and turn.m_start_rb) else (False,)
-    plain = not (turn.m_equal or turn.skips or turn.m_start) and turn.state.joker is None
+    plain = not (turn.m_equal or turn.skips or turn.m_start)
     if plain and targets == (False,):
         return _plain_rebuild_moves(turn, starts)
     ends = [row[-1] if row else None for row in rows]
@@ -185,12 +185,20 @@ def _end_accepts(turn: Turn, e: int) -> tuple[set[int], set[int]]:
 
 
 def _plain_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
-    """:meth:`rebuild_moves` without a modifier or joker in play: the same moves in the same order.
+    """:meth:`rebuild_moves` without a modifier in play: the same moves in the same order.
 
     A segment fits a non-empty row exactly when its first card is that row's end plus a step, so the
     rows each first card may go to are looked up in one dict (value -> rows, ascending) instead of
-    testing every segment against every row; empty rows still go through :meth:`can_rebuild`.
+    testing every segment against every row; empty rows still go through :meth:`can_rebuild`. While the
+    joker lies in a row (stored as ``-value``) the values are compared, as :meth:`Turn.can_rebuild` does.
     """
+    if turn.state.joker is not None:
+        return _joker_rebuild_moves(turn, starts)
+    return _plain_listing(turn, starts)
+
+
+def _plain_listing(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
+    """The listing of :func:`_plain_rebuild_moves` on rows of story cards only."""
     g = turn.g
     rows = turn.rows
     n = len(rows)
@@ -220,6 +228,21 @@ def _plain_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
                         out.append(_new(Rebuild, (src, k, dst, False, False)))
             i -= 1
     return out
+
+
+def _joker_rebuild_moves(turn: Turn, starts: tuple[bool, ...]) -> list[Rebuild]:
+    """:func:`_plain_rebuild_moves` while the joker lies in a row: the same listing on the rows' values.
+
+    The joker stands for its value in every joint (:meth:`Turn.can_rebuild` compares ``abs`` of both cards), so
+    the listing is made on the rows with the joker replaced by its value; the moves name rows and counts only,
+    so they are the moves of the real rows.
+    """
+    real = turn.rows
+    turn.rows = [[abs(c) for c in row] if any(c < 0 for c in row) else row for row in real]
+    try:
+        return _plain_listing(turn, starts)
+    finally:
+        turn.rows = real
 
 
 def _listed_segments(
@@ -353,16 +376,29 @@ def _extend_plays(out: list[Play], key: str, steps: tuple, sb: Turn, prefix: tup
 
 
 def minus_moves(turn: Turn) -> list[Minus]:
-    """Legal minus-pile moves (each distinct choice of cards; parked cards when the hand is empty)."""
-    g = turn.g
+    """Legal minus-pile moves (each distinct choice of cards; parked cards when the hand is empty).
+
+    The minus pile is the whole turn: after provisional moves it is listed on the restored table. Where it is
+    only for a seat that cannot lay (``turn.minus.only_when_stuck``), a seat whose provisional moves left it
+    unable to lay any card (:meth:`~kbsim.engine.rows.turn.Turn.stuck_here`) may take it too,
+    restored table and all: the solo rules' "if you cannot manage this (even after playing a character
+    card), you must place one hand card on a minus pile", and the engine's promise that every state of a turn
+    has a legal way to finish it (rule file, clarification "A turn that lays nothing"). Where moves are final
+    (:meth:`~kbsim.engine.rows.turn.Turn.stranded`), a turn they left unable to lay takes it as it stands.
+    """
+    here = None
     if turn.phase != START and turn.provisional:
-        return turn._restored().minus_moves()
+        here, turn = turn, turn._restored()
+    g = turn.g
     source = sorted(turn.hand) if turn.hand else sorted(c for c, _ in turn.state.parked[turn.seat])
-    if turn.phase != START or not g.minus_allowed or not source:
+    if not g.minus_allowed or not source:
+        return []
+    if turn.phase != START:
+        if not turn.stranded():  # (moves final, and they left the turn unable to lay)
+            return []
+    elif g.minus_only_when_stuck and turn.can_lay_anything() and not (here is not None and here.stuck_here()):
         return []
     k = min(g.minus_cards, len(source))
-    if g.minus_only_when_stuck and turn.can_lay_anything():
-        return []
     return [Minus(c) for c in sorted(set(combinations(source, k)))]
 
 

@@ -64,6 +64,8 @@ class Primitive(ABC):
             the listing of plays (:func:`kbsim.engine.rows.movegen.play_moves`) need not try the choices of a
             power's last step on a copy of the table. Every primitive here is so marked: its ``choices`` apply
             the same tests as its ``apply`` (``tests/test_power_choices.py`` compares both listings).
+        touches_rows: the step's legality or effect depends on the rows or changes them (False: it commutes
+            with rebuilds; the exact stalemate search then tries it on the board as it is only).
         adds_held: the step may put cards into the player's hand or usable parked cards, or count as laid
             cards that did not come from them. No primitive here does (a run laid from hand counts its hand
             cards; parked cards wait for a later turn), so for each of them "cards laid this turn + hand
@@ -75,6 +77,7 @@ class Primitive(ABC):
     places_itself: ClassVar[bool] = False
     choices_apply: ClassVar[bool] = False
     adds_held: ClassVar[bool] = False
+    touches_rows: ClassVar[bool] = True
 
     def most_given(self, turn) -> int:
         """At most how many cards carrying out the step hands to the other seats (0: none; for bounds).
@@ -152,6 +155,7 @@ class ModifierStep(Primitive):
     """A rule modifier for the rest of the turn: lay at row starts, equal values, or skip one value."""
 
     kind: ClassVar[str] = "modifier"
+    touches_rows: ClassVar[bool] = False  # (it changes what later lays and rebuilds may do, not the rows)
 
     def __init__(
         self,
@@ -334,8 +338,8 @@ class TakeFromDiscardStep(Primitive):
     def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """Every sequence of ``min``..``max`` ``(card, row)`` placements, each legal after the ones before it.
 
-        Capped at about 200 sequences (and at ``limit``: the listing stops there). When no discard card fits
-        anywhere, the choice is ``()`` (play to no effect) where the rules allow it, else there is none.
+        All of them, or the first ``limit`` (the listing stops there). When no discard card fits anywhere, the
+        choice is ``()`` (play to no effect) where the rules allow it, else there is none.
         """
         out: list[tuple] = []
         if not self._possible(turn):  # empty discard pile, or nothing in it fits anywhere
@@ -354,7 +358,7 @@ class TakeFromDiscardStep(Primitive):
         """
         if len(prefix) >= self.lo:
             out.append(prefix)
-        if len(prefix) == self.hi or len(out) > 200 or len(out) >= cap:
+        if len(prefix) == self.hi or len(out) >= cap:
             return
         last = len(prefix) + 1 == self.hi  # the placements listed here end their sequences: no copy to place on
         for card in sorted(set(sb.discard)):
@@ -518,13 +522,13 @@ class GiveRowStartsStep(Primitive):
     def choices(self, turn, limit: int | None = None) -> list[tuple]:
         """Every tuple of rows, one per recipient in turn order, each with a story card first at that point.
 
-        Capped at 300 tuples (and at ``limit``). Only the rows matter to which tuples are legal, so the
+        All of them, or the first ``limit``. Only the rows matter to which tuples are legal, so the
         listing takes the row starts on tuples of the rows (as :meth:`_give` does, emptied extra rows
         dropped) instead of on copies of the table.
         """
         n = self._recipients(turn)
         out: list[tuple] = []
-        cap = 300 if limit is None else min(300, limit)
+        cap = 10**9 if limit is None else limit
         _give_tuples(out, cap, n, turn.state.n_fixed, tuple(map(tuple, turn.rows)), ())
         return out
 
@@ -570,6 +574,7 @@ class ParkStep(Primitive):
     """Put ``min``..``max`` hand cards face up in front of you; from your next turn they may be laid at row ends."""
 
     kind: ClassVar[str] = "park"
+    touches_rows: ClassVar[bool] = False
 
     choices_apply: ClassVar[bool] = True  # every listed set is held and of a count in range: apply cannot refuse it
 
@@ -726,6 +731,14 @@ class CompiledCharacter:
         for s in self.steps:
             out |= s.row_diffs
         return out
+
+    @property
+    def touches_rows(self) -> bool:
+        """True if any of its steps reads or changes the rows (:attr:`Primitive.touches_rows`)."""
+        for s in self.steps:
+            if s.touches_rows:
+                return True
+        return False
 
     @property
     def is_joker(self) -> bool:

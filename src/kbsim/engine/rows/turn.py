@@ -53,6 +53,10 @@ _OPENINGS_MEMO: dict[tuple, tuple] = {}  # (id(game), board) -> (game, reachable
 _OPENINGS_KEPT: Final = 256  # boards kept (any seat, any bot: a function of the board, which exchanges leave alone)
 HIDDEN: Final = 0  # stands for a card a player may not see
 HIDDEN_CHARACTER: Final = "?"  # stands for a face-down character card
+_OWE_NONE: Final = 0  # draws the turn still owes (finish_draws): none,
+_OWE_END: Final = 1  # the refill of a lay-out turn,
+_OWE_EXCHANGE: Final = 2  # the refill of an exchange,
+_OWE_MINUS: Final = 3  # the refill of a minus-pile move
 
 
 class Turn:
@@ -116,6 +120,10 @@ class Turn:
         "_undo",
         "usage",
         "bar",
+        "defer_draws",
+        "_owed",
+        "drawn",
+        "seen",
     )
 
     def __init__(
@@ -161,6 +169,12 @@ class Turn:
         self._undo: tuple | None = None  # snapshot of the table before the turn's first provisional move
         self.usage: dict[str, int] | None = None  # rule usage counters (kbsim.engine.rows.usage), when counted
         self.bar: frozenset[str] | None = None  # move kinds this seat is barred from (kbsim.engine.rows.restrict)
+        # the game loop's draws at the end of the turn wait for finish_draws (the draw piles are masked meanwhile)
+        self.defer_draws = False
+        self._owed = _OWE_NONE
+        self.drawn = 0  # cards drawn into the hand this turn
+        # what every seat knows beyond the zones it sees (kbsim.engine.rows.observe.Knowledge), set by the game loop
+        self.seen: object | None = None
 
     @classmethod
     def for_seat(cls, game: CompiledGame, state: GameState, seat: int, opponents=()) -> Turn:
@@ -486,6 +500,16 @@ class Turn:
                 ),
             )
 
+    def _lay_snapshot(self) -> None:
+        """Before a turn's first lay: where one lay does not meet the turn's minimum, it is provisional too.
+
+        Every kind of lay (a hand card on a row end, before a row's start, into a gap, for the joker, or a parked
+        card) is then taken back with the rebuilds and plays when the turn ends as an exchange, a pass or a
+        minus-pile move, so a turn whose first lays leave it short of its minimum can still end.
+        """
+        if self.g.min_lay > 1 and self.g.provisional_moves:
+            self._snapshot()
+
     @property
     def provisional(self) -> bool:
         """True while the turn has changed the table but not yet met its minimum of laid cards.
@@ -640,8 +664,8 @@ class Turn:
                     self.skips -= 1
         elif not g.may_open(card, r):
             raise IllegalMove(f"{g.card_text(card)} may not open empty row {r + 1} ({g.opening_text(r)})")
-        if self.phase == START and g.min_lay > 1 and g.provisional_moves:
-            self._snapshot()
+        if self.phase == START:
+            self._lay_snapshot()
         hand.remove(card)
         row.append(card)
         self.laid += 1
@@ -675,6 +699,8 @@ class Turn:
             )
         if how == 2:
             self.skips -= 1
+        if self.phase == START:
+            self._lay_snapshot()
         self.hand.remove(card)
         self.rows[r].insert(0, card)
         self.laid += 1
@@ -702,6 +728,8 @@ class Turn:
                 f"row only into a gap left by a skipped value, and only the missing value fills it"
                 + ("" if self.gaps(r) else self.power_hint("modifier", "skip_value"))
             )
+        if self.phase == START:
+            self._lay_snapshot()
         self.hand.remove(card)
         row.insert(i, card)
         self.laid += 1
@@ -720,6 +748,8 @@ class Turn:
             )
         if card not in self.hand:
             raise IllegalMove(f"card {g.card_text(card)} is not in hand")
+        if self.phase == START:
+            self._lay_snapshot()
         for row in self.rows:
             if -card in row:
                 row[row.index(-card)] = card
@@ -765,6 +795,8 @@ class Turn:
             raise IllegalMove(f"parked {g.card_text(card)} may not open empty row {r + 1} ({g.opening_text(r)})")
         if how == 2:
             self.skips -= 1
+        if self.phase == START:
+            self._lay_snapshot()
         del park[i]
         row.append(card)
         self.laid += 1
@@ -814,13 +846,14 @@ class Turn:
         while n > 0 and pile:
             hand.append(pile.pop())
             n -= 1
+            self.drawn += 1
 
     def _end(self) -> None:
         """End a lay-out turn and refill the hand."""
         if self.phase == DONE:
             raise IllegalMove("the turn is over")
         g = self.g
-        if self.needed:
+        if self.needed and not (not g.provisional_moves and not g.minus_allowed and self.stranded()):
             raise IllegalMove(
                 f"a lay-out turn must lay at least {g.min_lay} hand card(s)"
                 + (" while the draw pile holds cards" if g.min_only_while_pile else "")
@@ -831,13 +864,38 @@ class Turn:
             pending = self._must_lay_pending()
             if pending is not None:
                 raise IllegalMove(f"{g.card_text(pending)} must be laid while it can be")
-        if not g.refill_at_start:
+        if g.refill_at_start:
+            pass
+        elif self.defer_draws:
+            self._owed = _OWE_END
+        else:
             self._refill()
             if g.must_lay_when_drawn:
                 self._lay_drawn_musts()
         self.phase = DONE
         if self.log is not None or self.on_move is not None:
             self._after(END_TURN)
+
+    def finish_draws(self) -> None:
+        """Make the draws that ended the turn while :attr:`defer_draws` held them back (a step of the game loop).
+
+        While a bot decides, the game loop masks every hidden zone in place (:mod:`kbsim.engine.rows.observe`)
+        and sets :attr:`defer_draws`: the refill that ends a lay-out turn, an exchange or a minus-pile move
+        (and the must-lay cards laid from what was drawn, and the out-of-cards check after a minus-pile move)
+        waits until the real cards are back. Bots never call it. Does nothing when no draw is owed.
+        """
+        owed = self._owed
+        self._owed = _OWE_NONE
+        self.defer_draws = False
+        if owed == _OWE_NONE:
+            return
+        self._refill()
+        if owed == _OWE_END and self.g.must_lay_when_drawn:
+            self.phase = LAYING  # (the drawn must-lay cards are laid as the end of the turn; not moves of a bot)
+            self._lay_drawn_musts()
+            self.phase = DONE
+        elif owed == _OWE_MINUS:
+            self._out_check()
 
     def _lay_drawn_musts(self) -> None:
         """Lay every must-lay card just drawn that can be laid, each on the first row that takes it.
@@ -884,7 +942,10 @@ class Turn:
         self._take_from_hand(cards)
         self._pile[0:0] = reversed(cards)
         self.exchanged = len(cards)
-        self._refill()
+        if self.defer_draws:
+            self._owed = _OWE_EXCHANGE
+        else:
+            self._refill()
         self.phase = DONE
         if self.log is not None or self.on_move is not None:
             self._after(Exchange(tuple(cards)))
@@ -917,6 +978,32 @@ class Turn:
         answer, the seat counts as stuck.
         """
         return self.lay_reachable() is True
+
+    def stuck_here(self) -> bool:
+        """True if the turn's provisional moves left it where no hand or parked card can be laid.
+
+        Not now and not after rebuilds (:meth:`can_lay_anything` on the table as the provisional moves left it,
+        with their modifiers in force); always False for a turn with no provisional move. Such a turn may end
+        on the minus pile even where the table it started from allowed a lay (``turn.minus.only_when_stuck``;
+        :func:`kbsim.engine.rows.movegen.minus_moves`), so that no state of a turn is a dead end.
+        """
+        return self.phase != START and self.provisional and not self.can_lay_anything()
+
+    def stranded(self) -> bool:
+        """True if moves are final and left this lay-out turn short of its minimum, with nothing it can lay.
+
+        Only where moves are final (``turn.lay_out.provisional_until_laid: false``): nothing is taken back, so
+        without a way out such a turn would have no legal move. It may then end on the minus pile where the
+        rules have one (the solo rules: "if you cannot manage this (even after playing a character card), you
+        must place one hand card on a minus pile"), otherwise by ending the turn; its moves stay made.
+        """
+        return (
+            not self.g.provisional_moves
+            and self.phase == LAYING
+            and self.needed > 0
+            and not self.provisional
+            and not self.can_lay_anything()
+        )
 
     def lay_reachable(self) -> bool | None:
         """Like :meth:`can_lay_anything`, but ``None`` when the search limit was reached.
@@ -1136,16 +1223,20 @@ class Turn:
             do(moves[0])
         return out
 
-    def _minus(self, cards: tuple[int, ...] | list[int]) -> None:
+    def _minus(self, cards: tuple[int, ...] | list[int], stuck: bool = False) -> None:
         """Put ``cards`` on this seat's minus pile (solo/cooperative), refill; the turn ends.
 
-        The cards come from the hand; a seat with no hand card left gives parked cards instead.
+        The cards come from the hand; a seat with no hand card left gives parked cards instead. After
+        provisional moves the table is restored first; where the minus pile is only for a seat that cannot lay,
+        a seat its provisional moves left unable to lay may take it too (``stuck``, :meth:`stuck_here`; see
+        :func:`kbsim.engine.rows.movegen.minus_moves`).
         """
         g = self.g
         if self.phase != START and self.provisional:
-            self._restored()._minus(cards)
+            stuck = stuck or self.stuck_here()
+            self._restored()._minus(cards, stuck=stuck)  # raises, changing nothing, if illegal
             self._restore()
-        if self.phase != START:
+        if self.phase != START and not (g.minus_allowed and self.stranded()):
             raise IllegalMove("the minus pile is instead of laying: it must be the whole turn")
         if not g.minus_allowed:
             raise IllegalMove("there is no minus pile in these rules" + g.option_hint("turn.minus.allowed"))
@@ -1155,7 +1246,7 @@ class Turn:
                 f"put exactly {min(g.minus_cards, len(source))} card(s) on the minus pile, as these "
                 f"rules say" + g.option_hint("turn.minus.cards", allows=False)
             )
-        if g.minus_only_when_stuck and self.can_lay_anything():
+        if g.minus_only_when_stuck and not stuck and self.can_lay_anything():
             raise IllegalMove(
                 "a card can still be laid (now or after rebuilds), and the minus pile takes cards "
                 "only from a seat that cannot lay" + g.option_hint("turn.minus.only_when_stuck")
@@ -1171,9 +1262,12 @@ class Turn:
                 del park[i]
         self.state.minus[self.seat].extend(cards)
         self.minus_cards += len(cards)
-        self._refill()
         self.phase = DONE
-        self._out_check()
+        if self.defer_draws:
+            self._owed = _OWE_MINUS
+        else:
+            self._refill()
+            self._out_check()
         self._after(Minus(tuple(cards)))
 
     # ----------------------------------------------------------------- characters
@@ -1324,18 +1418,38 @@ class Turn:
         return None
 
     def can_end(self) -> bool:
-        """True if the lay-out turn may end now (minimum laid, no card that must be laid, not barred)."""
-        return (
-            self.phase != DONE
-            and not self.needed
-            and self._must_lay_pending() is None
-            and (self.bar is None or not self.barred(END_TURN))
-        )
+        """True if the lay-out turn may end now (minimum laid, no card that must be laid, not barred).
+
+        Where moves are final (:meth:`stranded`) and the rules have no minus pile, a turn left short of its
+        minimum with nothing it can lay may end too. A seat barred from ending a turn this way (restricted play:
+        :meth:`barred`) may not.
+        """
+        if self.bar is not None and self.barred(END_TURN):
+            return False
+        if self.needed:
+            return not self.g.provisional_moves and not self.g.minus_allowed and self.stranded()
+        return self.phase != DONE and self._must_lay_pending() is None
 
     # ----------------------------------------------------------------- copies
     def clone(self) -> Turn:
         """An exact independent copy (all zones copied), used to try moves before making them."""
-        st = self.state.copy()
+        return self.on_state(self.state.copy())
+
+    def on_state(self, st: GameState) -> Turn:
+        """This turn, at the same point, over the zones of ``st``.
+
+        ``st`` is a copy of :attr:`state`, or a state filled in from it, as a determinization is (see
+        :mod:`kbsim.engine.rows.forward`).
+
+        The new turn has this turn's counters and modifiers; its provisional snapshot (if any) is shared, and its
+        draws are not held back (:attr:`defer_draws` is off).
+
+        Args:
+            st: the state of the new turn; it must hold this turn's seat.
+
+        Returns:
+            The new turn (no log, no move hook).
+        """
         t = Turn(
             self.g,
             st.rows,
@@ -1368,6 +1482,8 @@ class Turn:
         t._playing = self._playing
         t._undo = self._undo
         t.bar = self.bar
+        t.drawn = self.drawn
+        t.seen = self.seen
         return t
 
     def sandbox(self, *, scratch: bool = False) -> Turn:
@@ -1442,8 +1558,8 @@ def _successors(game: CompiledGame, board: tuple, turn: Turn) -> list[tuple[tupl
     Args:
         game: the compiled rules.
         board: the rows, a tuple of row tuples (row cards first, then extra rows).
-        turn: a scratch turn of ``game`` with no modifier and no joker mark, used to list the rebuilds (its
-            rows are replaced by ``board``).
+        turn: a scratch turn of ``game`` with no modifier (and a joker mark where the board holds the joker),
+            used to list the rebuilds (its rows are replaced by ``board``).
 
     Returns:
         ``(new board, its canonical key (the rows sorted), the rebuild)`` per legal rebuild, in
@@ -1484,9 +1600,16 @@ def _reachable_boards(game: CompiledGame, rows: list[list[int]]):
     seen = {tuple(sorted(start))}
     frontier: list[tuple[tuple, list[Rebuild]]] = [(start, [])]
     limit = game.exact_search_limit
-    # the scratch turn lists the rebuilds (listing reads only n_fixed and the joker from its state)
+    # the scratch turn lists the rebuilds (listing reads only n_fixed and the joker mark from its state: marked
+    # while a row holds the joker, so that rebuilds moving it or onto it are listed)
+    joker = "joker" if any(c < 0 for r in rows for c in r) else None
     scratch = Turn(
-        game, [], [], [], [], state=GameState(rows=[], hands=[[]], piles=[[]], discard=[], n_fixed=game.n_rows)
+        game,
+        [],
+        [],
+        [],
+        [],
+        state=GameState(rows=[], hands=[[]], piles=[[]], discard=[], n_fixed=game.n_rows, joker=joker),
     )
     while frontier:
         board, path = frontier.pop()
@@ -1544,24 +1667,34 @@ def progress_path(
 
 
 def reachable_openings(game: CompiledGame, rows: list[list[int]]) -> tuple[frozenset, frozenset, frozenset] | None:
+    """What the boards reachable by rebuilds accept; see :func:`counted_openings` (the same, and how many boards)."""
+    return counted_openings(game, rows)[0]
+
+
+def counted_openings(
+    game: CompiledGame, rows: list[list[int]]
+) -> tuple[tuple[frozenset, frozenset, frozenset] | None, int]:
     """What the boards reachable by rebuilds accept, over all of them: the whole search of :func:`progress_path`.
 
     Returns:
-        ``(ends, empty, gaps)``: the absolute values of the row ends, the indices of empty rows and the
-        values missing in gaps, on any reachable board; so :func:`progress_path` finds progress for ``held``
-        and ``fillers`` exactly when some held ``v`` has ``v - e`` in ``game.steps`` for an ``e`` of ``ends``
-        or ``game.may_open(v, i)`` for an ``i`` of ``empty``, or some filler is in ``gaps``. None when the
-        search reached ``exact_search_limit`` (undecided). The answer depends on the board only, so callers
-        may keep it while the board does not change.
+        ``(openings, boards)``: ``openings`` is ``(ends, empty, gaps)``: the absolute values of the row ends, the
+        indices of empty rows and the values missing in gaps, on any reachable board; so :func:`progress_path`
+        finds progress for ``held`` and ``fillers`` exactly when some held ``v`` has ``v - e`` in ``game.steps``
+        for an ``e`` of ``ends`` or ``game.may_open(v, i)`` for an ``i`` of ``empty``, or some filler is in
+        ``gaps``; None when the search reached ``exact_search_limit`` (undecided). ``boards``: how many boards
+        the search visited. The answer depends on the board only, so callers may keep it while the board does not
+        change.
     """
     ends: set[int] = set()
     empty: set[int] = set()
     gaps: set[int] = set()
     step = game.step
     gapped = 2 * step in (game.row_diffs or game.steps)  # otherwise no row can hold a gap
+    boards = 0
     for board, _ in _reachable_boards(game, rows):
         if board is None:
-            return None
+            return None, boards
+        boards += 1
         for i, r in enumerate(board):
             if not r:
                 empty.add(i)
@@ -1571,7 +1704,7 @@ def reachable_openings(game: CompiledGame, rows: list[list[int]]) -> tuple[froze
                 a, b = r[i - 1], r[i]
                 if abs(b) - abs(a) == 2 * step:
                     gaps.add(abs(a) + step)
-    return frozenset(ends), frozenset(empty), frozenset(gaps)
+    return (frozenset(ends), frozenset(empty), frozenset(gaps)), boards
 
 
 def can_progress(game: CompiledGame, rows: list[list[int]], held: set[int]) -> bool:

@@ -76,6 +76,8 @@ EXCHANGE = "turn.exchange.allowed"
 #: already hold in a column of their own (``exchanges``).
 UNCOUNTED = frozenset((EXCHANGE,))
 
+#: The counters of moves a power allows.
+POWER_COUNTERS = (EQUAL, SKIP, AT_START, FILL_GAP, JOKER_SWAP, PARKED)
 #: The fixed counters (character counters ``characters.play.<key>`` come on top, one per key played).
 COUNTERS = (
     SEGMENTS,
@@ -91,6 +93,23 @@ COUNTERS = (
     PARKED,
     CHARACTERS,
 )
+
+
+def declared_optional(counter: str, option_paths: Iterable[str]) -> bool:
+    """Whether ``counter`` counts a rule its game's own file declares optional.
+
+    That is a counter named after the path of one of the file's options (or a path below one), a power, or a
+    character (the file's characters are played only by choosing them, e.g. with a variant). A rule the base
+    rules simply allow (a game whose turns need lay no minimum of cards, with no option to change that) is not
+    optional: a run that never used it says nothing about it.
+
+    Args:
+        counter: a usage counter name (:data:`COUNTERS`, ``characters.play.<key>``).
+        option_paths: the ``path`` of every option the game's rule file declares.
+    """
+    if counter == CHARACTERS or counter.startswith(CHARACTER_PLAY) or counter in POWER_COUNTERS:
+        return True
+    return any(counter == p or counter.startswith(p + ".") for p in option_paths)
 
 
 def _joint(game: CompiledGame, lower: int, upper: int) -> tuple[str, ...]:

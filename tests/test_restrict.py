@@ -422,3 +422,144 @@ def test_a_rule_that_obviously_matters_has_a_large_resolved_value(tmp_path):
     # restricted arms are not ranked for fairness (their barred seat rotates) nor compared on the first seat
     assert {v["condition"] for v in res.stats["verdicts"]} == {plan.conditions[0].key}
     assert not [d for d in res.stats["deltas"] if d["metric"] in ("seat0", "seat_gap")]
+
+
+# --------------------------------------------------------------------------- the bar in the stalemate search
+def test_the_stalemate_search_makes_no_barred_move():
+    """A seat barred from the character on top of its pile holds that pile still: what lies below never comes up."""
+    from conftest_characters import make_state
+    from kbsim.engine.rows.game import seat_can_lay, stalemate_confirmed
+    from kbsim.engine.rows.reach import lay_possible
+    from test_stalemate_search import CLOSED, NO_DEN, _handed_position
+
+    g = rules("characters", characters_removed=NO_DEN)
+    # seat 0's staying Ragna brings up Aldred, who lets its 1 go before a 2-13 (test_stalemate_search)
+    s = make_state(CLOSED, ["1", "1"], ["", ""], char_piles=[["ragna", "aldred"], ["edgar"]])
+    ragna, aldred = frozenset({"characters.play.ragna"}), frozenset({"characters.play.aldred"})
+    assert lay_possible(g, s) is True and not stalemate_confirmed(g, s)
+    assert lay_possible(g, s, [ragna, None]) is False and stalemate_confirmed(g, s, [ragna, None])
+    assert lay_possible(g, s, [aldred, None]) is False  # Aldred comes up, but seat 0 may not play him
+    assert lay_possible(g, s, [None, ragna]) is True  # seat 1's bar does not matter here
+    # the test of one seat (every character tried for it): Aldred, or the modifier he gives, barred
+    h = _handed_position()
+    assert seat_can_lay(g, h, 0)
+    for bar in (aldred, frozenset({usage.CHARACTERS}), frozenset({usage.AT_START})):
+        assert not seat_can_lay(g, h, 0, bar=bar), bar
+    assert seat_can_lay(g, h, 0, bar=frozenset({"characters.play.wynstan"}))
+
+
+# --------------------------------------------------------------------------- the bar in the views and worlds
+class _Determinizer:
+    """A barred greedy bot that, at each of its turns, determinizes its observation and plays the world on to its
+    own next turn, recording what the worlds let each seat do (test only)."""
+
+    def __init__(self, spec: str, family: str) -> None:
+        self.inner = make_bot(spec, family)
+        self.bar = self.inner.bar
+        self.name = self.inner.name
+        self.family = family
+        # (seat, its turn's bar, legal moves, the table then) in the worlds' turns
+        self.seen: list[tuple[int, object, list, object]] = []
+        self.later: list[object] = []  # the bar of this seat's next turn in each world (started by the world)
+
+    def new_game(self, game, seat, players, seed):
+        self.inner.new_game(game, seat, players, seed)
+        self.seat, self.rng = seat, random.Random(seed)
+        self.others = [make_bot("greedy", self.family) for _ in range(players)]
+        for s, b in enumerate(self.others):
+            b.new_game(game, s, players, seed)
+
+    def play_turn(self, turn):
+        from kbsim.engine.forward import determinize
+
+        if getattr(turn, "phase", None) == "choose":  # (a market contract choice: no turn, never barred)
+            self.inner.play_turn(turn)
+            return
+        w = determinize(turn, self.rng)
+        self.seen.append((w.seat, w.turn.bar, w.legal_moves(), w.state.copy()))
+        c = w.clone()
+        c.play_turn(self.others[c.seat])
+        while not c.over and c.seat != self.seat:  # the other seats' turns, to this seat's next one
+            if c.turn.phase != "choose":
+                self.seen.append((c.seat, c.turn.bar, c.legal_moves(), c.state.copy()))
+            c.play_turn(self.others[c.seat])
+        if not c.over:
+            self.seen.append((c.seat, c.turn.bar, c.legal_moves(), c.state.copy()))
+            self.later.append(c.turn.bar)
+        self.world = w
+        self.inner.play_turn(turn)
+
+
+def test_rows_worlds_keep_the_bar_and_the_rules_in_force():
+    """Determinized from a barred seat's observation, a world bars that seat (its later turns too) and no other;
+    the other seats play the rules in force (an exchange bar narrows only the barred seat's rules)."""
+    g = compiled("characters")
+    kinds = f"{usage.CHARACTERS}, {usage.EXCHANGE}"
+    probe = _Determinizer(f"greedy(bar=[{kinds}])", "rows")
+    play_game(g, [probe, make_bot("greedy")], game_seed(41, 0), check=True)
+    mine = [(bar, moves) for s, bar, moves, _ in probe.seen if s == 0]
+    theirs = [(bar, moves) for s, bar, moves, _ in probe.seen if s == 1]
+    assert len(mine) > 3 and theirs
+    barred = [moves for bar, moves in mine if bar is not None]
+    assert barred and all(not isinstance(m, Play | Exchange) for moves in barred for m in moves)
+    assert all(bar is None for bar, _ in theirs)
+    assert any(bar is not None for bar in probe.later)  # the seat's next turn in a world, barred by the world
+    assert any(isinstance(m, Exchange | Play) for _, moves in theirs for m in moves)  # (the others may)
+    w = probe.world
+    assert w.game.exchange_allowed and w.state.players == 2
+    if w.turn is not None and w.turn.bar is not None and w.turn.phase == 0:
+        assert not w.turn.g.exchange_allowed
+        with pytest.raises(IllegalMove, match="barred"):
+            w.apply(Exchange((w.state.hands[0][0],)))
+
+
+def test_market_views_and_worlds_keep_the_bar():
+    """Worlds determinized from a barred market seat's view bar that seat (its later turns too) and no other."""
+    from kbsim.engine.market.restrict import classify
+
+    g = compiled_market()
+    probe = _Determinizer(f"greedy(bar=[{usage.CHARACTERS}])", "market")
+    r = play_game(g, [probe, make_bot("random", "market")], game_seed(43, 0), check=True)
+    mine = [(bar, moves, st) for s, bar, moves, st in probe.seen if s == 0]
+    theirs = [(moves, st) for s, bar, moves, st in probe.seen if s == 1 and bar is None]
+    assert len(mine) > 3 and len(theirs) == len([x for x in probe.seen if x[0] == 1])
+    assert all(bar == frozenset({usage.CHARACTERS}) for bar, _, _ in mine) and probe.later
+    for _, moves, st in mine:  # no barred take listed, unless every move is one (the bar yields)
+        takes = [m for m in moves if classify(g, st, m)]
+        assert not takes or len(takes) == len(moves)
+    assert any(classify(g, st, m) for moves, st in theirs for m in moves)  # (the other seat may take them)
+    taken = {k for (s, k) in r.character_plays if s == 0}
+    assert not taken or r.bar_yields[0] > 0
+
+
+def test_a_market_view_refuses_a_barred_take():
+    from kbsim.engine.market.game import MarketPlay
+    from kbsim.engine.market.moves import CHOOSE, DONE
+    from kbsim.engine.market.observe import handed
+    from kbsim.engine.market.restrict import classify
+    from kbsim.engine.market.state import new_state
+    from kbsim.engine.market.turn import MarketTurn
+
+    g = compiled_market()
+    bar = frozenset({usage.CHARACTERS})
+    for seed in range(40):
+        st = new_state(g, 2, random.Random(seed))
+        for s in range(2):
+            t = MarketTurn(g, st, s, phase=CHOOSE)
+            t.apply(t.legal_moves()[0])
+            if t.phase != DONE:
+                t._close()
+        play = MarketPlay(g, st, seat=g.first_seat % 2, bars=[bar, None])
+        turn = play.new_turn() if play.seat == 0 else None
+        if turn is None:
+            continue
+        free = MarketTurn(g, st, 0)  # the same decision unbarred
+        takes = [m for m in free.legal_moves() if classify(g, st, m)]
+        if not takes or turn.bar_yielded:
+            continue
+        view = handed(turn, play.context())
+        assert not any(classify(g, st, m) for m in view.legal_moves())
+        with pytest.raises(IllegalMove, match="barred from characters"):
+            view.apply(takes[0])
+        return
+    pytest.fail("no deal offered the first seat a character to take")

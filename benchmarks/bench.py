@@ -12,8 +12,10 @@ compared with the reference's random policy), the median over the rounds; "poole
 rounds' time on each side (steadier where a round holds a few long games of variable length, as in the complete
 game). Absolute figures move with the load
 of the machine; the ratios are what to compare. When the reference is absent only kbsim's figures are printed.
-For the planner the worst and 99th-percentile time of a turn are printed as wall time and as CPU time of the
-process's thread (the latter moves less with the load of a shared machine).
+For the planner and the search bot the worst and 99th-percentile time of a turn are printed as wall time and as
+CPU time of the process's thread (the latter moves less with the load of a shared machine), and for the search
+bot its decisions (turns) per second of CPU time and the mean CPU time of a decision; ``search`` plays in every
+seat at its default budget.
 
 Not a timed test: nothing here fails on a slow machine.
 """
@@ -51,7 +53,14 @@ WORKLOADS = (
     ("planner characters", "kingsbridge", ("characters",), "planner", "greedy", 2),
     ("greedy kings-corners", "kings-corners", (), "greedy", "greedy", 40),
     ("greedy continental-express", "continental-express", (), "greedy", "greedy", 40),
+    ("search base", "kingsbridge", (), "search", "greedy", 1),
+    ("search rebuild-either-end", "kingsbridge", ("rebuild-either-end",), "search", "greedy", 1),
+    ("search characters", "kingsbridge", ("characters",), "search", "greedy", 1),
+    ("search kings-corners", "kings-corners", (), "search", "greedy", 1),
+    ("search continental-express", "continental-express", (), "search", "greedy", 1),
 )
+TIMED = ("planner", "search")
+"""Bots whose every decision is timed (worst and 99th-percentile turn, decisions per second)."""
 
 
 def load_reference(path: Path = REFERENCE):
@@ -132,7 +141,7 @@ def run(rounds: int, scale: float, players: int, only: list[str] | None, seed: i
         rng = random.Random(seed)
         for rnd in range(rounds):
             seeds = [game_seed(seed, rnd * n + i) for i in range(n)]
-            kt, kg, ktu = kbsim_batch(game, bot, players, seeds, times if bot == "planner" else None, cpu)
+            kt, kg, ktu = kbsim_batch(game, bot, players, seeds, times if bot in TIMED else None, cpu)
             for i, v in enumerate((kt, kg, ktu)):
                 k_stats[i] += v
             if ref is not None:
@@ -166,8 +175,10 @@ def run(rounds: int, scale: float, players: int, only: list[str] | None, seed: i
             times.sort()
             row.update(worst_turn_ms=times[-1] * 1000, p99_turn_ms=times[int(0.99 * (len(times) - 1))] * 1000)
         if cpu:
+            total = sum(cpu)
             cpu.sort()
             row.update(worst_turn_cpu_ms=cpu[-1] * 1000, p99_turn_cpu_ms=cpu[int(0.99 * (len(cpu) - 1))] * 1000)
+            row.update(decisions_per_s_cpu=len(cpu) / total, mean_turn_cpu_ms=1000 * total / len(cpu))
         rows.append(row)
         if not _quiet:
             print_row(row)
@@ -191,6 +202,8 @@ def print_row(r: dict) -> None:
         line += f"  | worst turn {r['worst_turn_ms']:.1f} ms, p99 {r['p99_turn_ms']:.1f} ms"
     if "worst_turn_cpu_ms" in r:
         line += f" (CPU: worst {r['worst_turn_cpu_ms']:.1f} ms, p99 {r['p99_turn_cpu_ms']:.1f} ms)"
+    if r["workload"].startswith("search") and "decisions_per_s_cpu" in r:
+        line += f" | {r['decisions_per_s_cpu']:.0f} decisions/s (CPU), mean {r['mean_turn_cpu_ms']:.1f} ms"
     print(line, flush=True)
 
 

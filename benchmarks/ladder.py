@@ -1,24 +1,24 @@
 """Bot ladder and planner benchmark (``nox -s ladder``; or ``python benchmarks/ladder.py``).
 
 Ladder (``python benchmarks/ladder.py ladder``)
-    For each pair of bots (default: planner vs greedy, greedy vs random), 2
-    players, ``--deals`` deals (default 1000). Deal ``i`` is the game seed
-    ``game_seed(--seed, i)``, played twice on the same cards: bots ``[A, B]``,
-    then ``[B, A]`` (seats swapped), so each pair plays ``2 x deals`` games
-    and neither seat nor deal favours a bot. A game is a **win** for the bot
-    that wins alone; a stalemate that ends in a shared win, and a game stopped
-    by the turn limit, is a **tie** and is reported apart. The win rate of A is
-    its share of the decisive games, with a 95% Wilson interval
-    (:func:`kbsim.analysis.metrics.wilson`); the score with ties
-    counted as half a win is shown too. ``--check`` exits with status 1
-    unless every interval lies wholly above 50%. Results do not depend on
-    ``--workers``.
+    For each pair of bots ``A:B`` (default: planner vs greedy, greedy vs random, and ``search`` against the
+    planner), ``--players`` seats (default 2), ``--deals`` deals (default 1000) of ``--game`` (default
+    ``kingsbridge``, ``--variant`` repeatable). Deal ``i`` is the game seed ``game_seed(--seed, i)``, played
+    once per seat of A on the same cards: A in seat 0 and B in every other seat, then A in seat 1, ... (with
+    2 players: ``[A, B]`` then ``[B, A]``), so each pair plays ``players x deals`` games and neither seat
+    nor deal favours a bot. A game is a **win** for A when A wins alone, for B when one of the B seats wins
+    alone; a shared win (a stalemate's fewest cards), and a game stopped by the turn limit, is a **tie** and
+    is reported apart. With 2 players the win rate of A is its share of the decisive games; with more it is
+    A's share of all games (against the fair ``1 / players``); each with a 95% Wilson interval
+    (:func:`kbsim.analysis.metrics.wilson`); the score with ties counted as half a win is shown too.
+    Bots are bot specs (``search(iterations=64)``; quote them in the shell). ``--check`` exits with status 1
+    unless every interval lies wholly above the fair share. The CPU time of A's decisions is measured per
+    turn (mean and worst). Results do not depend on ``--workers``.
 
 Benchmark (``python benchmarks/ladder.py bench``)
-    4-player planner-only games on one core: games per second (wall clock
-    and CPU time), and the planner's decision time per turn (median, 99th
-    percentile, maximum), the positions its search stored per turn, the turns
-    whose search hit its node budget, and the share of the run spent deciding.
+    4-player planner-only games on one core: games per second (wall clock and CPU time), and the planner's
+    decision time per turn (median, 99th percentile, maximum), the positions its search stored per turn, the
+    turns whose search hit its node budget, and the share of the run spent deciding.
 
 Both print a table, and with ``--json FILE`` write their numbers as JSON.
 """
@@ -33,6 +33,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
+import kbsim
 from kbsim import __version__
 from kbsim.analysis.metrics import wilson as wilson_interval
 from kbsim.bots import make_bot
@@ -50,21 +51,43 @@ def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if len(values) else float("nan")
 
 
-PAIRS = (("planner", "greedy"), ("greedy", "random"))
+PAIRS = (("planner", "greedy"), ("greedy", "random"), ("search", "planner"))
 
 
 # ------------------------------------------------------------------ ladder
-def _play_deals(args: tuple) -> list[tuple[int, int, int]]:
-    """Play deals ``lo..hi-1`` both ways; per deal: (A's sole wins, B's sole wins, ties) over its two games."""
-    a, b, lo, hi, seed, variants = args
-    g = compile_rules(load_rules("kingsbridge", variants))
+class _Timed:
+    """Wraps a bot and adds the CPU time of each of its turns (this thread) to ``sink``."""
+
+    def __init__(self, bot, sink: list[float]):
+        self._bot = bot
+        self._sink = sink
+
+    def __getattr__(self, name):
+        return getattr(self._bot, name)
+
+    def new_game(self, game, seat, players, seed) -> None:
+        self._bot.new_game(game, seat, players, seed)
+
+    def play_turn(self, turn) -> None:
+        t0 = time.thread_time()
+        self._bot.play_turn(turn)
+        self._sink.append(time.thread_time() - t0)
+
+
+def _play_deals(args: tuple) -> tuple[list[tuple[int, int, int]], list[float]]:
+    """Play deals ``lo..hi-1`` once per seat of A; per deal: (A's sole wins, B's sole wins, ties); A's turn times."""
+    a, b, lo, hi, seed, game, variants, players = args
+    g = kbsim.load_game(game, variants)
+    fam = g.family
     out = []
+    times: list[float] = []
     for i in range(lo, hi):
         s = game_seed(seed, i)
         wa = wb = ties = 0
-        for seat_a in (0, 1):
-            names = [a, b] if seat_a == 0 else [b, a]
-            res = play_game(g, [make_bot(n) for n in names], s)
+        for seat_a in range(players):
+            bots = [make_bot(b, fam) for _ in range(players)]
+            bots[seat_a] = _Timed(make_bot(a, fam), times)
+            res = play_game(g, bots, s)
             if len(res.winners) == 1:
                 if res.winners[0] == seat_a:
                     wa += 1
@@ -73,40 +96,51 @@ def _play_deals(args: tuple) -> list[tuple[int, int, int]]:
             else:
                 ties += 1
         out.append((wa, wb, ties))
-    return out
+    return out, times
 
 
-def ladder(pairs, deals: int, seed: int, workers: int, variants: tuple[str, ...]) -> list[dict]:
+def ladder(
+    pairs, deals: int, seed: int, workers: int, variants: tuple[str, ...], game: str = "kingsbridge", players: int = 2
+) -> list[dict]:
     """Play every pair; return one result dict per pair (see the module docstring)."""
     results = []
     chunk = max(1, min(50, deals // (workers * 4) or 1))
     for a, b in pairs:
         t0 = time.perf_counter()
-        jobs = [(a, b, lo, min(lo + chunk, deals), seed, variants) for lo in range(0, deals, chunk)]
+        jobs = [(a, b, lo, min(lo + chunk, deals), seed, game, variants, players) for lo in range(0, deals, chunk)]
         if workers > 1:
             with ProcessPoolExecutor(workers) as ex:
-                per_deal = [r for part in ex.map(_play_deals, jobs) for r in part]
+                parts = list(ex.map(_play_deals, jobs))
         else:
-            per_deal = [r for job in jobs for r in _play_deals(job)]
+            parts = [_play_deals(job) for job in jobs]
+        per_deal = [r for part, _ in parts for r in part]
+        times = [t for _, ts in parts for t in ts]
         wa = sum(r[0] for r in per_deal)
         wb = sum(r[1] for r in per_deal)
         ties = sum(r[2] for r in per_deal)
-        games = 2 * deals
-        lo, hi = wilson_interval(wa, wa + wb)
+        games = players * deals
+        base = wa + wb if players == 2 else games
+        lo, hi = wilson_interval(wa, base)
         results.append(
             {
                 "a": a,
                 "b": b,
+                "game": game,
+                "variants": list(variants),
+                "players": players,
                 "deals": deals,
                 "games": games,
                 "a_wins": wa,
                 "b_wins": wb,
                 "ties": ties,
-                "a_win_rate": wa / (wa + wb) if wa + wb else float("nan"),
+                "fair": 1 / players,
+                "a_win_rate": wa / base if base else float("nan"),
                 "a_ci95": [lo, hi],
                 "a_score_ties_half": (wa + ties / 2) / games,
-                "deals_a_won_both": sum(1 for r in per_deal if r[0] == 2),
-                "deals_b_won_both": sum(1 for r in per_deal if r[1] == 2),
+                "deals_a_won_all": sum(1 for r in per_deal if r[0] == players),
+                "deals_b_won_all": sum(1 for r in per_deal if r[1] == players),
+                "a_turn_ms_mean": 1000 * sum(times) / len(times) if times else float("nan"),
+                "a_turn_ms_max": 1000 * max(times) if times else float("nan"),
                 "seconds": time.perf_counter() - t0,
             }
         )
@@ -115,15 +149,16 @@ def ladder(pairs, deals: int, seed: int, workers: int, variants: tuple[str, ...]
 
 def _print_ladder(results: list[dict]) -> None:
     print(
-        f"{'pair':<22}{'games':>7}{'A wins':>8}{'B wins':>8}{'ties':>6}{'A rate':>9}  {'95% interval':<17}"
-        f"{'ties=1/2':>9}{'A 2-0':>7}{'B 2-0':>7}{'s':>7}"
+        f"{'pair':<40}{'games':>7}{'A wins':>8}{'B wins':>8}{'ties':>6}{'A rate':>9}  {'95% interval':<17}"
+        f"{'fair':>6}{'ties=1/2':>9}{'A all':>7}{'B all':>7}{'A ms':>8}{'max':>7}{'s':>7}"
     )
     for r in results:
         lo, hi = r["a_ci95"]
         print(
-            f"{r['a'] + ' vs ' + r['b']:<22}{r['games']:>7}{r['a_wins']:>8}{r['b_wins']:>8}{r['ties']:>6}"
-            f"{r['a_win_rate']:>9.1%}  {lo:.1%} - {hi:.1%}{'':<3}{r['a_score_ties_half']:>9.1%}"
-            f"{r['deals_a_won_both']:>7}{r['deals_b_won_both']:>7}{r['seconds']:>7.0f}"
+            f"{r['a'] + ' vs ' + r['b']:<40}{r['games']:>7}{r['a_wins']:>8}{r['b_wins']:>8}{r['ties']:>6}"
+            f"{r['a_win_rate']:>9.1%}  {lo:.1%} - {hi:.1%}{'':<3}{r['fair']:>6.0%}{r['a_score_ties_half']:>9.1%}"
+            f"{r['deals_a_won_all']:>7}{r['deals_b_won_all']:>7}{r['a_turn_ms_mean']:>8.1f}{r['a_turn_ms_max']:>7.0f}"
+            f"{r['seconds']:>7.0f}"
         )
 
 
@@ -213,15 +248,17 @@ def main(argv: list[str] | None = None) -> int:
     """Command line: ``ladder`` (default) or ``bench``; ``--help`` for the options."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd")
-    lp = sub.add_parser("ladder", help="paired, seat-swapped 2-player matches between bots")
+    lp = sub.add_parser("ladder", help="paired, seat-rotated matches between bots")
     lp.add_argument("--deals", type=int, default=1000, help="deals per pair; each is played twice (default 1000)")
     lp.add_argument("--seed", type=int, default=20240609, help="run seed (default 20240609)")
     lp.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)")
     lp.add_argument(
         "--pairs",
-        default=",".join(f"{a}:{b}" for a, b in PAIRS),
-        help="comma-separated A:B pairs (default planner:greedy,greedy:random)",
+        default=";".join(f"{a}:{b}" for a, b in PAIRS),
+        help="A:B pairs separated by semicolons (default planner:greedy;greedy:random;search:planner)",
     )
+    lp.add_argument("--game", default="kingsbridge", help="shipped game or rule file (default kingsbridge)")
+    lp.add_argument("--players", type=int, default=2, help="seats: A in one, B in the others (default 2)")
     lp.add_argument("--variant", action="append", default=[], help="rule variant (repeatable)")
     lp.add_argument("--check", action="store_true", help="exit 1 unless every A beats its B (interval above 50%%)")
     lp.add_argument("--json", dest="json_path", help="also write the results to this JSON file")
@@ -241,19 +278,22 @@ def main(argv: list[str] | None = None) -> int:
         payload = meta | {"bench": r}
         ok = True
     else:
-        pairs = [tuple(p.split(":")) for p in args.pairs.split(",") if p]
-        if args.deals < 1 or any(len(p) != 2 for p in pairs):
-            ap.error("--deals must be >= 1 and --pairs a list of A:B")
-        results = ladder(pairs, args.deals, args.seed, max(1, args.workers), tuple(args.variant))
+        pairs = [tuple(p.split(":")) for p in args.pairs.split(";") if p]
+        if args.deals < 1 or args.players < 2 or any(len(p) != 2 for p in pairs):
+            ap.error("--deals must be >= 1, --players >= 2 and --pairs a list of A:B separated by semicolons")
+        results = ladder(
+            pairs, args.deals, args.seed, max(1, args.workers), tuple(args.variant), args.game, args.players
+        )
         print(
-            f"ladder: {args.deals} deals x 2 seatings per pair, 2 players, seed {args.seed}, "
-            f"variants {args.variant or 'base'}; ties (shared wins, turn limit) reported apart"
+            f"ladder: {args.game}, {args.deals} deals x {args.players} seatings per pair, {args.players} players, "
+            f"seed {args.seed}, variants {args.variant or 'base'}; ties (shared wins, turn limit) reported apart; "
+            f"load average {os.getloadavg()[0] if hasattr(os, 'getloadavg') else '?'}"
         )
         _print_ladder(results)
-        payload = meta | {"seed": args.seed, "variants": args.variant, "ladder": results}
-        ok = all(r["a_ci95"][0] > 0.5 for r in results)
+        payload = meta | {"seed": args.seed, "game": args.game, "variants": args.variant, "ladder": results}
+        ok = all(r["a_ci95"][0] > r["fair"] for r in results)
         if args.check and not ok:
-            print("check failed: some interval does not lie above 50%", file=sys.stderr)
+            print("check failed: some interval does not lie above the fair share", file=sys.stderr)
     if args.json_path:
         with open(args.json_path, "w", encoding="utf-8") as f:
             json.dump(payload, f, indent=2)

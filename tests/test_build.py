@@ -1,7 +1,7 @@
 """The mypyc build (hatch_build.py): compiled and pure Python give the same records; the build says what it is.
 
 ``GOLDEN`` holds digests of the records of a few seeded runs (every shipped game, the variants the bots play
-differently, every rows bot). The pure-Python build and the compiled build must both match them: a compiled
+differently, every bot). The pure-Python build and the compiled build must both match them: a compiled
 module that checks a type differently, or iterates a set in another order, changes a record and fails here.
 A change of records that the lead approved (a rules fix) updates them: ``python tests/test_build.py`` prints
 the digests of the running build.
@@ -34,6 +34,14 @@ ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
     "kingsbridge-either-end-planner": ("kingsbridge", ("rebuild-either-end",), ("planner", "greedy"), 2, 1306),
     "kings-corners-greedy": ("kings-corners", (), ("greedy", "random", "greedy"), 6, 1307),
     "continental-express-greedy": ("continental-express", (), ("greedy", "random"), 4, 1308),
+    "kingsbridge-either-end-search": (
+        "kingsbridge",
+        ("rebuild-either-end",),
+        ("search(iterations=16)", "planner"),
+        2,
+        1309,
+    ),
+    "continental-express-search": ("continental-express", (), ("search(iterations=8)", "greedy"), 2, 1310),
     # restricted play: seats barred from kinds of move (the engine's listings, searches and refusals)
     "kingsbridge-characters-barred": (
         "kingsbridge",
@@ -48,11 +56,13 @@ ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
 GOLDEN = {
     "continental-express-barred": "72807790da5d44a7fcaf8ba74b64553853b2830a5c1a25c353d83205d79e132c",
     "continental-express-greedy": "b70a5d651d06d9424e372f0c42fd4e10877fd5425c427e580fa9a1b4c3013525",
+    "continental-express-search": "ad6a3a854950e13238fcd2a3e1668345503583d9685a5f6c8d7140509ad1aeb0",
     "kings-corners-greedy": "dffba54715f95448d2f7cc72fb43ccaf07346e59b8182e966377b317cd1a7c6e",
     "kingsbridge-characters-barred": "2b5b7ec4b69d776144ceb7a0e0d0deab54b0233a9e371b1c25fa00d220dc6c2c",
     "kingsbridge-characters-greedy": "d2c946ea2517398c5bce54b5bdc118fdd4599f291a69225f1619ac28e21ddbd0",
     "kingsbridge-characters-random": "db2e4a4dcd880b3b70f20b2a54d40aee191137aeaacb35e98b5a992584196cea",
     "kingsbridge-either-end-planner": "2aff5b4fdb4f30cc732d8971a128affdd838054271cf51918aba8a4dbbe2e633",
+    "kingsbridge-either-end-search": "963fc8473b97a5086071b6841dbc0b7685b9176a401c132b340b68bdca879bbc",
     "kingsbridge-greedy": "27b310dcb2e47f104d9e220d9ecfc8ec0110c2a919db33c8f64e9687adfccc25",
     "kingsbridge-planner": "4c95697d2d5bea138408d3347fdb23cbe5a54659c80fb683ca2dd9002dce4fab",
     "kingsbridge-random-mixed": "cf76ea13586eaf3e7e446d533112715febd901e6f2dea93a0852ceefd5b33df9",

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-GAMES_PER_ARM = {"planner": 2}  # games per (game, variant, bot); default 3
+GAMES_PER_ARM = {"planner": 2, "search": 1}  # games per (game, variant, bot); default 3
 SEED = 2801
 #: restricted play (a seat barred from kinds of move): (game, variant or '', bots per seat)
 BARRED = [

@@ -16,13 +16,16 @@ import random
 
 import pytest
 
+import kbsim
 from conftest import REPO, compiled, make_turn, pure_only, run_cli
 from kbsim.bots import make_bot
 from kbsim.bots.planner import PlannerBot
 from kbsim.engine.rows.compiled import compile_rules
 from kbsim.engine.rows.game import play_game
+from kbsim.engine.rows.moves import Minus
 from kbsim.engine.rows.notation import parse_cards
 from kbsim.engine.rows.search import BoardError, check_board, parse_board, plan_turn, search, searches, solve
+from kbsim.engine.rows.state import GameState
 from kbsim.engine.rows.turn import DONE, HIDDEN, Turn
 from kbsim.engine.seeds import game_seed
 from kbsim.rules.loader import RulesError, load_rules
@@ -451,3 +454,22 @@ def test_ladder_script_smoke(tmp_path, capsys):
     data = json.loads(out.read_text())["ladder"][0]
     assert data["games"] == 4 and data["a_wins"] + data["b_wins"] + data["ties"] == 4
     assert "planner vs greedy" in capsys.readouterr().out
+
+
+def test_planner_puts_a_parked_card_on_the_minus_pile_when_its_hand_is_empty():
+    """Solo, hand and draw pile empty, one parked card that fits nowhere: the only way on is the minus pile.
+
+    Found by the search bot (a solo game of seed 1005): the planner left the turn open and the engine refused to end
+    it, as a lay-out turn must lay a hand card.
+    """
+    g = kbsim.load_game("kingsbridge", ["solo"])
+    rows = [[9, 10, 11, 12, 13], [2, 3], [9, 10, -11, 12, 13], [5, 6], [9, 10, 11, 12, 13], [3, 4, 5, 6, 7, 8, 9]]
+    st = GameState(rows=rows, hands=[[]], piles=[[]], parked=[[(3, 23)]], minus=[[1, 2, 8, 1, 7, 5, 5, 2, 1, 4, 6]])
+    st.turn_no = 40
+    turn = Turn.for_seat(g, st, 0)
+    turn.log = []
+    bot = PlannerBot()
+    bot.new_game(g, 0, 1, 1)
+    bot.play_turn(turn)
+    assert turn.log == [Minus((3,))]
+    assert turn.phase == DONE and st.minus[0][-1] == 3 and not st.parked[0]

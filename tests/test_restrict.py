@@ -563,3 +563,18 @@ def test_a_market_view_refuses_a_barred_take():
             view.apply(takes[0])
         return
     pytest.fail("no deal offered the first seat a character to take")
+
+
+@pytest.mark.parametrize(
+    "name, variants, family", [("kingsbridge", ("characters",), "rows"), ("continental-express", (), "market")]
+)
+def test_a_barred_search_bot_never_makes_the_barred_move(name, variants, family):
+    """The search bot plans in the forward model's worlds, which bar its seat as the game does: it never plays a
+    character it is barred from (unless the bar yielded), while its unbarred opponent does."""
+    from kbsim import load_game
+
+    g = load_game(name, variants)
+    bots = [make_bot("search(iterations=8, bar=[characters.enabled])", family), make_bot("greedy", family)]
+    r = play_game(g, bots, game_seed(47, 0), check=True)
+    assert any(s == 1 for s, _ in r.character_plays)
+    assert not any(s == 0 for s, _ in r.character_plays) or r.bar_yields[0] > 0

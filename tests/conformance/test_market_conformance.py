@@ -27,6 +27,7 @@ from kbsim.sim.runner import Backend, ProcessesBackend, RunSpec, run_games
 MARKET = family("market")
 GAMES = [g for g in kbsim.shipped_games() if load_rules(g).model.family == MARKET.name]
 SEEDS = (0, 1, 2)
+SEARCH = "search(iterations=6)"
 
 
 def _arms() -> list[tuple[str, tuple[str, ...], dict]]:
@@ -63,7 +64,7 @@ def test_games_complete_with_invariants_and_round_trip(arm):
     g = kbsim.load_game(game, variants, options)
     fmt, parse, replay = MARKET.part("format_move"), MARKET.part("parse_move"), MARKET.part("replay")
     bots = [b for b in MARKET.bot_classes()]
-    assert {"random", "greedy"} <= set(bots)
+    assert {"random", "greedy", "search"} <= set(bots)
     seeds = SEEDS if not variants and not options else SEEDS[:1]
     for players in range(g.min_players, g.max_players + 1):
         for bot in ("random", "greedy"):
@@ -79,6 +80,16 @@ def test_games_complete_with_invariants_and_round_trip(arm):
                 lines = replay(g, players, seed, r.log)
                 assert len(lines) == len(r.log), where
                 assert kbsim.play_game(g, bot, seed=seed, players=players).scores == r.scores, where
+        # the search bot (a small budget) in seat 0, greedy elsewhere: one seed
+        lineup = [SEARCH, *["greedy"] * (players - 1)]
+        r = kbsim.play_game(g, lineup, seed=seeds[0], check=True, log=True)
+        where = f"{_label(arm)} {players}p search seed {seeds[0]}"
+        assert r.end_reason != TURN_LIMIT and (r.winners or r.end_reason != "won"), where
+        for _, moves in r.log:
+            for m in moves:
+                assert parse(fmt(m, g), g) == m, f"{where}: {m} -> {fmt(m, g)!r}"
+        assert len(replay(g, players, seeds[0], r.log)) == len(r.log), where
+        assert kbsim.play_game(g, lineup, seed=seeds[0], players=players).scores == r.scores, where
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -33,7 +33,8 @@ from kbsim.engine.rows.turn import progress_path
 from kbsim.rules.loader import load_rules
 
 GAMES = ("kingsbridge", "kings-corners")
-BOTS = ("random", "greedy", "planner")
+BOTS = ("random", "greedy", "planner", "search")
+SEARCH = "search(iterations=8)"
 
 
 def _arms():
@@ -57,6 +58,10 @@ def _arms():
                         name, variant, players, lineup, id=f"{name}-{variant or 'base'}-{players}p-{'+'.join(lineup)}"
                     )
                 )
+            # the search bot (a small budget) in seat 0 of every game and variant, the planner elsewhere
+            players = g.min_players
+            lineup = (SEARCH, *("planner",) * (players - 1))
+            out.append(pytest.param(name, variant, players, lineup, id=f"{name}-{variant or 'base'}-{players}p-search"))
     # the failing command of issue #16 (cooperative + rebuild-split, mixed lineup)
     out.append(
         pytest.param(

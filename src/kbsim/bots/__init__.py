@@ -6,19 +6,29 @@
     A cheap heuristic; see :class:`kbsim.bots.greedy.GreedyBot`.
 ``planner``
     Searches each turn for the most cards laid; see :class:`kbsim.bots.planner.PlannerBot`.
+``search``
+    Scores whole-turn candidates by playouts on worlds sampled from its observation; see
+    :class:`kbsim.bots.search.SearchBot`.
 """
 
 from __future__ import annotations
 
 from kbsim.bots.base import BaseBot, Bot
 from kbsim.bots.greedy import GreedyBot
+from kbsim.bots.market import BOTS as _MARKET_BASE
+from kbsim.bots.market_search import MarketSearchBot
 from kbsim.bots.planner import PlannerBot
 from kbsim.bots.random_bot import RandomBot
+from kbsim.bots.search import SearchBot
 from kbsim.bots.spec import BotSpec, BotSpecError, bar_of, parse_lineup, parse_spec, validated
 from kbsim.engine.families import family as engine_family
 from kbsim.engine.families import family_of
 
-BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "planner": PlannerBot}
+BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "planner": PlannerBot, "search": SearchBot}
+"""The rows family's bots (name -> class)."""
+
+MARKET_BOTS: dict[str, type] = {**_MARKET_BASE, "search": MarketSearchBot}
+"""The market family's bots (name -> class): :mod:`kbsim.bots.market`'s and :mod:`kbsim.bots.market_search`'s."""
 
 
 #: The error of a bot spec that cannot be used (unknown bot or parameter, bad value, wrong lineup length).
@@ -138,6 +148,7 @@ def parse_bots(spec: str, players: int, family: str = "rows", *, game=None) -> l
 
 __all__ = [
     "BOTS",
+    "MARKET_BOTS",
     "BaseBot",
     "Bot",
     "BotSpec",
@@ -145,6 +156,7 @@ __all__ = [
     "GreedyBot",
     "PlannerBot",
     "RandomBot",
+    "SearchBot",
     "UnknownBot",
     "bots_for",
     "canonical_bot",

@@ -7,6 +7,8 @@ description (shown by ``kbsim run --help`` and the bots reference).
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 PLANNER_BUDGET = 3_000
@@ -21,4 +23,57 @@ class PlannerParams(BaseModel):
     budget: int = Field(PLANNER_BUDGET, ge=1, le=10_000_000, description="Positions the search may store per turn.")
 
 
-__all__ = ["PLANNER_BUDGET", "PlannerParams"]
+SEARCH_ITERATIONS = 128
+"""The ``search`` bot's default budget: playouts per decision."""
+
+SEARCH_DEPTH = 2
+"""The ``search`` bot's default depth: rounds each playout plays after the candidate turn."""
+
+
+class SearchParams(BaseModel):
+    """Parameters of the rows family's ``search`` bot: ``search(iterations=400, rollout=greedy, depth=2)``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    iterations: int = Field(
+        SEARCH_ITERATIONS, ge=1, le=1_000_000, description="Playouts per decision, spent on the candidate turns."
+    )
+    rollout: Literal["auto", "planner", "greedy", "random"] = Field(
+        "auto",
+        description="The bot that plays the playouts in every seat (auto: the planner where its turn is cheap, "
+        "greedy otherwise).",
+    )
+    depth: int = Field(
+        SEARCH_DEPTH,
+        ge=0,
+        le=1_000,
+        description="Rounds each playout plays after the candidate turn before the position is valued (0: to the "
+        "end of the hand).",
+    )
+    margin: float = Field(0.01, ge=0.0, le=1.0, description="(tuning) value a candidate must gain over the default.")
+    z: float = Field(1.0, ge=0.0, le=10.0, description="(tuning) standard errors a candidate must gain by.")
+
+
+class MarketSearchParams(BaseModel):
+    """Parameters of the market family's ``search`` bot: ``search(iterations=32, depth=2)``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    iterations: int = Field(64, ge=1, le=1_000_000, description="Playouts per decision, spent on the legal moves.")
+    rollout: Literal["greedy", "random"] = Field("greedy", description="The bot that plays the playouts.")
+    depth: int = Field(
+        0,
+        ge=0,
+        le=1_000,
+        description="Rounds each playout plays after the turn before the table is valued (0: to the end).",
+    )
+
+
+__all__ = [
+    "PLANNER_BUDGET",
+    "SEARCH_DEPTH",
+    "SEARCH_ITERATIONS",
+    "MarketSearchParams",
+    "PlannerParams",
+    "SearchParams",
+]

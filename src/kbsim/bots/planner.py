@@ -156,8 +156,14 @@ class PlannerBot(BaseBot):
         return tuple(sorted(order[len(order) - k :])) if k else ()
 
     # ------------------------------------------------------------------ searching
-    def _plan(self, turn: Turn, budget: int, lay_at: int = 0) -> Plan:
-        """The search's plan for ``turn`` (``lay_at``: see :func:`~kbsim.engine.rows.search.plan_turn`)."""
+    def plan(self, turn: Turn, budget: int, lay_at: int = 0) -> Plan:
+        """The search's plan for ``turn`` with ``budget`` divided by the engine's cost (:data:`ENGINE_COST`).
+
+        Args:
+            turn: the turn searched (not changed, except with ``lay_at``).
+            budget: positions the search may store, before the division (at least :data:`MIN_BUDGET` after it).
+            lay_at: see :func:`~kbsim.engine.rows.search.plan_turn`.
+        """
         engine = engine_for(turn)
         cost = ENGINE_COST.get(
             "links+" if engine == "links" and (turn.g.rebuild_from_start or turn.g.rebuild_into_empty) else engine,
@@ -202,7 +208,7 @@ class PlannerBot(BaseBot):
             stalled: nothing changed for a whole round (:meth:`~kbsim.bots.base.BaseBot.stalled`): not playing
                 is worth nothing, so the first of the plays worth the most is made even if it lays no card.
         """
-        base = self._plan(turn, self.char_budget)
+        base = self.plan(turn, self.char_budget)
         base_worth = self._worth(turn, base, 0)
         if self.game.all_out and base.laid > 0:
             return None  # an unplayed character scores: keep it unless the turn would lay nothing
@@ -239,7 +245,7 @@ class PlannerBot(BaseBot):
             tried.add(outcome)
             if sb.phase != DONE and self._bound(sb, given) <= best_worth:
                 continue  # laying every card it holds could not make this play worth more than the best so far
-            plan = self._plan(sb, self.char_budget) if sb.phase != DONE else None
+            plan = self.plan(sb, self.char_budget) if sb.phase != DONE else None
             if (
                 plan is not None
                 and sb.phase != START
@@ -266,7 +272,7 @@ class PlannerBot(BaseBot):
                     return
         # a plan laying this many cards is laid out (below), so the search may make its moves on the turn itself
         lay_at = 2 if self._swap_single(turn) and not stalled else 1
-        plan = self._plan(turn, self.budget, lay_at)
+        plan = self.plan(turn, self.budget, lay_at)
         if not plan.exact:
             self.truncated += 1
         if plan.applied or (plan.legal and (plan.laid >= lay_at or plan.won)):
@@ -283,7 +289,7 @@ class PlannerBot(BaseBot):
             if self._can_exchange(turn):
                 turn.apply(Exchange(tuple(sorted(turn.hand))))
                 return
-            if g.minus_allowed and turn.hand and self._minus(turn):
+            if g.minus_allowed and (turn.hand or turn.state.parked[turn.seat]) and self._minus(turn):
                 return
             if turn.can_pass():
                 turn.apply(PASS)
@@ -320,7 +326,7 @@ class PlannerBot(BaseBot):
                 cards = sorted(legal)[-1]
             turn.apply(Minus(tuple(cards)))
             return True
-        plan = self._plan(turn, self.budget * 20)
+        plan = self.plan(turn, self.budget * 20)
         if plan.legal and plan.laid >= 1:
             for m in plan.moves:
                 turn.apply(m)

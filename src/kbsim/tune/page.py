@@ -147,6 +147,7 @@ def reduced_run_words(plan: TunePlan) -> list[str]:
     Returns:
         One sentence, or nothing when the run is the study's full size.
     """
+    assert plan.study.tune is not None, "a tuning plan's study has a [tune] section"
     asked_trials, asked_deals = plan.study.tune.trials, plan.study.games
     trials, deals = plan.search.trials, plan.search.deals[-1]
     if trials >= asked_trials and deals >= asked_deals:

@@ -30,6 +30,10 @@ class Condition:
         sweep_value: the swept option's value, or None.
         bar: restricted play: the move kinds one seat's bot is barred from (the others play it unbarred), or ().
         bar_words: what the bar keeps that seat from doing, in words (``playing Mother Agatha``), or "".
+        rung: the bot spec of the skill-ladder rung that plays every seat of this arm (canonical), or None when
+            the arm is not played on a ladder (no ladder, or a head-to-head arm whose mixed lineup is the subject).
+        stem: what identifies the arm and sweep value apart from the rung: the conditions of one arm at every
+            rung share it (default: the key).
     """
 
     key: str
@@ -44,6 +48,13 @@ class Condition:
     sweep_value: Any = None
     bar: tuple[str, ...] = ()
     bar_words: str = ""
+    rung: str | None = None
+    stem: str = ""
+
+    @property
+    def arm_key(self) -> str:
+        """The key of the arm (and sweep value) without its rung: :attr:`stem`, or the key when it has none."""
+        return self.stem or self.key
 
 
 @dataclass(frozen=True)

@@ -410,12 +410,16 @@ def test_a_rule_that_obviously_matters_has_a_large_resolved_value(tmp_path):
     answer = page[page.index('<section id="answer">') : page.index("</section>", page.index('<section id="answer">'))]
     assert "<li><b>Ranked by what each is worth to the seat that may use it (greedy): playing any character +" in answer
     assert "Playing any character is worth +" in answer and "resolved, 30 deals" in answer
-    assert page.index('id="answer"') < page.index('id="restricted"') < page.index('id="summary"')
+    assert page.index('id="answer"') < page.index('id="experience"') < page.index('id="restricted"')
     chars = page[page.index('<section id="characters">') :]
     chars = chars[: chars.index("</section>")]
-    assert "A description, not a value" in chars and "resolved" not in chars and "Holm" not in chars
-    assert 'id="experience"' in page and "lead changes per game" in page
-    assert any(line.startswith("WORTH: Ranked by what each is worth") for line in res.summary)
+    assert "never as a finding" in chars and "resolved" not in chars and "Holm" not in chars
+    assert "restricted play" in chars and "Restricted-play arms are left out" in chars
+    assert "lead changes per game" in page[page.index('<section id="experience">') :]
+    worth = "ANSWER, What each move is worth to a player: Ranked by what each is worth"
+    assert any(line.startswith(worth) for line in res.summary)
+    # a restricted arm is no contest of bots: no bot-strength test or bot share of it
+    assert not res.stats["sections"].get("bots") and not res.stats["bots"]
     (js,) = res.as_json()["restricted"]
     assert js["kind"] == "characters.enabled" and js["value"][0]["players"] is None
     assert js["value"][0]["mean"] == pytest.approx(v.mean) and js["value"][0]["resolved"]
@@ -578,3 +582,37 @@ def test_a_barred_search_bot_never_makes_the_barred_move(name, variants, family)
     r = play_game(g, bots, game_seed(47, 0), check=True)
     assert any(s == 1 for s, _ in r.character_plays)
     assert not any(s == 0 for s, _ in r.character_plays) or r.bar_yields[0] > 0
+
+
+def test_restricted_arms_are_played_and_valued_per_rung_of_a_ladder(tmp_path):
+    """On a ladder each rung's bot is barred in one seat (rotated) against itself unbarred, and is valued against
+    the same rung's baseline (never against the restricted arm at another rung)."""
+    from kbsim.analysis.reading import study_input
+    from kbsim.sim.study import barred_spec, run_study
+
+    st = study_from_dict(
+        {
+            "name": "t",
+            "game": "kingsbridge",
+            "players": [2],
+            "games": 6,
+            "seed": 3,
+            "arms": [{"name": "complete", "variants": ["characters"], "bots": "greedy"}],
+            "restricted": ["characters.enabled"],
+            "ladder": ["random", "greedy"],
+        },
+        tmp_path / "t.toml",
+    )
+    plan = plan_study(st, records_dir=tmp_path / "rec")
+    barred = [c for c in plan.conditions if c.bar]
+    assert [c.rung for c in barred] == ["random", "greedy"]
+    for c in barred:
+        mine = {r.spec.bots for r in plan.runs if r.condition.key == c.key}
+        spec = barred_spec(c.rung, ["characters.enabled"])
+        assert mine == {(spec, c.rung), (c.rung, spec)}
+    run_study(plan, workers=1)
+    inp = study_input(plan)
+    items = restricted_values(inp.records, inp.conditions, inp.comparisons, inp.names)
+    base = {c.rung: c.key for c in plan.conditions if not c.bar}
+    assert sorted(it["rung"] for it in items) == ["greedy", "random"]
+    assert all(it["baseline"] == base[it["rung"]] for it in items)

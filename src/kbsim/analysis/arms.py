@@ -87,6 +87,8 @@ def _experience(df: pl.DataFrame) -> list[pl.Expr]:
             else null
         ).alias("forced_share"),
     ]
+
+
 def prepare(df: pl.DataFrame, seats: dict | None = None) -> pl.DataFrame:
     """The page's records with the per-game outcomes the statistics use, in :data:`RECORD_ORDER`.
 
@@ -145,8 +147,9 @@ def compute(inp: ReportInput, extra: Mapping[str, Callable[..., list[dict]]] | N
         comebacks, ``{n, mean, low, high}`` for the others, None without data)), ``hist`` (turn histograms),
         ``deltas`` (one dict per comparison, player count and metric), ``bots`` (bot shares in mixed lineups),
         ``characters`` (None, or plays and lift tables as lists of dicts; restricted-play arms left out),
-        ``restricted`` (restricted-play values, :func:`kbsim.analysis.restricted.restricted_values`; [] without
-        a barred arm), ``players`` and ``games``.
+        ``restricted`` (restricted-play values as :func:`kbsim.analysis.restricted.restricted_values` gives them,
+        adjusted with the page: from the comparisons of the section ``restricted`` in ``extra``; [] without it or
+        without a barred arm), ``players`` and ``games``.
 
         With ``extra`` (name -> ``tests(inp, frame, deltas)``, the page's sections that add comparisons, see
         :mod:`kbsim.analysis.sections`), ``sections`` maps each name to its comparisons; they are adjusted
@@ -254,9 +257,9 @@ def compute(inp: ReportInput, extra: Mapping[str, Callable[..., list[dict]]] | N
         "groups": groups,
         "hist": _histograms(df, players),
         "deltas": deltas,
-        "bots": _bot_shares(df),
+        "bots": _bot_shares(df.filter(~pl.col("condition").is_in(sorted(barred)))),  # (no contest of bots)
         "characters": _characters(inp, df.filter(~pl.col("condition").is_in(sorted(barred)))),
-        "restricted": _restricted(inp, barred),
+        "restricted": _restricted(sections),
         "verdicts": rank_verdicts(cells),
         "adjustment": _adjustment_counts(deltas + [d for rows in sections.values() for d in rows]),
         "sections": sections,
@@ -284,6 +287,8 @@ def _level(c: str, r: dict) -> dict | None:
     half = Z95 * sd / math.sqrt(n) if n > 1 and sd is not None else float("nan")
     top = 1.0 if c in SHARES else math.inf  # (a share of the game or of the turns is at most 1)
     return {"n": n, "mean": mean, "low": max(0.0, mean - half), "high": min(top, mean + half)}
+
+
 def head_to_head(df: pl.DataFrame) -> list[str]:
     """Condition keys whose games seat more than one bot (a head-to-head arm), in order of appearance."""
     rows = df.select("condition", "lineup").unique(maintain_order=True).iter_rows()
@@ -486,13 +491,13 @@ def _bot_shares(df: pl.DataFrame) -> list[dict]:
     return out
 
 
-def _restricted(inp: ReportInput, barred: set[str]) -> list[dict]:
-    """The restricted-play values of the page's barred arms (:func:`kbsim.analysis.restricted.restricted_values`)."""
-    if not barred:
-        return []
-    from kbsim.analysis.restricted import restricted_values
+def _restricted(sections: dict[str, list[dict]]) -> list[dict]:
+    """The restricted-play values, adjusted with the page (section ``restricted``, :mod:`kbsim.analysis.restricted`)."""
+    from kbsim.analysis.restricted import values_of
 
-    return restricted_values(inp.records, inp.conditions, inp.comparisons, inp.names)
+    return values_of(sections.get("restricted", []))
+
+
 def _ranked_arm(conditions: Sequence[Condition], have: set[str]) -> str | None:
     """The arm whose characters are ranked: the baseline if it has character plays, else one arm that has.
 

@@ -12,8 +12,11 @@ averaged over the deal's rotations; the paired mean of ``d`` over deals, with it
 (:func:`kbsim.analysis.metrics.paired`), is the **effect of the bar** on the barred seat's win rate. Its
 negative is the **value** of the move kind to a player: "Mother Agatha is worth +2.1 pp to the seat that may
 play the character". Values are given per player count and pooled over the player counts (every deal of every
-count, equal weight per deal), Holm-adjusted together (:func:`kbsim.analysis.metrics.adjust`), and ranked by the
-pooled value. A shared win is never a seat's win, here as everywhere.
+count, equal weight per deal), Holm-adjusted (:func:`kbsim.analysis.metrics.adjust`), and ranked by the pooled
+value; on a report page the values join the page's one family of tests (:func:`restricted_tests`, the page section
+"What each move is worth to a player", :mod:`kbsim.analysis.sections`), elsewhere they are adjusted among
+themselves (:func:`restricted_values`). With a skill ladder, each rung's restricted arm is valued against the same
+rung's baseline. A shared win is never a seat's win, here as everywhere.
 
 Beside each value: the barred seat's and the baseline seat's sole-win rates (Wilson), how often the bar yielded
 (``bar_yields``: turns in which the barred move was the only way to finish the turn), and, for a character, how
@@ -95,7 +98,7 @@ def _cell(restricted: pl.DataFrame, base: pl.DataFrame, kind: str) -> dict[str, 
 def restricted_values(
     df: pl.DataFrame, conditions: list[Any], comparisons: list[tuple[str, str]], names: dict | None = None
 ) -> list[dict[str, Any]]:
-    """The value of each barred move kind, per player count and pooled, Holm-adjusted, ranked (module docstring).
+    """The value of each barred move kind, per player count and pooled, Holm-adjusted among themselves, ranked.
 
     Args:
         df: records with ``condition``, ``players``, ``seed``, ``bots``, ``winners`` (and, when present,
@@ -114,24 +117,92 @@ def restricted_values(
         sole-win rates, :func:`~kbsim.analysis.metrics.rate` dicts), ``yields_per_game`` and
         ``others_play_per_game`` (None but for a character)), and ``sentence`` (the value in words).
     """
+    items = _items(df, conditions, comparisons, names)
+    rows = [r for it in items for r in _tested(it)]
+    for r, q in zip(rows, adjust([r["value"] for r in rows]), strict=True):
+        r["value"] = q
+    return _finished(items)
+
+
+def restricted_tests(inp: Any, frame: Any = None, deltas: Any = ()) -> list[dict[str, Any]]:
+    """The page's restricted-play values as comparisons of its family of tests (a page section's ``tests``).
+
+    Each value (per player count, and pooled where the arm has several) is one comparison: a dict with ``b`` (the
+    restricted arm), ``a`` (its baseline), ``players`` (None pooled), ``metric`` ``value``, ``label``, ``unit``,
+    ``kind`` ``restricted`` and ``delta`` (the raw value, adjusted by the page with every other comparison); the
+    page reads the values back with :func:`values_of`.
+
+    Args:
+        inp: the report input (:class:`kbsim.analysis.reading.ReportInput`: records, conditions, comparisons).
+        frame: the page's prepared records (not needed: the values read the records as written).
+        deltas: the page's other comparisons (not needed).
+    """
+    out = []
+    for it in _items(inp.records, inp.conditions, inp.comparisons, inp.names):
+        for r in _tested(it):
+            out.append(
+                {
+                    "b": it["condition"],
+                    "a": it["baseline"],
+                    "players": r["players"],
+                    "metric": "value",
+                    "label": f"value of {it['kind']} to a player",
+                    "unit": "pp",
+                    "kind": "restricted",
+                    "delta": r["value"],
+                    "item": it,
+                    "row": r,
+                }
+            )
+    return out
+
+
+def values_of(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The values of :func:`restricted_tests` once the page adjusted them, as :func:`restricted_values` gives them."""
+    items: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        row["row"]["value"] = row["delta"]
+        items.setdefault(id(row["item"]), row["item"])
+    return _finished(list(items.values()))
+
+
+def _tested(item: dict[str, Any]) -> list[dict[str, Any]]:
+    """An item's value rows that are tested: per player count, and pooled when there are several."""
+    rows = item["by_players"]
+    return [*rows, item["pooled"]] if len(rows) > 1 else list(rows)
+
+
+def _finished(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Items whose values are adjusted: a single count's pooled value is that count's, sentences, best first."""
+    for item in items:
+        if len(item["by_players"]) == 1:
+            item["pooled"]["value"] = item["by_players"][0]["value"]
+        item["sentence"] = sentence(item)
+    items.sort(key=lambda it: (it["rung"] or "", -_num(it["pooled"]["value"].mean), it["kind"]))
+    return items
+
+
+def _items(
+    df: pl.DataFrame, conditions: list[Any], comparisons: list[tuple[str, str]], names: dict | None
+) -> list[dict[str, Any]]:
+    """The restricted arms' items with raw (unadjusted) values (see :func:`restricted_values`)."""
     names = names or {}
     by_key = {c.key: c for c in conditions}
     out: list[dict[str, Any]] = []
-    deltas: list[Delta] = []
+    present = set(df["condition"].unique().to_list())
     for b, a in comparisons:
-        cond = by_key.get(b)
-        if cond is None or not getattr(cond, "bar", ()) or b not in set(df["condition"].unique().to_list()):
+        cond, base = by_key.get(b), by_key.get(a)
+        if cond is None or not getattr(cond, "bar", ()) or b not in present:
             continue
+        if base is not None and getattr(base, "bar", ()):
+            continue  # (a restricted arm at one rung against itself at the first: not a value)
         kind = cond.bar[0] if len(cond.bar) == 1 else " + ".join(cond.bar)
         R, A = _games(df, b), _games(df, a)
         cells = []
-        pooled_diffs = []
         for p in sorted(set(R["players"].to_list())):
             c = _cell(R.filter(pl.col("players") == p), A.filter(pl.col("players") == p), kind)
-            if c is None:
-                continue
-            cells.append((p, c))
-            pooled_diffs.append(c["diffs"])
+            if c is not None:
+                cells.append((p, c))
         if not cells:
             continue
         rows = [_value_row(p, c) for p, c in cells]
@@ -150,19 +221,6 @@ def restricted_values(
             "pooled": pooled,
         }
         out.append(item)
-        deltas.extend(r["value"] for r in rows)
-        if len(cells) > 1:
-            deltas.append(pooled["value"])
-    adjusted = iter(adjust(deltas))
-    for item in out:
-        for r in item["by_players"]:
-            r["value"] = next(adjusted)
-        if len(item["by_players"]) > 1:
-            item["pooled"]["value"] = next(adjusted)
-        else:
-            item["pooled"]["value"] = item["by_players"][0]["value"]
-        item["sentence"] = sentence(item)
-    out.sort(key=lambda it: (it["rung"] or "", -_num(it["pooled"]["value"].mean), it["kind"]))
     return out
 
 
@@ -315,4 +373,13 @@ def _pp(x: float) -> str:
     return ("0.0" if text in ("+0.0", "-0.0") else text) + " pp"
 
 
-__all__ = ["CHARACTER_PLAY", "barred_seat", "ranking_sentence", "restricted_table", "restricted_values", "sentence"]
+__all__ = [
+    "CHARACTER_PLAY",
+    "barred_seat",
+    "ranking_sentence",
+    "restricted_table",
+    "restricted_tests",
+    "restricted_values",
+    "sentence",
+    "values_of",
+]

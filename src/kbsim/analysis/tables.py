@@ -248,21 +248,30 @@ def _tables(inp: ReportInput, st: dict) -> dict:
 
 
 def _restricted_tables(inp: ReportInput, st: dict) -> dict | None:
-    """The restricted-play section's data: the ranking sentence, its sentences and tables, or None."""
+    """The restricted-play section's data, or None without a value.
+
+    ``rankings``: one sentence per ladder rung (in the ladder's order) ranking the values; ``lines``: each ranking
+    followed by its values in words; ``resolved``: the sentences of the resolved values; and the tables of
+    :func:`kbsim.analysis.restricted.restricted_table`.
+    """
     from kbsim.analysis.restricted import ranking_sentence, restricted_table
 
     items = st.get("restricted") or []
     if not items:
         return None
-    rungs = sorted({it["rung"] for it in items if it["rung"]})
+    place = {r: i for i, r in enumerate(inp.ladder)}
+    rungs = sorted({it["rung"] for it in items if it["rung"]}, key=lambda r: (place.get(r, len(place)), r))
     bots = {c.key: c.bots for c in inp.conditions}
-    lines = []
+    lines, rankings = [], []
     for rung in rungs or [None]:
         mine = [it for it in items if it["rung"] == rung]
-        lines.append(ranking_sentence(mine, rung or bots.get(mine[0]["baseline"], "")))
+        rankings.append(ranking_sentence(mine, rung or bots.get(mine[0]["baseline"], "")))
+        lines.append(rankings[-1])
         lines.extend(it["sentence"] for it in mine)
     return {
         "lines": [x for x in lines if x],
+        "rankings": [x for x in rankings if x],
+        "resolved": [it["sentence"] for it in items if it["pooled"]["value"].resolved],
         "rungs": bool(rungs),
         "characters": any(it["kind"].startswith("characters.play.") for it in items),
         **restricted_table(items),
@@ -394,9 +403,6 @@ def text_summary(inp: ReportInput, st: dict, answer: dict | None = None) -> list
                 f"{v['verdict']['text']}; seat equality {_seat_test_text(v['test'])}"
                 + (f"; {against[key]}" if (key := (v["condition"], v["players"])) in against else "")
             )
-    restricted = _restricted_tables(inp, st)
-    for line in restricted["lines"] if restricted else []:
-        lines.append(f"WORTH: {line}")
     adj = st.get("adjustment")
     if adj and st.get("deltas") and not adj["resolved"]:
         lines.append(

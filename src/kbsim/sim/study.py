@@ -624,6 +624,8 @@ def _bar_words(game: Any) -> dict[str, str]:
     from kbsim.engine.families import family_of
 
     return family_of(game).part("bar_kinds")(game)
+
+
 def head_to_head(lineups: dict[int, tuple[str, ...]]) -> bool:
     """Whether an arm's lineups mix bots: a head-to-head arm, played as written even on a ladder.
 
@@ -631,6 +633,18 @@ def head_to_head(lineups: dict[int, tuple[str, ...]]) -> bool:
     measure something else.
     """
     return any(len(set(lu)) > 1 for lu in lineups.values())
+
+
+def _rung_lineups(
+    where: str, arm: Arm, rung: str | None, lineups: dict[int, tuple[str, ...]], players: list[int], game: Any
+) -> dict[int, tuple[str, ...]]:
+    """An arm's lineups at a rung of the ladder (``lineups``, canonical, when None).
+
+    Every seat plays the rung's bot; one seat of a restricted-play arm is barred (:meth:`Arm.lineup`).
+    """
+    if rung is None:
+        return lineups
+    return _canonical_lineups(where, {p: arm.lineup(p, rung) for p in players}, game)
 
 
 def _canonical_ladder(source: Path, ladder: list[str], family: str) -> list[str]:
@@ -764,9 +778,7 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
             for k, rung in enumerate(rungs):
                 key = stem if rung is None else f"{stem}-L{k}-{slug(rung, 24)}"
                 key_of[(arm.name, json.dumps(value, sort_keys=True), rung)] = key
-                cells = lineups
-                if rung is not None:  # every seat the rung's bot (one seat of a restricted arm barred)
-                    cells = _canonical_lineups(where, {p: arm.lineup(p, rung) for p in study.players}, g)
+                cells = _rung_lineups(where, arm, rung, lineups, study.players, g)
                 label = _condition_label(arm, study, value)
                 cond = Condition(
                     key=key,

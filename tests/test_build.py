@@ -42,19 +42,30 @@ ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
         1309,
     ),
     "continental-express-search": ("continental-express", (), ("search(iterations=8)", "greedy"), 2, 1310),
+    # restricted play: seats barred from kinds of move (the engine's listings, searches and refusals)
+    "kingsbridge-characters-barred": (
+        "kingsbridge",
+        ("characters",),
+        ("greedy(bar=[characters.play.agatha, turn.exchange.allowed])", "planner(bar=[characters.enabled])", "greedy"),
+        3,
+        1309,
+    ),
+    "continental-express-barred": ("continental-express", (), ("greedy(bar=[characters.enabled])", "random"), 4, 1310),
 }
 
 GOLDEN = {
-    "kingsbridge-greedy": "b343bbcd299a9cc60259336daedbcc80d2f29bc0cb64c6c472b5dfe0de2d66ac",
-    "kingsbridge-random-mixed": "4a86dfe3a1db1cab6508ffc9aa50d71d41d553dcf24d44765461a5966402b629",
-    "kingsbridge-planner": "8131b47c503c536cef414a7b6f78c10362dd14130aa2b7e56c4f5eeb4d881355",
-    "kingsbridge-characters-greedy": "bdbacf05794516135ec85ef9dc4cf9b3218e0cd0647f7a67c244fa745310dd3c",
-    "kingsbridge-characters-random": "e211b7c814631b80145c3c61f25443391f54c2af08f113e3199f225e008a9ce6",
-    "kingsbridge-either-end-planner": "dd1fb4a30c1b2b008b0ec1b2afef2d2e3c2ad867341968cd28cd5c4da5950440",
-    "kings-corners-greedy": "c51fc6f6a6f0c2469420b922bc1a107563a69188720753c921f7d358af97075c",
-    "continental-express-greedy": "94c4bd37685e8448fddfb51fda93d463e87c7b0fec49d477cfd0e341f9a83bef",
-    "kingsbridge-either-end-search": "f27e01d366ac69e28b93563f67e34fe794538be8464b7ebf45b630b49e2b806e",
-    "continental-express-search": "3d6bf48d312a3e26bfc2eed36d2d7fce786e179580c5c2a94b9e114e5a38d248",
+    "continental-express-barred": "72807790da5d44a7fcaf8ba74b64553853b2830a5c1a25c353d83205d79e132c",
+    "continental-express-greedy": "b70a5d651d06d9424e372f0c42fd4e10877fd5425c427e580fa9a1b4c3013525",
+    "continental-express-search": "ad6a3a854950e13238fcd2a3e1668345503583d9685a5f6c8d7140509ad1aeb0",
+    "kings-corners-greedy": "dffba54715f95448d2f7cc72fb43ccaf07346e59b8182e966377b317cd1a7c6e",
+    "kingsbridge-characters-barred": "2b5b7ec4b69d776144ceb7a0e0d0deab54b0233a9e371b1c25fa00d220dc6c2c",
+    "kingsbridge-characters-greedy": "d2c946ea2517398c5bce54b5bdc118fdd4599f291a69225f1619ac28e21ddbd0",
+    "kingsbridge-characters-random": "db2e4a4dcd880b3b70f20b2a54d40aee191137aeaacb35e98b5a992584196cea",
+    "kingsbridge-either-end-planner": "2aff5b4fdb4f30cc732d8971a128affdd838054271cf51918aba8a4dbbe2e633",
+    "kingsbridge-either-end-search": "963fc8473b97a5086071b6841dbc0b7685b9176a401c132b340b68bdca879bbc",
+    "kingsbridge-greedy": "27b310dcb2e47f104d9e220d9ecfc8ec0110c2a919db33c8f64e9687adfccc25",
+    "kingsbridge-planner": "4c95697d2d5bea138408d3347fdb23cbe5a54659c80fb683ca2dd9002dce4fab",
+    "kingsbridge-random-mixed": "cf76ea13586eaf3e7e446d533112715febd901e6f2dea93a0852ceefd5b33df9",
 }
 
 

@@ -23,6 +23,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 GAMES_PER_ARM = {"planner": 2, "search": 1}  # games per (game, variant, bot); default 3
 SEED = 2801
+#: restricted play (a seat barred from kinds of move): (game, variant or '', bots per seat)
+BARRED = [
+    ("kingsbridge", "characters", ("planner(bar=[characters.play.agatha, turn.exchange.allowed])", "greedy", "random")),
+    ("kingsbridge", "rebuild-either-end", ("greedy(bar=[turn.lay_out.rebuild.segments])", "planner")),
+    ("kings-corners", "", ("greedy(bar=[turn.lay_out.min_hand_cards])", "random", "greedy")),
+    ("continental-express", "", ("greedy(bar=[characters.enabled])", "random")),
+]
 
 
 def _canonical(x):
@@ -69,6 +76,12 @@ def digests() -> dict[str, str]:
         ]
         key = f"{name}/{variant or 'base'}/{bot}/{players}p"
         out[key] = hashlib.sha256(json.dumps(results, sort_keys=True).encode()).hexdigest()
+    for name, variant, bots in BARRED:
+        game = kbsim.load_game(name, [variant] if variant else [])
+        results = [_canonical(kbsim.play_game(game, list(bots), SEED + k, log=True)) for k in range(2)]
+        out[f"{name}/{variant or 'base'}/{'+'.join(bots)}"] = hashlib.sha256(
+            json.dumps(results, sort_keys=True).encode()
+        ).hexdigest()
     return out
 
 

@@ -85,6 +85,22 @@ def test_random_bot_runs_are_deterministic_too():
     assert _without_run_id(a) == _without_run_id(b)
 
 
+@pytest.mark.parametrize(
+    "variant, bots",
+    [
+        (("characters",), ("greedy(bar=[characters.play.agatha])", "random", "greedy")),
+        ((), ("planner(bar=[turn.exchange.allowed])", "greedy")),
+    ],
+)
+def test_barred_bot_runs_are_deterministic_too(variant, bots):
+    """Restricted play: a seat's bar is part of the bot spec; workers and chunking change nothing."""
+    spec = RunSpec(game=compiled(*variant), players=len(bots), bots=bots, games=8, seed=11)
+    a = run_games(spec, Backend(), chunk_size=8)
+    b = run_games(spec, ProcessesBackend(workers=2), chunk_size=3)
+    assert _without_run_id(a) == _without_run_id(b)
+    assert a["bots"][0][0] == bots[0]
+
+
 def _records(path):
     table = pq.read_table(path)
     assert table.schema.names == COLUMNS

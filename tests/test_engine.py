@@ -141,6 +141,8 @@ def test_turn_has_one_public_mutator():
     assert public == {
         "apply",
         "draw_at_start",  # the one mutator, and the game loop's draw before a seat acts
+        "allows",  # restricted play: read-only tests of the seat's bar
+        "barred",
         "finish_draws",  # and the game loop's draws after it acted (held back while the zones were masked)
         "on_state",  # a copy over another state (clone, determinizations)
         "available_characters",
@@ -588,7 +590,7 @@ def test_stalemate_winners_are_all_seats_with_fewest_cards(game, players, winner
     # to check the trigger's timing and the winners (the exact test has its own tests)
     import kbsim.engine.rows.game as game_mod
 
-    monkeypatch.setattr(game_mod, "stalemate_confirmed", lambda g, st: True)
+    monkeypatch.setattr(game_mod, "stalemate_confirmed", lambda g, st, bars=None: True)
     held = {2: [49, 49], 3: [33, 33, 32], 4: [25, 25, 24, 24], 5: [20, 20, 20, 19, 19]}[players]
     r = play_game(game, [Exchanger() for _ in range(players)], 99, check=True)
     assert r.end_reason == STALEMATE
@@ -614,7 +616,7 @@ def test_idle_trigger_without_a_real_stalemate_runs_to_the_turn_limit(game):
 def test_shared_win_is_never_a_single_seat_win(game, monkeypatch):
     import kbsim.engine.rows.game as game_mod
 
-    monkeypatch.setattr(game_mod, "stalemate_confirmed", lambda g, st: True)  # see the test above
+    monkeypatch.setattr(game_mod, "stalemate_confirmed", lambda g, st, bars=None: True)  # see the test above
     results = [play_game(game, [Exchanger(), Exchanger()], s) for s in range(3)]
     cols = {
         "game_index": [0, 1, 2],
@@ -637,7 +639,7 @@ def test_shared_win_kept_in_records(game, monkeypatch):
     from kbsim.sim.records import to_table
     from kbsim.sim.runner import Backend, RunSpec, run_games
 
-    monkeypatch.setattr(game_mod, "stalemate_confirmed", lambda g, st: True)  # the trigger decides here
+    monkeypatch.setattr(game_mod, "stalemate_confirmed", lambda g, st, bars=None: True)  # the trigger decides here
     monkeypatch.setitem(bots_mod.BOTS, "exchanger", Exchanger)
     spec = RunSpec(game=game, players=4, bots=("exchanger",) * 4, games=3, seed=5)
     cols = run_games(spec, Backend())

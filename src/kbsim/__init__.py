@@ -14,7 +14,7 @@ Each engine family (rows, market) is found through :mod:`kbsim.engine.families`.
 
 from __future__ import annotations
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 # Nothing is imported here: the engine, rules and bots are imported by the functions below when first called.
 # Importing the package (which every ``kbsim`` command does first) is then instant, and Ctrl-C while the modules

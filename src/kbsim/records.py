@@ -70,7 +70,7 @@ __all__ = [
 
 #: Version of the records format; bumped whenever a column is added, removed or changes meaning, a seed gives
 #: other records, or what a reader must check changes (:data:`SCHEMA_CHANGES`).
-RECORDS_SCHEMA_VERSION = 7
+RECORDS_SCHEMA_VERSION = 8
 
 #: What each records schema version changed (shown when a file cannot be read, and in the docs).
 SCHEMA_CHANGES: dict[int, str] = {
@@ -83,6 +83,8 @@ SCHEMA_CHANGES: dict[int, str] = {
     6: "rule_usage entries carry legal_turns",
     7: "moves column (the move log of kbsim play's games with a human seat; empty for bots); from kbsim 0.2.0 "
     "on, Parquet page checksums and kbsim.integrity (row count, key-column digest), checked on every read",
+    8: "the experience measures forced_turns, lead_changes, winner_leads_from, winner_behind_at_half, and "
+    "bar_yields (restricted play: a bot's bar)",
 }
 
 #: Every record column, in file order (meanings: :mod:`kbsim.sim.records`).
@@ -122,6 +124,11 @@ ALL_FIELDS = pa.schema(
         ("deal_hash", pa.string()),
         ("rule_usage", pa.list_(pa.struct([("rule", pa.string()), ("uses", pa.int32()), ("legal_turns", pa.int32())]))),
         ("moves", pa.list_(pa.string())),
+        ("forced_turns", pa.list_(pa.int16())),
+        ("bar_yields", pa.list_(pa.int16())),
+        ("lead_changes", pa.int16()),
+        ("winner_leads_from", pa.int32()),
+        ("winner_behind_at_half", pa.bool_()),
     ]
 )
 
@@ -135,8 +142,10 @@ OLDER_TYPES: dict[str, tuple[int, pa.DataType]] = {
 UNCHECKED_WRITERS = frozenset({"0.1.0"})
 #: Columns whose values, in row order, the integrity digest covers (those a file has).
 KEY_COLUMNS = ("game_index", "seed", "deal_hash")
-#: How every records file is written: zstd, a CRC-32 checksum on every data page.
-WRITE_OPTIONS: dict[str, Any] = {"compression": "zstd", "write_page_checksum": True}
+#: How every records file is written: zstd, a CRC-32 checksum on every data page, and no column statistics (kbsim
+#: never reads them, and no checksum covers them: damaged, they would go unnoticed; without them every byte of the
+#: footer is read and checked, and files are about a tenth smaller).
+WRITE_OPTIONS: dict[str, Any] = {"compression": "zstd", "write_page_checksum": True, "write_statistics": False}
 _INTEGRITY = "integrity"
 _FIELDS = {f.name: f for f in ALL_FIELDS}
 

@@ -38,13 +38,25 @@ from kbsim.analysis.seats import first_after_seat_0, first_seat
 from kbsim.sim.conditions import Condition
 
 # (column, label, unit): per-game outcomes compared deal by deal; the 0/1 ones are BINARY
-BINARY = frozenset({"seat0", "stalemate", "turn_limit", "shared"})
+BINARY = frozenset({"seat0", "stalemate", "turn_limit", "shared", "comeback"})
+#: The experience measures (records schema 8: :mod:`kbsim.engine.course`, forced turns). ``decided_at`` and
+#: ``comeback`` exist only for games with a sole winner and are compared on the deals where both arms have one;
+#: records without these columns compare none of them.
+EXPERIENCE = [
+    ("lead_changes", "lead changes per game", "changes"),
+    ("decided_at", "share of the game before the winner leads for good", "pp"),
+    ("comeback", "comeback rate (winner behind at half the game)", "pp"),
+    ("forced_share", "share of turns that were forced", "pp"),
+]
+EXPERIENCE_METRICS = frozenset(m for m, _, _ in EXPERIENCE)
+SHARES = frozenset({"decided_at", "forced_share"})  # per-game shares in [0, 1]
 METRICS = [
     ("seat0", "first-player sole-win rate", "pp"),
     ("turns", "turns per game", "turns"),
     ("stalemate", "stalemate rate", "pp"),
     ("turn_limit", "turn-limit rate", "pp"),
     ("shared", "shared-win rate", "pp"),
+    *EXPERIENCE,
 ]
 # the verdict's measure compared between arms (not a per-game outcome: see metrics.paired_seat_gap)
 SEAT_GAP = ("seat_gap", "largest seat gap", "pp")
@@ -52,6 +64,29 @@ FIGURE_METRICS = ("seat_gap", "seat0", "turns", "stalemate")
 #: The canonical order of the records of a page (unique per game: a deal is played once per arm, player count
 #: and seat lineup; the game index breaks any remaining tie).
 RECORD_ORDER = ("condition", "players", "seed", "lineup", "game_index")
+
+
+def _experience(df: pl.DataFrame) -> list[pl.Expr]:
+    """The per-game experience measures (floats, null where a game has none or its records lack the column)."""
+    cols = set(df.columns)
+    turns = pl.col("turns").cast(pl.Float64)
+    null = pl.lit(None, dtype=pl.Float64)
+    return [
+        (pl.col("lead_changes").cast(pl.Float64) if "lead_changes" in cols else null).alias("lead_changes"),
+        (
+            pl.when(turns > 0).then(pl.col("winner_leads_from").cast(pl.Float64) / turns).otherwise(None)
+            if "winner_leads_from" in cols
+            else null
+        ).alias("decided_at"),
+        (pl.col("winner_behind_at_half").cast(pl.Float64) if "winner_behind_at_half" in cols else null).alias(
+            "comeback"
+        ),
+        (
+            pl.when(turns > 0).then(pl.col("forced_turns").list.sum().cast(pl.Float64) / turns).otherwise(None)
+            if "forced_turns" in cols
+            else null
+        ).alias("forced_share"),
+    ]
 
 
 def prepare(df: pl.DataFrame, seats: dict | None = None) -> pl.DataFrame:
@@ -69,6 +104,7 @@ def _prepare(df: pl.DataFrame, seats: dict | None) -> pl.DataFrame:
     """The columns the statistics read; ``first`` is the seat that plays first, ``seat0`` 1.0 when it won alone."""
     nwin = pl.col("winners").list.len()
     sole = pl.when(nwin == 1).then(pl.col("winners").list.first().cast(pl.Int16)).otherwise(None)
+    df = df.with_columns(_experience(df))
     return (
         df.with_columns(
             players=pl.col("players").cast(pl.Int64),
@@ -107,9 +143,13 @@ def compute(inp: ReportInput, extra: Mapping[str, Callable[..., list[dict]]] | N
         ``seats`` (per seat a rate dict), ``first`` (the seat that plays first), ``shared``, ``no_winner``,
         ``won``, ``stalemate``,
         ``turn_limit`` (rate dicts: ``k, n, rate, low, high``), ``turns`` (mean, low, high, sd,
-        p5, q1, median, q3, p95)), ``hist`` (turn histograms), ``deltas`` (one dict per
-        comparison, player count and metric), ``bots`` (bot shares in mixed lineups),
-        ``characters`` (None, or plays and lift tables as lists of dicts), ``players`` and ``games``.
+        p5, q1, median, q3, p95), ``experience`` (per measure of :data:`EXPERIENCE`: a rate dict for
+        comebacks, ``{n, mean, low, high}`` for the others, None without data)), ``hist`` (turn histograms),
+        ``deltas`` (one dict per comparison, player count and metric), ``bots`` (bot shares in mixed lineups),
+        ``characters`` (None, or plays and lift tables as lists of dicts; restricted-play arms left out),
+        ``restricted`` (restricted-play values as :func:`kbsim.analysis.restricted.restricted_values` gives them,
+        adjusted with the page: from the comparisons of the section ``restricted`` in ``extra``; [] without it or
+        without a barred arm), ``players`` and ``games``.
 
         With ``extra`` (name -> ``tests(inp, frame, deltas)``, the page's sections that add comparisons, see
         :mod:`kbsim.analysis.sections`), ``sections`` maps each name to its comparisons; they are adjusted
@@ -144,6 +184,7 @@ def compute(inp: ReportInput, extra: Mapping[str, Callable[..., list[dict]]] | N
         q3=pl.col("turns").quantile(0.75, "linear"),
         p95=pl.col("turns").quantile(0.95, "linear"),
         t_max=pl.col("turns").max(),
+        **{f"x_{c}_{f}": e for c in EXPERIENCE_METRICS for f, e in _moments(c).items()},
     )
     seat_wins = {
         (r["condition"], r["players"], r["sole"]): r["len"]
@@ -182,11 +223,16 @@ def compute(inp: ReportInput, extra: Mapping[str, Callable[..., list[dict]]] | N
                 "p95": r["p95"],
                 "max": r["t_max"],
             },
+            "experience": {c: _level(c, r) for c, _, _ in EXPERIENCE},
         }
     order = {c.key: i for i, c in enumerate(inp.conditions)}
+    # restricted-play arms: the barred seat rotates, so their seat measures mix the seat with the bar; they are
+    # valued by the barred seat's win rate (kbsim.analysis.restricted) and compared on the other measures only
+    barred = {c.key for c in inp.conditions if c.bar}
     cells = [
         {"condition": k, "arm": k, "players": p, "verdict": g["balance"]["verdict"], "test": g["balance"]["test"]}
         for (k, p), g in sorted(groups.items(), key=lambda kv: (kv[0][1], order.get(kv[0][0], 0)))
+        if k not in barred
     ]
     mixed = head_to_head(df)
     deltas = _deltas(df, inp.comparisons, mixed)
@@ -211,13 +257,36 @@ def compute(inp: ReportInput, extra: Mapping[str, Callable[..., list[dict]]] | N
         "groups": groups,
         "hist": _histograms(df, players),
         "deltas": deltas,
-        "bots": _bot_shares(df),
-        "characters": _characters(inp, df),
+        "bots": _bot_shares(df.filter(~pl.col("condition").is_in(sorted(barred)))),  # (no contest of bots)
+        "characters": _characters(inp, df.filter(~pl.col("condition").is_in(sorted(barred)))),
+        "restricted": _restricted(sections),
         "verdicts": rank_verdicts(cells),
         "adjustment": _adjustment_counts(deltas + [d for rows in sections.values() for d in rows]),
         "sections": sections,
         "head_to_head": mixed,
     }
+
+
+def _moments(c: str) -> dict[str, pl.Expr]:
+    """The aggregates of one experience measure per cell: games that have it, mean, standard deviation, sum."""
+    col = pl.col(c)
+    return {"n": col.is_not_null().sum(), "mean": col.mean(), "sd": col.std(), "sum": col.sum()}
+
+
+def _level(c: str, r: dict) -> dict | None:
+    """One cell's level of an experience measure: a rate dict (comebacks) or a mean with its 95% normal interval.
+
+    None when no game of the cell has the measure (records older than schema 8, or no sole winner).
+    """
+    n = r[f"x_{c}_n"]
+    if not n:
+        return None
+    if c in BINARY:
+        return _rate(round(r[f"x_{c}_sum"]), n)
+    mean, sd = r[f"x_{c}_mean"], r[f"x_{c}_sd"]
+    half = Z95 * sd / math.sqrt(n) if n > 1 and sd is not None else float("nan")
+    top = 1.0 if c in SHARES else math.inf  # (a share of the game or of the turns is at most 1)
+    return {"n": n, "mean": mean, "low": max(0.0, mean - half), "high": min(top, mean + half)}
 
 
 def head_to_head(df: pl.DataFrame) -> list[str]:
@@ -322,6 +391,11 @@ def per_deal(df: pl.DataFrame) -> pl.DataFrame:
 def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]], mixed: Sequence[str] = ()) -> list[dict]:
     """Differences B - A per comparison, player count and metric (raw p-values; :func:`compute` adjusts them).
 
+    A head-to-head arm (in ``mixed``) is not compared on the seat measures (first-player rate, largest seat gap).
+    A restricted-play arm is one (one seat's bot is barred): its barred seat rotates over the seats, and its value
+    is the barred seat's win rate (:mod:`kbsim.analysis.restricted`); game length and the experience measures
+    (compared on the deals where both arms have them) are compared as for any arm.
+
     Paired on common deals (``seed``, the unit; an arm's outcome on a deal is the mean over its seat
     rotations); when two arms share no deal at a player count, they are compared as independent samples
     (Newcombe for rates, Welch for turns) and the row says so. ``df`` is in :data:`RECORD_ORDER`; the deals of
@@ -342,7 +416,12 @@ def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]], mixed: Sequenc
             for c, label, unit in METRICS:
                 if c == "seat0" and not seat_based:
                     continue
-                if jp.height:
+                if c in EXPERIENCE_METRICS:  # measured on the deals where both arms have it (a sole winner...)
+                    both = jp.drop_nulls([c, f"{c}_a"])
+                    if both.height == 0:
+                        continue  # (records without the measure, or no deal where both have it)
+                    d = paired((both[c] - both[f"{c}_a"]).to_numpy(), binary=c in BINARY)
+                elif jp.height:
                     d = paired((jp[c] - jp[f"{c}_a"]).to_numpy(), binary=c in BINARY)
                 else:
                     gb = df.filter((pl.col("condition") == b) & (pl.col("players") == p))[c].to_numpy()
@@ -410,6 +489,13 @@ def _bot_shares(df: pl.DataFrame) -> list[dict]:
                 }
             )
     return out
+
+
+def _restricted(sections: dict[str, list[dict]]) -> list[dict]:
+    """The restricted-play values, adjusted with the page (section ``restricted``, :mod:`kbsim.analysis.restricted`)."""
+    from kbsim.analysis.restricted import values_of
+
+    return values_of(sections.get("restricted", []))
 
 
 def _ranked_arm(conditions: Sequence[Condition], have: set[str]) -> str | None:

@@ -11,6 +11,7 @@ from kbsim.analysis import metrics as M
 from kbsim.analysis.effects import effects_answer, effects_build, effects_tests, skill_answer
 from kbsim.analysis.fairness import fairness_answer
 from kbsim.analysis.page import Page, Section
+from kbsim.analysis.restricted import restricted_tests
 from kbsim.analysis.strength import strength_answer, strength_tests
 from kbsim.analysis.tables import _tables
 
@@ -58,6 +59,31 @@ def _deltas(page: Page) -> dict | None:
 
 def _effects_answer(page: Page, data: dict) -> list[dict]:
     return effects_answer(page, data) + skill_answer(page)
+
+
+# ------------------------------------------------------------------ how the games feel, what each move is worth
+def _experience(page: Page) -> dict | None:
+    t = tables(page)
+    rows = t["experience"]
+    if not rows:
+        return None
+    return {"rows": _by_players(rows), "count": len(rows), "missing": t["experience_missing"]}
+
+
+def _restricted(page: Page) -> dict | None:
+    data = tables(page)["restricted"]
+    return None if data is None else data | {"adjustment": page.stats["adjustment"]}
+
+
+def _restricted_answer(page: Page, data: dict) -> list[dict]:
+    """The Answer's block of restricted play: the ranking (per rung) first, then the values that are resolved."""
+    rankings = data["rankings"]
+    if not rankings:
+        return []
+    resolved = data["resolved"] or [
+        "No value is resolved yet after the adjustment over every comparison on the page: more deals are needed."
+    ]
+    return [{"title": "What each move is worth to a player", "headline": rankings[0], "lines": [*rankings, *resolved]}]
 
 
 # ------------------------------------------------------------------ bots and characters
@@ -121,7 +147,15 @@ def _notes(page: Page) -> dict:
 
 BUILTIN: list[Section] = [
     Section("summary", "Summary per player count", build=_summary),
+    Section("experience", "How the games feel", build=_experience),
     Section("verdict", "Distance from fair", build=_verdict, answer=fairness_answer),
+    Section(
+        "restricted",
+        "What each move is worth to a player",
+        build=_restricted,
+        tests=restricted_tests,
+        answer=_restricted_answer,
+    ),
     Section(
         "effects",
         "Effects across player counts and bots",

@@ -28,7 +28,17 @@ from kbsim.records import (
 from kbsim.sim.conditions import Condition, SweepInfo
 
 NEEDED_COLUMNS = ["game_index", "seed", "players", "bots", "winners", "end_reason", "turns"]
-OPTIONAL_COLUMNS = ["character_plays", "rule_usage", "deal_hash"]
+OPTIONAL_COLUMNS = [
+    "character_plays",
+    "rule_usage",
+    "deal_hash",
+    # the experience measures (records schema 8; older records lack them: their sections say so)
+    "forced_turns",
+    "bar_yields",
+    "lead_changes",
+    "winner_leads_from",
+    "winner_behind_at_half",
+]
 
 
 class ReportError(Exception):

@@ -121,6 +121,21 @@ class ReportResult:
             for v in self.stats["verdicts"]
         ]
         conditions = [{"condition": c.key, "label": c.label, "bots": c.bots} for c in self.conditions]
+        restricted = [  # restricted play: what each barred move kind is worth to a player (pooled and per count)
+            {
+                "condition": it["condition"],
+                "baseline": it["baseline"],
+                "kind": it["kind"],
+                "subject": it["subject"],
+                "rung": it["rung"],
+                "sentence": it["sentence"],
+                "value": [
+                    {"players": r["players"], "games": r["games"], **r["value"].as_dict()}
+                    for r in [it["pooled"], *(it["by_players"] if len(it["by_players"]) > 1 else [])]
+                ],
+            }
+            for it in self.stats.get("restricted", [])
+        ]
         return {
             "html": str(self.path),
             "bytes": self.size,
@@ -133,6 +148,7 @@ class ReportResult:
             "unused_arms": self.stats["unused"],
             "unused_rules": self.stats.get("unused_rules", {}),
             "deltas": deltas,
+            "restricted": _clean(restricted),
         }
 
 

@@ -89,8 +89,12 @@ def _exact_share_bounds(share: float, deals: int) -> tuple[float, float]:
 
 
 def strength_tests(inp: ReportInput, df: pl.DataFrame, deltas: Sequence[dict] = ()) -> list[dict]:
-    """Every head-to-head arm's first bot: its edge per player count, and averaged over the counts."""
-    mixed = [c.key for c in inp.conditions if c.key in set(_mixed(df))]
+    """Every head-to-head arm's first bot: its edge per player count, and averaged over the counts.
+
+    A restricted-play arm (one seat's bot barred, :mod:`kbsim.analysis.restricted`) is no contest of bots: it is
+    valued by its own section, not here.
+    """
+    mixed = [c.key for c in inp.conditions if c.key in set(_mixed(df)) and not c.bar]
     rows = []
     for key in mixed:
         sub = df.filter(pl.col("condition") == key)

@@ -202,9 +202,6 @@ def _tables(inp: ReportInput, st: dict) -> dict:
                     "per_game": _num(r["per_game"], 2),
                     "lift": f"{100 * r['lift']:+.1f} pp [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]",
                     "n": f"{r['n_played']:,} / {r['n_not']:,}",
-                    "p": M.fmt_p(r["p"]),
-                    "p_adj": M.fmt_p(r["p_adj"]),
-                    "resolved": r["p_adj"] < 0.05,
                 }
                 for i, r in enumerate(ch["ranking"])
             ],
@@ -228,7 +225,6 @@ def _tables(inp: ReportInput, st: dict) -> dict:
                     "played": f"{_pct(r['rate_played'])} (n {r['n_played']:,})",
                     "not_played": f"{_pct(r['rate_not'])} (n {r['n_not']:,})",
                     "lift": f"{100 * r['lift']:+.1f} pp [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]",
-                    "resolved": r["p_adj"] < 0.05,
                 }
                 for r in st["characters"]["lift"]
             ],
@@ -241,7 +237,77 @@ def _tables(inp: ReportInput, st: dict) -> dict:
         "metrics": [(m, label) for m, label, _ in (SEAT_GAP, *METRICS)],
         "bots": bots,
         "characters": chars,
+        "restricted": _restricted_tables(inp, st),
+        "experience": _experience_rows(inp, st),
+        "experience_missing": [
+            c.label
+            for c in inp.conditions
+            if any(g["experience"].get("forced_share") is None for cc, _, g in _cells(inp, st) if cc.key == c.key)
+        ],
     }
+
+
+def _restricted_tables(inp: ReportInput, st: dict) -> dict | None:
+    """The restricted-play section's data, or None without a value.
+
+    ``rankings``: one sentence per ladder rung (in the ladder's order) ranking the values; ``lines``: each ranking
+    followed by its values in words; ``resolved``: the sentences of the resolved values; and the tables of
+    :func:`kbsim.analysis.restricted.restricted_table`.
+    """
+    from kbsim.analysis.restricted import ranking_sentence, restricted_table
+
+    items = st.get("restricted") or []
+    if not items:
+        return None
+    place = {r: i for i, r in enumerate(inp.ladder)}
+    rungs = sorted({it["rung"] for it in items if it["rung"]}, key=lambda r: (place.get(r, len(place)), r))
+    bots = {c.key: c.bots for c in inp.conditions}
+    lines, rankings = [], []
+    for rung in rungs or [None]:
+        mine = [it for it in items if it["rung"] == rung]
+        rankings.append(ranking_sentence(mine, rung or bots.get(mine[0]["baseline"], "")))
+        lines.append(rankings[-1])
+        lines.extend(it["sentence"] for it in mine)
+    return {
+        "lines": [x for x in lines if x],
+        "rankings": [x for x in rankings if x],
+        "resolved": [it["sentence"] for it in items if it["pooled"]["value"].resolved],
+        "rungs": bool(rungs),
+        "characters": any(it["kind"].startswith("characters.play.") for it in items),
+        **restricted_table(items),
+    }
+
+
+def _level_text(x: dict | None, unit: str) -> str:
+    """An experience measure's level: ``1.84 [1.79, 1.90]``, a share in %, or a rate with its Wilson interval."""
+    if x is None:
+        return "–"
+    if "k" in x:
+        return f"{_pct(x['rate'])} [{_pct(x['low'])}, {_pct(x['high'])}] (n {x['n']:,})"
+    if unit == "pp":
+        return f"{_pct(x['mean'])} [{_pct(x['low'])}, {_pct(x['high'])}]"
+    return f"{_num(x['mean'], 2)} [{_num(x['low'], 2)}, {_num(x['high'], 2)}]"
+
+
+def _experience_rows(inp: ReportInput, st: dict) -> list[dict]:
+    """One row per arm and player count: game length and the experience measures (:data:`arms.EXPERIENCE`)."""
+    from kbsim.analysis.arms import EXPERIENCE
+
+    rows = []
+    for c, p, g in _cells(inp, st):
+        x = g.get("experience") or {}
+        if not any(x.values()):
+            continue
+        rows.append(
+            {
+                "arm": c.label,
+                "players": p,
+                "games": f"{g['n']:,}",
+                "turns": f"{_num(g['turns']['median'], 0)} / {_num(g['turns']['p95'], 0)}",
+                **{m: _level_text(x.get(m), unit) for m, _, unit in EXPERIENCE},
+            }
+        )
+    return rows
 
 
 def _players_list(ps: list[int]) -> str:

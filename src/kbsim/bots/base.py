@@ -30,7 +30,12 @@ from kbsim.engine.seeds import bot_seed
 
 
 class Bot(Protocol):
-    """A player policy. ``name`` is what records and reports show."""
+    """A player policy. ``name`` is what records and reports show.
+
+    A bot may carry ``bar``: the move kinds its seat is barred from (restricted play; set by
+    :func:`kbsim.bots.make_bot` from the spec's ``bar``). The game loop reads it and the engine enforces it
+    (:mod:`kbsim.engine.rows.restrict`); a bot without the attribute is not barred.
+    """
 
     name: str
 
@@ -55,9 +60,13 @@ def _cards(zones: list) -> int:
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled (mypyc): the market bots and test bots subclass it
 class BaseBot:
-    """Keeps the per-game context every bot needs; ``self.rng`` is created on first use."""
+    """Keeps the per-game context every bot needs; ``self.rng`` is created on first use.
+
+    ``bar``: the move kinds this bot's seat is barred from (restricted play), empty unless its spec names some.
+    """
 
     name = "base"
+    bar: frozenset[str] = frozenset()
 
     # (``game`` is Any: the market family's bots subclass this class with their own compiled game, and a compiled
     # parameter typed with the rows family's native CompiledGame would refuse it)

@@ -72,6 +72,7 @@ from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, FillGap, Lay, LayParked, LayStart, Rebuild, Swap, lay_move
 from kbsim.engine.rows.powers import Primitive
 from kbsim.engine.rows.turn import DONE, Turn
+from kbsim.engine.rows.usage import FILL_GAP, JOKER_SWAP, PARKED
 
 _new: Final = tuple.__new__  # builds a move without the named tuple's Python-level constructor (an interpreted frame)
 
@@ -403,7 +404,7 @@ class GreedyBot(BaseBot):
     @staticmethod
     def _swap_joker(turn: Turn) -> bool:
         """Swap the joker back for the exact hand card, once per row holding it; True if a swap was made."""
-        if turn.state.joker is None:
+        if turn.state.joker is None or not turn.allows(JOKER_SWAP):
             return False
         done = False
         hand = turn.hand
@@ -418,6 +419,8 @@ class GreedyBot(BaseBot):
     @staticmethod
     def _fill_gaps(turn: Turn) -> bool:
         """Fill one gap per row from hand (the first gap of the row whose value is held); True if a gap was filled."""
+        if not turn.allows(FILL_GAP):
+            return False
         hand = turn.hand
         rows = turn.rows
         done = False
@@ -461,8 +464,8 @@ class GreedyBot(BaseBot):
         Returns True if any was laid. Hand cards come first for an empty row card: step 3 opens it with the
         longest run held.
         """
-        if not turn.state.parked[turn.seat]:
-            return False  # (nothing parked: the usable ones need not be listed)
+        if not turn.state.parked[turn.seat] or not turn.allows(PARKED):
+            return False  # (nothing parked: the usable ones need not be listed; or barred from laying them)
         rows = turn.rows
         done = False
         for c in turn.parked:
@@ -788,7 +791,7 @@ class GreedyBot(BaseBot):
         Args:
             turn: the seat's turn in progress; the moves are applied to it until the turn is over.
         """
-        g = self.game
+        g = turn.g  # (the rules as this seat plays them: a bar switches some off, kbsim.engine.rows.restrict)
         self._plan = None
         stalled = self.stalled(turn)
         if g.chars_enabled and turn.available_characters():
@@ -848,7 +851,7 @@ class GreedyBot(BaseBot):
         Where no exchange is legal, end the turn with what the engine lists as legal
         (:meth:`~kbsim.engine.rows.turn.Turn.finishing_moves`).
         """
-        g = self.game
+        g = turn.g
         hand = turn.hand
         step = g.step
         near = set()

@@ -166,9 +166,7 @@ class PlannerBot(BaseBot):
         """
         engine = engine_for(turn)
         cost = ENGINE_COST.get(
-            "links+"
-            if engine == "links" and (self.game.rebuild_from_start or self.game.rebuild_into_empty)
-            else engine,
+            "links+" if engine == "links" and (turn.g.rebuild_from_start or turn.g.rebuild_into_empty) else engine,
             1,
         )
         plan = plan_turn(
@@ -263,7 +261,7 @@ class PlannerBot(BaseBot):
     # ------------------------------------------------------------------ playing
     def play_turn(self, turn: Turn) -> None:
         """Play one turn through ``turn`` (see the module docstring for the procedure)."""
-        g = self.game
+        g = turn.g  # (the rules as this seat plays them: a bar switches some off, kbsim.engine.rows.restrict)
         self.turns += 1
         stalled = self.stalled(turn)
         if g.chars_enabled and turn.available_characters():
@@ -300,7 +298,7 @@ class PlannerBot(BaseBot):
             turn.apply(END_TURN)
 
     def _can_exchange(self, turn: Turn) -> bool:
-        g = self.game
+        g = turn.g
         return (
             turn.phase == START
             and g.exchange_allowed
@@ -319,7 +317,7 @@ class PlannerBot(BaseBot):
         reachable by rebuilds. If it refuses although the budgeted search found
         no lay, a larger search is tried and its plan played instead.
         """
-        g = self.game
+        g = turn.g
         k = min(g.minus_cards, len(turn.hand))
         legal = {m.cards for m in turn.minus_moves()}
         if legal:

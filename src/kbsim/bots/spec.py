@@ -19,11 +19,18 @@ lists of these, or nested specs (``rollout=planner(budget=200)``, kept as their 
 its parameters with a pydantic model in its class attribute ``Params`` (fields with types, defaults, bounds and
 descriptions); a bot without ``Params`` takes none. Values are validated by that model, and the bot is created as
 ``cls(**validated)``.
+
+**Restricted play.** Every bot of every family also takes ``bar``: the kinds of move its seat is barred from, as
+a list of move-kind names (``planner(bar=[characters.play.agatha])``, ``greedy(bar=[turn.exchange.allowed,
+characters.enabled])``; one name may be written without brackets). The engine enforces the bar on that seat's
+turns (:mod:`kbsim.engine.rows.restrict`); the names are checked against the rules of a game by
+:func:`kbsim.bots.check_bars`. The canonical spec lists the names sorted, so records show the bar.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +42,8 @@ class BotSpecError(ValueError):
 
 
 _WORDS = {"true": True, "false": False, "True": True, "False": False, "null": None, "None": None}
+BAR = "bar"  # the parameter every bot takes: the move kinds its seat is barred from (restricted play)
+_KIND = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")  # a move-kind name: dotted lower-case words
 _MAX_SPEC = 500  # characters in one lineup: specs are short, and the parser's work stays bounded
 
 
@@ -177,7 +186,9 @@ def validated(spec: BotSpec, registry: dict[str, type]) -> tuple[type, dict[str,
     """The bot class of ``spec``, its validated constructor arguments, and the spec in canonical form.
 
     Parameters equal to their default are dropped from the canonical spec, so ``planner`` and
-    ``planner(budget=<default>)`` name the same bot in records.
+    ``planner(budget=<default>)`` name the same bot in records. The ``bar`` every bot takes (restricted play) is
+    checked here, not by the bot's model: it is not a constructor argument (:func:`kbsim.bots.make_bot` sets it
+    on the bot), and it stays in the canonical spec, its names sorted (an empty bar is dropped).
 
     Args:
         spec: a parsed spec.
@@ -194,10 +205,12 @@ def validated(spec: BotSpec, registry: dict[str, type]) -> tuple[type, dict[str,
         raise BotSpecError(f"unknown bot {spec.name!r}; expected one of: {', '.join(sorted(registry))}")
     model = params_model(cls)
     given = dict(spec.params)
+    bar = _bar(spec.name, given.pop(BAR)) if BAR in given else ()
+    barred = ((BAR, bar),) if bar else ()
     if model is None:
         if given:
-            raise BotSpecError(f"bot {spec.name!r} takes no parameters (got {', '.join(given)})")
-        return cls, {}, spec
+            raise BotSpecError(f"bot {spec.name!r} takes no parameters but bar (got {', '.join(given)})")
+        return cls, {}, BotSpec(spec.name, barred)
     unknown = sorted(set(given) - set(model.model_fields))
     if unknown:
         known = ", ".join(model.model_fields) or "none"
@@ -212,8 +225,30 @@ def validated(spec: BotSpec, registry: dict[str, type]) -> tuple[type, dict[str,
         ) from None
     kwargs = values.model_dump()
     defaults = model().model_dump()
-    kept = tuple((k, _normal(v)) for k, v in sorted(kwargs.items()) if k in given and v != defaults.get(k))
-    return cls, kwargs, BotSpec(spec.name, kept)
+    kept = tuple((k, _normal(v)) for k, v in kwargs.items() if k in given and v != defaults.get(k))
+    return cls, kwargs, BotSpec(spec.name, tuple(sorted(kept + barred)))
+
+
+def _bar(name: str, value: Any) -> tuple[str, ...]:
+    """The move kinds of a ``bar`` parameter, sorted, each once (one name may be given without a list).
+
+    Raises:
+        BotSpecError: a value that is not a move-kind name (dotted lower-case words such as
+            ``characters.play.agatha``) or a list of them.
+    """
+    names = (value,) if isinstance(value, str) else value
+    if not isinstance(names, tuple) or not all(isinstance(v, str) and _KIND.match(v) for v in names):
+        raise BotSpecError(
+            f"bot {name!r}: parameter bar={_text(value)}: expected a list of move kinds such as "
+            "[characters.play.KEY, turn.exchange.allowed]"
+        )
+    return tuple(sorted(set(names)))
+
+
+def bar_of(spec: BotSpec) -> tuple[str, ...]:
+    """The move kinds a (validated, canonical) spec bars its seat from: its ``bar`` parameter, or ()."""
+    value = dict(spec.params).get(BAR, ())
+    return (value,) if isinstance(value, str) else tuple(value)
 
 
 def _normal(value: Any) -> Any:
@@ -223,4 +258,4 @@ def _normal(value: Any) -> Any:
     return value
 
 
-__all__ = ["BotSpec", "BotSpecError", "params_model", "parse_lineup", "parse_spec", "validated"]
+__all__ = ["BAR", "BotSpec", "BotSpecError", "bar_of", "params_model", "parse_lineup", "parse_spec", "validated"]

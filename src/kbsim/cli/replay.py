@@ -70,7 +70,7 @@ def replay(
         loaded, g = load(game or "kingsbridge", variant, option)
         check_players(g, players, loaded)
         try:
-            names = parse_bots(bots, players, g.family)
+            names = parse_bots(bots, players, g.family, game=g)
         except UnknownBot as e:
             fail(str(e))
         gs = game_seed(seed, game_index)

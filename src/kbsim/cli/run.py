@@ -103,7 +103,7 @@ def run(
     loaded, g = load(game, variant, option)
     check_players(g, players, loaded)
     try:
-        bot_names = parse_bots(bots, players, g.family)
+        bot_names = parse_bots(bots, players, g.family, game=g)
     except UnknownBot as e:
         fail(str(e))
     chosen_seed = seed is None

@@ -48,6 +48,8 @@ class Family:
         deal_hash: ``hash(game, players: int, seed: int) -> str``: 16 hex digits identifying the deal of the
             game with that seed (equal deals, equal hash).
         solver: the single-turn planner, or "" when the family has none.
+        bar_kinds: ``kinds(game) -> dict[str, str]``: the move kinds a bot's ``bar`` may name under a game's
+            rules (restricted play), each with what a bar on it keeps a seat from doing, in words.
         determinize: ``determinize(observation, rng) -> World``: the forward model of a seat's observation
             (:mod:`kbsim.engine.forward`).
         new_world: ``new_world(game, players: int, seed: int) -> World``: the forward model of a fresh deal.
@@ -65,6 +67,7 @@ class Family:
     docs_renderer: str
     record_columns: tuple[tuple[str, str], ...]
     records: str
+    bar_kinds: str = ""
     deal_hash: str = ""
     replay: str = ""
     solver: str = ""
@@ -139,6 +142,7 @@ FAMILIES: dict[str, Family] = {
             ("blocked_hands", "int16"),
         ),
         records="kbsim.engine.families:rows_record_values",
+        bar_kinds="kbsim.engine.rows.restrict:barrable",
         deal_hash="kbsim.engine.rows.game:rows_deal_hash",
         solver="kbsim.engine.rows.search.solve:solve",
         determinize="kbsim.engine.rows.forward:determinize",
@@ -161,6 +165,7 @@ FAMILIES: dict[str, Family] = {
             ("characters_lost", "int16"),
         ),
         records="kbsim.engine.market.game:record_values",
+        bar_kinds="kbsim.engine.market.restrict:barrable",
         deal_hash="kbsim.engine.market.game:market_deal_hash",
         replay="kbsim.engine.market.game:replay_market_log",
         determinize="kbsim.engine.market.forward:determinize",

@@ -106,9 +106,13 @@ def determinize(observation: Any, rng: random.Random) -> World:
     return family_of(game).part("determinize")(observation, rng)
 
 
-def new_world(game: Any, players: int, seed: int) -> World:
-    """The world of the game with ``seed`` before its first move, dealt as ``play_game`` deals it (any family)."""
-    return family_of(game).part("new_world")(game, players, seed)
+def new_world(game: Any, players: int, seed: int, bars: list[frozenset[str] | None] | None = None) -> World:
+    """The world of the game with ``seed`` before its first move, dealt as ``play_game`` deals it (any family).
+
+    ``bars``: each seat's bar (restricted play, :func:`kbsim.engine.restrict.seat_bars` of the bots), enforced on
+    the world's turns as the game loop enforces it; None: no seat is barred.
+    """
+    return family_of(game).part("new_world")(game, players, seed, bars=bars)
 
 
 __all__ = ["World", "determinize", "new_world"]

@@ -28,6 +28,8 @@ class Condition:
         effective: every option's effective value.
         bots: the bot or bot lineup as written (``greedy`` or ``greedy,random``).
         sweep_value: the swept option's value, or None.
+        bar: restricted play: the move kinds one seat's bot is barred from (the others play it unbarred), or ().
+        bar_words: what the bar keeps that seat from doing, in words (``playing Mother Agatha``), or "".
         rung: the bot spec of the skill-ladder rung that plays every seat of this arm (canonical), or None when
             the arm is not played on a ladder (no ladder, or a head-to-head arm whose mixed lineup is the subject).
         stem: what identifies the arm and sweep value apart from the rung: the conditions of one arm at every
@@ -44,6 +46,8 @@ class Condition:
     effective: dict = field(default_factory=dict)
     bots: str = "greedy"
     sweep_value: Any = None
+    bar: tuple[str, ...] = ()
+    bar_words: str = ""
     rung: str | None = None
     stem: str = ""
 

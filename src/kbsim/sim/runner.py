@@ -320,6 +320,11 @@ def append_record(
     # market games: empty
     cols["rule_usage"].append(usage_record(getattr(result, "rule_usage", {}), getattr(result, "rule_legal", {})))
     cols["moves"].append(list(moves or []))
+    cols["forced_turns"].append(result.forced_turns)
+    cols["bar_yields"].append(result.bar_yields)
+    cols["lead_changes"].append(result.lead_changes)
+    cols["winner_leads_from"].append(result.winner_leads_from)
+    cols["winner_behind_at_half"].append(result.winner_behind_at_half)
 
 
 def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:

@@ -22,6 +22,10 @@ cell and one run seed. Example::
     options = { min_hand_cards = 1 }   # like --option KEY=VALUE
     bots = "greedy"                    # one bot for every seat, or a lineup: ["greedy", "random"]
 
+    [[arms]]
+    name = "no exchanges"
+    bar = ["turn.exchange.allowed"]    # restricted play: one seat barred from these move kinds (see below)
+
     [sweep]                            # optional: every arm is also played at each value of one option
     option = "hand_size"
     values = [5, 6, 7]
@@ -42,6 +46,14 @@ hash covers every parameter that determines the records (rule set digest,
 variant, options, players, bots, games, seed, chunk size); those parameters are
 also in the file's metadata. A second ``kbsim report`` therefore reuses finished
 files, completes interrupted ones, and never mixes runs.
+
+**Restricted play** (Jaffe et al., AIIDE 2012): an arm with ``bar`` has one seat whose bot is barred from those
+move kinds (the bot spec's ``bar``, enforced by the engine: :mod:`kbsim.engine.restrict`) and the other seats
+play the same bot unbarred; with ``rotate_seats`` the barred seat takes every seat of every deal in turn. The
+study setting ``restricted = ["characters.play.*", "turn.exchange.allowed"]`` adds one such arm per move kind it
+names (``*`` matches any part of a name; the kinds are those the baseline arm's rules offer, in their order), each
+with the baseline arm's variants, options and bot: the change of the barred seat's win rate from the baseline on
+the same deals is what that move kind is worth to a player (:mod:`kbsim.analysis.restricted`).
 
 **Common random numbers.** Every run of a study uses the study's seed, so game
 ``i`` of every arm and sweep value starts from the deal ``game_seed(seed, i)``: arm
@@ -121,6 +133,11 @@ class Arm(_Strict):
         default_factory=dict, max_length=MAX_LIST, description="Option name -> value."
     )
     bots: str | list[str] = Field("greedy", description="One bot for all seats, or a lineup cycled over the seats.")
+    bar: list[str] = Field(
+        default_factory=list,
+        description="Restricted play: move kinds (e.g. characters.play.agatha) one seat's bot is barred from; the "
+        "other seats play the same bot unbarred, and the barred seat is rotated over the seats.",
+    )
 
     @field_validator("variants", mode="before")
     @classmethod
@@ -140,10 +157,41 @@ class Arm(_Strict):
             )
         return v
 
-    def lineup(self, players: int) -> tuple[str, ...]:
-        """Bot per seat for ``players`` seats (a list is cycled over the seats)."""
+    @model_validator(mode="after")
+    def _one_bot_when_barred(self) -> Arm:
+        if self.bar and not (isinstance(self.bots, str) or len(self.bots) == 1):
+            raise ValueError("bar: a restricted-play arm has one bot, barred in one seat and unbarred in the others")
+        return self
+
+    def lineup(self, players: int, bot: str | None = None) -> tuple[str, ...]:
+        """Bot per seat for ``players`` seats (a list is cycled over the seats).
+
+        With ``bar``: the first seat's bot is barred from those move kinds (:func:`barred_spec`), the others play
+        it unbarred. ``bot`` replaces the arm's bot (a rung of a skill ladder).
+        """
         names = [self.bots] if isinstance(self.bots, str) else list(self.bots)
+        if bot is not None:
+            names = [bot]
+        if self.bar:
+            return (barred_spec(names[0], self.bar), *names[:1] * (players - 1))
         return tuple(names[s % len(names)] for s in range(players))
+
+
+def barred_spec(spec: str, bar: list[str] | tuple[str, ...]) -> str:
+    """The bot spec ``spec`` with the move kinds ``bar`` added to its ``bar`` parameter (canonical text).
+
+    Raises:
+        StudyError: ``spec`` is not one bot spec.
+    """
+    from kbsim.bots.spec import BAR, BotSpec, BotSpecError, bar_of, parse_spec
+
+    try:
+        parsed = parse_spec(spec)
+    except BotSpecError as e:
+        raise StudyError(str(e)) from None
+    kinds = tuple(sorted({*bar_of(parsed), *bar}))
+    params = tuple(sorted([*(kv for kv in parsed.params if kv[0] != BAR), (BAR, kinds)]))
+    return BotSpec(parsed.name, params).canonical()
 
 
 class Sweep(_Strict):
@@ -217,6 +265,11 @@ class Study(_Strict):
     )
     sweep: Sweep | None = None
     rotate_seats: bool = Field(True, description="Play a mixed bot lineup in every rotation of the seats.")
+    restricted: list[str] = Field(
+        default_factory=list,
+        description="Restricted play: move kinds (patterns with *, e.g. characters.play.*), one arm each with a "
+        "seat of the baseline arm's bot barred from it.",
+    )
     ladder: list[str] | None = Field(
         None,
         min_length=1,
@@ -551,18 +604,26 @@ def _comparisons(
     return comparisons
 
 
-def _canonical_lineups(where: str, lineups: dict[int, tuple[str, ...]], family: str) -> dict[int, tuple[str, ...]]:
+def _canonical_lineups(where: str, lineups: dict[int, tuple[str, ...]], game: Any) -> dict[int, tuple[str, ...]]:
     """The lineups with every bot spec in canonical form (``where`` names the study file and the arm).
 
     Raises:
-        StudyError: an unknown bot, parameter or value for the game's family.
+        StudyError: an unknown bot, parameter or value for the game's family, or a bar naming no move kind of
+            the game.
     """
     from kbsim.bots import UnknownBot, canonical_bot
 
     try:
-        return {p: tuple(canonical_bot(b, family) for b in lu) for p, lu in lineups.items()}
+        return {p: tuple(canonical_bot(b, game.family, game=game) for b in lu) for p, lu in lineups.items()}
     except UnknownBot as e:
         raise StudyError(f"{where}.bots: {e}") from None
+
+
+def _bar_words(game: Any) -> dict[str, str]:
+    """Move kind -> what a bar on it keeps a seat from doing, for the rules ``game`` (its family's ``bar_kinds``)."""
+    from kbsim.engine.families import family_of
+
+    return family_of(game).part("bar_kinds")(game)
 
 
 def head_to_head(lineups: dict[int, tuple[str, ...]]) -> bool:
@@ -572,6 +633,18 @@ def head_to_head(lineups: dict[int, tuple[str, ...]]) -> bool:
     measure something else.
     """
     return any(len(set(lu)) > 1 for lu in lineups.values())
+
+
+def _rung_lineups(
+    where: str, arm: Arm, rung: str | None, lineups: dict[int, tuple[str, ...]], players: list[int], game: Any
+) -> dict[int, tuple[str, ...]]:
+    """An arm's lineups at a rung of the ladder (``lineups``, canonical, when None).
+
+    Every seat plays the rung's bot; one seat of a restricted-play arm is barred (:meth:`Arm.lineup`).
+    """
+    if rung is None:
+        return lineups
+    return _canonical_lineups(where, {p: arm.lineup(p, rung) for p in players}, game)
 
 
 def _canonical_ladder(source: Path, ladder: list[str], family: str) -> list[str]:
@@ -666,6 +739,7 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
         raise StudyError(f"{source}: game: {'; '.join(e.lines)}") from None
     if records_dir is None:
         records_dir = build_dir(source) / "records" / study.name
+    study = with_restricted_arms(study, rule_file)
     values = study.sweep.values if study.sweep else [None]
     conditions: list[Condition] = []
     runs: list[CellRun] = []
@@ -688,8 +762,8 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
             if ladder is None and study.ladder:
                 ladder = _canonical_ladder(source, study.ladder, g.family)
             if j == 0:
-                lineups = _canonical_lineups(where, lineups, g.family)
-                if ladder and not head_to_head(lineups):
+                lineups = _canonical_lineups(where, lineups, g)
+                if ladder and (arm.bar or not head_to_head(lineups)):  # (a barred arm: the rung, one seat barred)
                     rungs = list(ladder)
             for p in study.players:
                 if not g.min_players <= p <= g.max_players:
@@ -704,7 +778,7 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
             for k, rung in enumerate(rungs):
                 key = stem if rung is None else f"{stem}-L{k}-{slug(rung, 24)}"
                 key_of[(arm.name, json.dumps(value, sort_keys=True), rung)] = key
-                cells = lineups if rung is None else {p: (rung,) * p for p in study.players}
+                cells = _rung_lineups(where, arm, rung, lineups, study.players, g)
                 label = _condition_label(arm, study, value)
                 cond = Condition(
                     key=key,
@@ -719,6 +793,8 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
                     sweep_value=value,
                     rung=rung,
                     stem=stem if rung is not None else "",
+                    bar=tuple(arm.bar),
+                    bar_words="; ".join(_bar_words(g).get(k, k) for k in arm.bar),
                 )
                 conditions.append(cond)
                 runs += _cell_runs(study, cond, cells, g, loaded, n_games, records_dir, meta)
@@ -734,6 +810,70 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
         rules_source=display_path(rule_file),
         ladder=list(ladder or []),
     )
+
+
+def with_restricted_arms(study: Study, rule_file: Path | str) -> Study:
+    """The study with one restricted-play arm per move kind its ``restricted`` setting names (itself without).
+
+    Each added arm is the baseline arm (variants, options, bot) with ``bar = [kind]``, named by what the bar
+    keeps a seat from doing (``barred from playing Mother Agatha``); the kinds are matched (``*`` patterns,
+    :mod:`fnmatch`) against the move kinds the baseline arm's rules offer (:func:`kbsim.bots.check_bars`), in
+    their order.
+
+    Args:
+        study: a validated study.
+        rule_file: its rule file.
+
+    Raises:
+        StudyError: the baseline arm's rules do not load, its lineup is not one bot, a pattern matches no move
+            kind of the rules, or an added arm's name is already taken.
+    """
+    from fnmatch import fnmatchcase
+
+    from kbsim.engine.families import family_of
+    from kbsim.engine.rows.compiled import compile_rules
+    from kbsim.rules.loader import RulesError, load_rules
+
+    if not study.restricted:
+        return study
+    source = study.source or Path(f"{study.name}.toml")
+    base = study.base_arm
+    if base.bar or not (isinstance(base.bots, str) or len(base.bots) == 1):
+        raise StudyError(f"{source}: restricted: the baseline arm {base.name!r} must be one unbarred bot")
+    try:
+        g = compile_rules(load_rules(str(rule_file), base.variants, dict(base.options)))
+    except RulesError as e:
+        raise StudyError(f"{source}: arm {base.name!r}: {'; '.join(e.lines)}") from None
+    kinds = family_of(g).part("bar_kinds")(g)
+    chosen: list[str] = []
+    for i, pattern in enumerate(study.restricted):
+        hits = [k for k in kinds if fnmatchcase(k, pattern)]
+        if not hits:
+            raise StudyError(
+                f"{source}: restricted.{i}: {pattern!r} matches no move kind of {g.game}; expected some of: "
+                + ", ".join(kinds)
+            )
+        chosen += [k for k in hits if k not in chosen]
+    taken = {a.name for a in study.arms}
+    bot = base.bots if isinstance(base.bots, str) else base.bots[0]
+    arms = list(study.arms)
+    for kind in chosen:
+        name = f"barred from {kinds[kind]}"
+        if name in taken:
+            raise StudyError(f"{source}: restricted: an arm is already named {name!r}")
+        arms.append(
+            Arm(
+                name=name,
+                summary=f"One seat barred from {kinds[kind]}, against the same bot unbarred; seats rotated.",
+                variants=list(base.variants),
+                options=dict(base.options),
+                bots=bot,
+                bar=[kind],
+            )
+        )
+    out = study.model_copy(update={"arms": arms, "restricted": []})
+    out._source = study.source
+    return out
 
 
 # ------------------------------------------------------------------ running
@@ -864,5 +1004,7 @@ __all__ = [
     "run_study",
     "slug",
     "study_from_dict",
+    "with_restricted_arms",
+    "barred_spec",
     "with_ladder",
 ]

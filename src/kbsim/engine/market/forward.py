@@ -104,6 +104,7 @@ class MarketWorld:
             ended=self.play.ended,
             reason=self.play.reason,
             passes=self.play.passes[:],
+            bars=self.play.bars,
         )
         turn = None if self.turn is None else self.turn.on_state(st)
         w = MarketWorld(self.game, st, play, turn, self.choosing)
@@ -134,6 +135,7 @@ class MarketWorld:
             view = t.on_state(v)
         else:
             view = MarketTurn(self.game, v, seat)
+            view.bar = self.play.bars[seat] if self.play.bars else None
         view.seen = self._context()
         return view
 
@@ -151,6 +153,7 @@ class MarketWorld:
             remaining=p.remaining,
             idle=p.idle,
             passes=tuple(p.passes),
+            bars=tuple(p.bars) if any(b is not None for b in p.bars) else None,
         )
 
     def _advance(self) -> None:
@@ -172,10 +175,15 @@ class MarketWorld:
         self.turn = self.play.new_turn()
 
 
-def new_world(game: MarketGame, players: int, seed: int) -> MarketWorld:
-    """A world from the deal of the game with ``seed`` (as ``play_game`` deals it), before the first contract choice."""
+def new_world(
+    game: MarketGame, players: int, seed: int, *, bars: list[frozenset[str] | None] | None = None
+) -> MarketWorld:
+    """A world from the deal of the game with ``seed`` (as ``play_game`` deals it), before the first contract choice.
+
+    ``bars``: each seat's bar (restricted play, :func:`kbsim.engine.restrict.seat_bars`), enforced on its turns.
+    """
     st = new_state(game, players, random.Random(seed))
-    play = MarketPlay(game, st, seat=game.first_seat % players)
+    play = MarketPlay(game, st, seat=game.first_seat % players, bars=list(bars) if bars else [])
     return MarketWorld(game, st, play, MarketTurn(game, st, 0, phase=CHOOSE), 0)
 
 
@@ -213,6 +221,7 @@ def determinize(view: MarketTurn, rng: random.Random) -> MarketWorld:
         remaining=ctx.remaining,
         idle=ctx.idle,
         passes=list(ctx.passes),
+        bars=list(ctx.bars) if ctx.bars else [],
     )
     turn = view.on_state(st)
     return MarketWorld(g, st, play, turn, seat if ctx.choosing else n)

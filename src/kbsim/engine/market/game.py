@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from kbsim.engine.course import Course
 from kbsim.engine.market.compiled import MarketGame
 from kbsim.engine.market.moves import CHOOSE, DONE, TAKE, Move
 from kbsim.engine.market.notation import format_market_move
@@ -15,6 +16,7 @@ from kbsim.engine.market.observe import MarketContext, handed, masked
 from kbsim.engine.market.scoring import pattern_points
 from kbsim.engine.market.state import MarketState, check_state, new_state
 from kbsim.engine.market.turn import MarketTurn
+from kbsim.engine.restrict import seat_bars
 from kbsim.engine.results import STALEMATE, TURN_LIMIT, WON
 
 
@@ -78,6 +80,10 @@ class MarketResult:
         hands: always 1 (a market game is one hand).
         hand_ends: ``[end_reason]``.
         log: ``(seat, [moves])`` per entry when logging was asked for (the contract choices first).
+        forced_turns: per seat, turns whose first decision had one legal move.
+        bar_yields: per seat, turns in which the seat's bar yielded (:mod:`kbsim.engine.market.restrict`).
+        lead_changes, winner_leads_from, winner_behind_at_half: the course of the game by points
+            (:mod:`kbsim.engine.course`); the winner measures None without a sole winner.
     """
 
     winners: tuple[int, ...]
@@ -94,6 +100,16 @@ class MarketResult:
     hand_ends: list[str] = field(default_factory=list)
     log: list | None = None
     deal_hash: str = ""
+    forced_turns: list[int] = field(default_factory=list)
+    bar_yields: list[int] = field(default_factory=list)
+    lead_changes: int | None = None
+    winner_leads_from: int | None = None
+    winner_behind_at_half: bool | None = None
+
+
+def standings(g: MarketGame, st: MarketState) -> list[int]:
+    """Each seat's points if the game ended now (:func:`final_points`), the standing of the course of a game."""
+    return [p["total"] for p in final_points(g, st)]
 
 
 _NOT_ZONES = ("rng", "hidden", "deck_seen", "obj_seen", "returned")  # state slots that are no zone of the table
@@ -124,7 +140,11 @@ def record_values(result: MarketResult) -> dict[str, Any]:
 class MarketPlay:
     """The turn sequence of one game: whose turn, the end trigger and final round, the stall guard.
 
-    Used by :func:`play_market_game` and by the example runner, so both follow the same rules.
+    Used by :func:`play_market_game` and by the example runner, so both follow the same rules. It also keeps the
+    experience measures of the game: each seat's bar (restricted play, :mod:`kbsim.engine.market.restrict`; set
+    :attr:`bars` before the first turn) and the turns in which it yielded, the forced turns (whose first decision
+    has one legal move), and, where :attr:`course` is set (the game loop's; a forward model's world keeps none),
+    the course of the game by points (:class:`~kbsim.engine.course.Course`).
     """
 
     game: MarketGame
@@ -139,10 +159,17 @@ class MarketPlay:
     passes: list[int] = field(default_factory=list)
     char_plays: Counter = field(default_factory=Counter)
     lost: int = 0
+    bars: list[frozenset[str] | None] = field(default_factory=list)
+    forced: list[int] = field(default_factory=list)
+    yields: list[int] = field(default_factory=list)
+    course: Course | None = None
 
     def __post_init__(self) -> None:
+        n = self.state.players
         if not self.passes:
-            self.passes = [0] * self.state.players
+            self.passes = [0] * n
+        self.forced = [0] * n
+        self.yields = [0] * n
 
     def context(self, choosing: bool = False) -> MarketContext:
         """The counts every seat knows now, for the view of the next turn (or of a contract choice)."""
@@ -153,12 +180,17 @@ class MarketPlay:
             self.remaining,
             self.idle,
             tuple(self.passes),
+            tuple(self.bars) if any(b is not None for b in self.bars) else None,
         )
 
     def new_turn(self) -> MarketTurn:
-        """The next turn (of :attr:`seat`)."""
+        """The next turn (of :attr:`seat`), under the seat's bar; a forced turn is counted."""
         self.turns += 1
-        return MarketTurn(self.game, self.state, self.seat)
+        t = MarketTurn(self.game, self.state, self.seat)
+        t.bar = self.bars[self.seat] if self.bars else None
+        if len(t.legal_moves()) == 1:  # a forced turn: its first decision has one legal move
+            self.forced[self.seat] += 1
+        return t
 
     def finish_turn(self, turn: MarketTurn) -> bool:
         """Close ``turn`` (ending it if the bot left it open), apply the end rules, move to the next seat.
@@ -172,6 +204,7 @@ class MarketPlay:
         if turn.phase != DONE:
             turn._close()
         g, n, s = self.game, self.state.players, self.seat
+        self.yields[s] += turn.bar_yielded
         for char in turn.resolved:
             self.char_plays[(s, g.kinds[char].key)] += 1
         self.lost += turn.lost
@@ -194,6 +227,8 @@ class MarketPlay:
         elif g.stall_round and self.idle >= n:
             self.ended, self.reason = True, STALEMATE
         self.seat = (s + 1) % n
+        if self.course is not None and not self.ended and self.turns % n == 0:
+            self.course.mark(self.turns, standings(g, self.state))
         return self.ended
 
 
@@ -258,7 +293,8 @@ def play_market_game(
 
     if check:
         verify(None)
-    play = MarketPlay(game, st, seat=game.first_seat % n)
+    course = Course(lower_is_better=False)
+    play = MarketPlay(game, st, seat=game.first_seat % n, bars=seat_bars(bots), course=course)
     views: list[MarketState | None] = [None] * n  # each seat's masked table, kept up to date between its turns
     watchers = [(s, b.watch_table) for s, b in enumerate(bots) if hasattr(b, "watch_table")]
     for s, bot in enumerate(bots):  # each bot decides from its seat's view (kbsim.engine.market.observe)
@@ -270,6 +306,7 @@ def play_market_game(
         if t.phase != DONE:
             t._close()
         moves_log.append((s, t.log))
+    course.mark(0, standings(game, st))  # (the contracts chosen)
     while play.turns < game.turn_limit:
         seat = play.seat
         t = watch(play.new_turn())
@@ -285,10 +322,12 @@ def play_market_game(
         verify(None)
     points = final_points(game, st)
     winners = winners_of(game, points) if play.ended else ()
+    course.mark(play.turns, [p["total"] for p in points])
     spent = [0] * n
     for s in range(n):
         spent[s] = sum(sum(k for _, k in game.objectives[o].needs) for o in st.claimed[s])
     held = [sum(st.wagons[s]) + st.currency[s] for s in range(n)]
+    changes, leads_from, behind = course.measures(winners, play.turns)
     return MarketResult(
         winners=winners,
         end_reason=play.reason,
@@ -304,6 +343,11 @@ def play_market_game(
         hand_ends=[play.reason],
         log=moves_log if log else None,
         deal_hash=dealt,
+        forced_turns=play.forced,
+        bar_yields=play.yields,
+        lead_changes=changes,
+        winner_leads_from=leads_from,
+        winner_behind_at_half=behind,
     )
 
 

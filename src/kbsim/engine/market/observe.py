@@ -40,6 +40,8 @@ class MarketContext(NamedTuple):
         remaining: turns left in the final round once triggered, else None.
         idle: turns in a row in which nothing was taken or claimed (the stall guard).
         passes: per seat, turns in which it took nothing.
+        bars: per seat, the move kinds its player is barred from (restricted play, declared with the players, so
+            everybody knows them), or None when no seat is barred.
     """
 
     choosing: bool
@@ -48,6 +50,7 @@ class MarketContext(NamedTuple):
     remaining: int | None
     idle: int
     passes: tuple[int, ...]
+    bars: tuple[frozenset[str] | None, ...] | None = None
 
 
 def masked(st: MarketState, seat: int, *, share: bool = False) -> MarketState:

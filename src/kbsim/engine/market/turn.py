@@ -8,6 +8,7 @@ from kbsim.engine.market.compiled import CHARACTER, CURRENCY, GAP, HIDDEN, WAGON
 from kbsim.engine.market.movegen import legal_moves, resolve_moves, take_moves
 from kbsim.engine.market.moves import CHOOSE, CLAIM, DONE, RESOLVE, TAKE, IllegalMove, Move
 from kbsim.engine.market.powers import POWERS
+from kbsim.engine.market.restrict import barred
 from kbsim.engine.market.scoring import pattern_points
 from kbsim.engine.market.state import MarketState, claim_cost
 
@@ -40,6 +41,10 @@ class MarketTurn:
         self.log: list[Move] | None = None
         self.on_move: Callable[[MarketTurn], None] | None = None
         self._legal: list[Move] | None = None
+        # restricted play (kbsim.engine.market.restrict): the move kinds this seat is barred from, set by the game
+        # loop, and whether the bar yielded at some decision of this turn
+        self.bar: frozenset[str] | None = None
+        self.bar_yielded = False
         # the game loop's link from the view a bot is handed to the real turn (kbsim.engine.market.observe), or None
         self._relay: Callable[[Move], None] | None = None
         # the turn-loop counts everybody knows (kbsim.engine.market.observe.MarketContext), set by the game loop
@@ -150,9 +155,21 @@ class MarketTurn:
         return resolve_moves(self.game, self.state, self.seat)
 
     def legal_moves(self) -> list[Move]:
-        """Every legal move now (``end`` is legal in the claim phase; an empty list once done)."""
+        """Every legal move now (``end`` is legal in the claim phase; an empty list once done).
+
+        A seat with a bar (:attr:`bar`) gets no move of a barred kind, unless every legal move is of one: the bar
+        then yields (:attr:`bar_yielded`; :mod:`kbsim.engine.market.restrict`).
+        """
         if self._legal is None:
-            self._legal = legal_moves(self.game, self.state, self.seat, self.phase)
+            moves = legal_moves(self.game, self.state, self.seat, self.phase)
+            bar = self.bar
+            if bar is not None and moves:
+                kept = [m for m in moves if not barred(self.game, self.state, m, bar)]
+                if kept:
+                    moves = kept
+                elif any(barred(self.game, self.state, m, bar) for m in moves):
+                    self.bar_yielded = True
+            self._legal = moves
         return self._legal
 
     def apply(self, move: Move) -> None:
@@ -165,6 +182,12 @@ class MarketTurn:
             self._relay(move)
             return
         if move not in self.legal_moves():
+            kind = barred(self.game, self.state, move, self.bar) if self.bar is not None else ""
+            if kind:
+                raise IllegalMove(
+                    f"{move.op} refused: this seat is barred from {kind} "
+                    f"(restricted play: its player's bar=[{', '.join(sorted(self.bar or ()))}])"
+                )
             raise IllegalMove(self._why(move))
         self._legal = None
         g, st, me = self.game, self.state, self.seat

@@ -40,6 +40,7 @@ from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.game import HandLoop, hand_penalties, hand_winners, match_dealer, match_over
 from kbsim.engine.rows.moves import DONE, END_TURN, Move
 from kbsim.engine.rows.observe import Knowledge, observe
+from kbsim.engine.rows.restrict import bar_turn
 from kbsim.engine.rows.state import GameState, deal
 from kbsim.engine.rows.turn import HIDDEN, HIDDEN_CHARACTER, Turn
 from kbsim.engine.seeds import hand_seed
@@ -196,6 +197,9 @@ class RowsWorld:
                 view._undo = (observe(undo[0], know, seat), undo[1])
         else:
             view = Turn.for_seat(self.game, st, seat)
+            bar = know.bars[seat] if know.bars is not None else None
+            if bar is not None:
+                bar_turn(view, self.game, bar)
         view.seen = know
         return view
 
@@ -235,13 +239,22 @@ class RowsWorld:
             self._deals = randbelow(rng, 1 << 62)
         state = deal(game, n, rng)
         self.game = game
-        self.loop = HandLoop(game, state, hand_no=self.hand_no, totals=self.totals, track=loop.know is not None)
+        self.loop = HandLoop(
+            game, state, hand_no=self.hand_no, totals=self.totals, track=loop.know is not None, bars=loop.bars
+        )
         self.turn = self.loop.start_turn()
         if self.turn is None:
             self._over = True
 
 
-def new_world(game: CompiledGame, players: int, seed: int, *, track: bool = True) -> RowsWorld:
+def new_world(
+    game: CompiledGame,
+    players: int,
+    seed: int,
+    *,
+    track: bool = True,
+    bars: list[frozenset[str] | None] | None = None,
+) -> RowsWorld:
     """A world from the deal of the game with ``seed``, before the first move (dealt as ``play_game`` deals it).
 
     Args:
@@ -249,9 +262,11 @@ def new_world(game: CompiledGame, players: int, seed: int, *, track: bool = True
         players: seats.
         seed: the game's seed.
         track: keep what every seat knows (needed by :meth:`RowsWorld.observe`).
+        bars: each seat's bar (restricted play, as :func:`kbsim.engine.restrict.seat_bars` reads it from the
+            bots), or None: the world's turns enforce them as the game loop does.
     """
     state = deal(game, players, seeded(hand_seed(seed, 0) if game.match_target else seed))
-    loop = HandLoop(game, state, track=track)
+    loop = HandLoop(game, state, track=track, bars=bars)
     turn = loop.start_turn()
     return RowsWorld(game, loop, turn, 0, [0] * players, game.first_seat % players, 0, seed)
 
@@ -276,14 +291,15 @@ def determinize(turn: Turn, rng: random.Random, *, track: bool = True) -> RowsWo
     know = turn.seen
     if not isinstance(know, Knowledge):
         raise ValueError("determinize needs a seat's observation: the turn handed to its bot (Turn.seen is unset)")
-    g = turn.g
+    # (a barred seat's turn plays narrowed rules: the world's other turns play the rules in force)
+    g = know.rules if know.rules is not None else turn.g
     st = turn.state.copy()
     _fill(g, st, know, turn.seat, rng)
     view = turn.on_state(st)
     undo = view._undo
     if undo:
         view._undo = (_filled_snapshot(turn.state, st, undo[0]), undo[1])
-    loop = HandLoop(g, st, know.copy() if track else None, track=False)
+    loop = HandLoop(g, st, know.copy() if track else None, track=False, bars=know.bars)
     loop.seat = turn.seat
     loop.turns = know.turns + 1
     loop.tally.idle = know.idle[:]

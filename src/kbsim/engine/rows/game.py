@@ -18,13 +18,17 @@ from dataclasses import dataclass, field, replace
 from functools import partial, reduce
 from typing import Final
 
+from kbsim.engine.course import Course, no_course
 from kbsim.engine.families import family_of
+from kbsim.engine.restrict import seat_bars
 from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, IllegalMove, InvariantError
 from kbsim.engine.rng import seeded
 from kbsim.engine.rows.compiled import CompiledGame
+from kbsim.engine.rows.experience import forced, standings
 from kbsim.engine.rows.moves import END_TURN, Move
 from kbsim.engine.rows.observe import Knowledge, Vault, mask, observe, unmask, unmasked_copy
 from kbsim.engine.rows.reach import PLAYS_LISTED, lay_possible, search_key
+from kbsim.engine.rows.restrict import bar_turn, narrowed
 from kbsim.engine.rows.state import GameState, deal
 from kbsim.engine.rows.turn import DONE, Turn, can_progress
 from kbsim.engine.rows.usage import chances as rule_chances
@@ -89,6 +93,10 @@ class GameResult:
             rule, option or power made a taken move legal.
         rule_legal: for the rebuild counters of :data:`kbsim.engine.rows.usage.CHANCES` the rules enable, the
             turns at whose start such a rebuild was legal (the bots' chances to use the rule).
+        forced_turns: per seat, turns that offered one kind of turn only (:mod:`kbsim.engine.rows.experience`).
+        bar_yields: per seat, turns in which the seat's bar yielded (:mod:`kbsim.engine.rows.restrict`).
+        lead_changes, winner_leads_from, winner_behind_at_half: the course of the game
+            (:mod:`kbsim.engine.course`); None where they have no value.
     """
 
     winners: tuple[int, ...]
@@ -112,6 +120,11 @@ class GameResult:
     deals: list[tuple[int, int, int]] = field(default_factory=list)
     rule_usage: dict[str, int] = field(default_factory=dict)
     rule_legal: dict[str, int] = field(default_factory=dict)
+    forced_turns: list[int] = field(default_factory=list)
+    bar_yields: list[int] = field(default_factory=list)
+    lead_changes: int | None = None
+    winner_leads_from: int | None = None
+    winner_behind_at_half: bool | None = None
 
 
 def _digest(parts: object) -> str:
@@ -210,8 +223,10 @@ def team_score(game: CompiledGame, state: GameState) -> int:
     return per_char * unplayed + per_row * empty + per_minus * minus
 
 
-def _probe_turn(game: CompiledGame, state: GameState, seat: int, pile_cards: bool) -> Turn:
-    """A fresh turn of ``seat`` on a copy of ``state``.
+def _probe_turn(
+    game: CompiledGame, state: GameState, seat: int, pile_cards: bool, bar: frozenset[str] | None = None
+) -> Turn:
+    """A fresh turn of ``seat`` on a copy of ``state``, under the seat's ``bar`` (restricted play) if any.
 
     Parked cards are usable; with ``pile_cards``, the draw pile's cards join the hand (they reach it by
     exchanges or refills).
@@ -221,10 +236,14 @@ def _probe_turn(game: CompiledGame, state: GameState, seat: int, pile_cards: boo
     hand = st.hands[seat]
     if pile_cards:
         hand.extend(c for c in st.piles[seat] if c > 0)
-    return Turn(game, st.rows, hand, [], st.discard, state=st, seat=seat)
+    t = Turn(game, st.rows, hand, [], st.discard, state=st, seat=seat)
+    if bar:
+        t.g = narrowed(game, bar)
+        t.bar = bar
+    return t
 
 
-def seat_can_lay(game: CompiledGame, state: GameState, seat: int) -> bool:
+def seat_can_lay(game: CompiledGame, state: GameState, seat: int, *, bar: frozenset[str] | None = None) -> bool:
     """Can one seat lay a card it holds, now or on a later turn of its own, with one character play at most?
 
     The seat's hand and parked cards count, and its draw pile's cards where they can reach the
@@ -240,12 +259,13 @@ def seat_can_lay(game: CompiledGame, state: GameState, seat: int) -> bool:
         game: compiled rules (``rows`` family).
         state: the game between turns (not changed).
         seat: the seat tested.
+        bar: the move kinds the seat's player is barred from (restricted play): the search makes none of them.
 
     Returns:
         False only when the search proves the seat can lay no card it holds this way.
     """
     pile_cards = game.exchange_allowed or len(state.hands[seat]) < game.hand_size
-    turn = _probe_turn(game, state, seat, pile_cards)
+    turn = _probe_turn(game, state, seat, pile_cards, bar)
     if not turn.hand and not turn.parked:
         return False
     if turn.lay_reachable() is not False:
@@ -256,7 +276,7 @@ def seat_can_lay(game: CompiledGame, state: GameState, seat: int) -> bool:
     for key in keys:
         if key == "?":
             continue
-        probe = _probe_turn(game, state, seat, pile_cards)
+        probe = _probe_turn(game, state, seat, pile_cards, bar)
         st = probe.state
         if game.chars_display_mode:
             if key not in st.display:
@@ -285,7 +305,7 @@ def _follows_piles(game: CompiledGame, state: GameState) -> bool:
     return game.chars_enabled and game.stalemate_powers and not game.chars_display_mode and not state.shared
 
 
-def stalemate_confirmed(game: CompiledGame, state: GameState) -> bool:
+def stalemate_confirmed(game: CompiledGame, state: GameState, bars: list[frozenset[str] | None] | None = None) -> bool:
     """The rulebook's stalemate: no empty row card can be opened and no seat can lay any card it holds.
 
     Implements "the game ends when nobody can lay a card, even after exchanging". With characters in piles
@@ -296,16 +316,20 @@ def stalemate_confirmed(game: CompiledGame, state: GameState) -> bool:
     test of :func:`seat_can_lay` for every seat. The idle-turn count of the rule file is only the trigger that
     calls this test.
 
+    Restricted play: a seat barred from kinds of move (``bars``) is tested making none of them, so a seat barred
+    from the character on top of its pile holds that pile still (the characters beneath never reach anybody).
+
     Args:
         game: compiled rules (``rows`` family).
         state: the game between turns (not changed).
+        bars: each seat's bar, or None (no seat barred).
 
     Returns:
         True when no seat can lay (the game ends in a stalemate).
     """
     if _follows_piles(game, state):
-        return lay_possible(game, state) is False
-    return not any(seat_can_lay(game, state, k) for k in range(state.players))
+        return lay_possible(game, state, bars) is False
+    return not any(seat_can_lay(game, state, k, bar=bars[k] if bars else None) for k in range(state.players))
 
 
 def replay_hands(game: CompiledGame, players: int, result: GameResult):
@@ -389,11 +413,23 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
     if not game.match_target:
         return play_hand(game, bots, seed, game.first_seat % n, check=check, log=log)
     totals = [0] * n
-    results = []
+    results: list[GameResult] = []
     hand = 0
+    course = Course()
     while True:
         first = match_dealer(game, n, hand)
-        r = play_hand(game, bots, hand_seed(seed, hand), first, check=check, log=log, hand_no=hand, totals=totals)
+        r = play_hand(
+            game,
+            bots,
+            hand_seed(seed, hand),
+            first,
+            check=check,
+            log=log,
+            hand_no=hand,
+            totals=totals,
+            course=course,
+            offset=sum(r.turns for r in results),
+        )
         results.append(r)
         for k in range(n):
             totals[k] += r.penalties[k]
@@ -405,10 +441,13 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
     done = max(totals) >= game.match_target or (
         game.match_scored_at_max and hand >= game.match_max_hands and last.end_reason != TURN_LIMIT
     )
+    winners = tuple(k for k in range(n) if totals[k] == low) if done else ()
+    turns = sum(r.turns for r in results)
+    changes, leads_from, behind = course.measures(winners, turns)
     return GameResult(
-        winners=tuple(k for k in range(n) if totals[k] == low) if done else (),
+        winners=winners,
         end_reason=WON if done else TURN_LIMIT,
-        turns=sum(r.turns for r in results),
+        turns=turns,
         cards_left=last.cards_left,
         cards_laid=[sum(r.cards_laid[k] for r in results) for k in range(n)],
         exchanges=[sum(r.exchanges[k] for r in results) for k in range(n)],
@@ -428,6 +467,11 @@ def play_rows_game(game: CompiledGame, bots: list, seed: int, *, check: bool = F
             for i, r in enumerate(results)
             for s, d, start in r.deals
         ],
+        forced_turns=[sum(r.forced_turns[k] for r in results) for k in range(n)],
+        bar_yields=[sum(r.bar_yields[k] for r in results) for k in range(n)],
+        lead_changes=changes,
+        winner_leads_from=leads_from,
+        winner_behind_at_half=behind,
     )
 
 
@@ -502,6 +546,10 @@ def _play_turn(
     The zones the seat may not see are masked in place while the bot decides (:func:`~kbsim.engine.rows.observe.mask`)
     and the turn's draws wait until they are back (:attr:`Turn.defer_draws`); :meth:`HandLoop.finish_turn` makes them.
 
+    Before the bot acts (and before the zones are masked) the turn, already under the seat's bar
+    (:meth:`HandLoop.start_turn`), is tested for a forced turn (:func:`~kbsim.engine.rows.experience.forced`),
+    counted in the loop's tally.
+
     Args:
         game: compiled rules.
         loop: the hand being played (its state is mutated by the turn).
@@ -519,6 +567,8 @@ def _play_turn(
         moves_log.append((turn.seat, turn_log))
     if on_move is not None:
         turn.on_move = on_move
+    if forced(turn):
+        loop.tally.forced[turn.seat] += 1
     # bots act through turn.apply, which counts the rules each move needed, only when the rules enable a
     # counter at all (the base game enables none)
     turn.usage = usage or None
@@ -568,6 +618,11 @@ class HandLoop:
             penalty ``totals`` so far).
         hand_no: index of the hand in its match.
         totals: penalty totals of the match before this hand.
+        bars: each seat's bar (restricted play: the move kinds its player is barred from, or None), or None when
+            no seat is barred. Each turn of a barred seat is put under its bar at its start
+            (:func:`~kbsim.engine.rows.restrict.bar_turn`: the bar yields where it would leave no legal way to
+            finish the turn, counted in ``tally.yields``), and the stalemate test makes no barred move. A fresh
+            knowledge records them (everybody knows the seats' bars).
 
     Attributes:
         seat: the seat to play next (or playing).
@@ -578,7 +633,7 @@ class HandLoop:
         vault: the real cards while the zones are masked for a bot (the game loop's), else None.
     """
 
-    __slots__ = ("game", "state", "seat", "turns", "over", "reason", "winners", "tally", "know", "vault")
+    __slots__ = ("game", "state", "seat", "turns", "over", "reason", "winners", "tally", "know", "vault", "bars")
 
     def __init__(
         self,
@@ -589,8 +644,10 @@ class HandLoop:
         totals: list[int] | None = None,
         *,
         track: bool = True,
+        bars: list[frozenset[str] | None] | None = None,
     ) -> None:
         n = state.players
+        self.bars = bars if bars and any(b is not None for b in bars) else None
         self.game = game
         self.state = state
         self.seat = (game.first_seat + game.first_player) % n  # rule file: setup.deal.first_player, from the dealer
@@ -598,18 +655,19 @@ class HandLoop:
         self.over = False
         self.reason = TURN_LIMIT
         self.winners: tuple[int, ...] = ()
-        self.tally = _HandTally(game, state)
+        self.tally = _HandTally(game, state, self.bars)
         if know is None and track:
             know = Knowledge(game, n)
             know.hand_no = hand_no
             know.dealer = game.first_seat % n
             know.totals = list(totals) if totals else [0] * n
+            know.bars = self.bars
         self.know = know
         self.vault: Vault | None = None
 
     def copy(self, state: GameState) -> HandLoop:
         """This loop over ``state`` (a copy of :attr:`state`): the same seat, counts and knowledge (copied)."""
-        loop = HandLoop(self.game, state, None if self.know is None else self.know.copy(), track=False)
+        loop = HandLoop(self.game, state, None if self.know is None else self.know.copy(), track=False, bars=self.bars)
         loop.seat = self.seat
         loop.turns = self.turns
         loop.over = self.over
@@ -630,7 +688,7 @@ class HandLoop:
         return turn
 
     def start_turn(self) -> Turn | None:
-        """The next seat's turn (its start draws made), or None when the turn limit ends the hand.
+        """The next seat's turn (its start draws made, under the seat's bar), or None when the turn limit ends the hand.
 
         Seats out of cards are skipped in solo/cooperative play (a seat handed cards again plays again).
         """
@@ -668,6 +726,11 @@ class HandLoop:
             know.begin_turn(state, seat, self.turns - 1, tally.idle, tally.exact_round)
             turn.seen = know
         turn.defer_draws = True
+        bars = self.bars
+        if bars is not None:
+            bar = bars[seat]
+            if bar is not None and bar_turn(turn, game, bar):
+                self.tally.yields[seat] += 1
         return turn
 
     def finish_turn(self, turn: Turn) -> bool:
@@ -698,17 +761,21 @@ class _HandTally:
     Args:
         game: compiled rules.
         state: the hand's state (read by the stalemate test).
+        bars: each seat's bar (restricted play), for the stalemate test; None when no seat is barred.
     """
 
-    def __init__(self, game: CompiledGame, state: GameState) -> None:
+    def __init__(self, game: CompiledGame, state: GameState, bars: list[frozenset[str] | None] | None = None) -> None:
         n = state.players
         self.game = game
         self.state = state
+        self.bars = bars if bars and any(bars) else None
         self.laid = [0] * n
         self.exchanges = [0] * n
         self.passes = [0] * n
         self.rebuilds = [0] * n
         self.minus = [0] * n
+        self.forced = [0] * n
+        self.yields = [0] * n
         self.completed = 0
         self.idle = [0] * n
         self.exact_round = 0
@@ -723,6 +790,9 @@ class _HandTally:
         self.passes = other.passes[:]
         self.rebuilds = other.rebuilds[:]
         self.minus = other.minus[:]
+        self.forced = other.forced[:]
+        self.yields = other.yields[:]
+        self.bars = other.bars
         self.completed = other.completed
         self.idle = other.idle[:]
         self.exact_round = other.exact_round
@@ -774,7 +844,7 @@ class _HandTally:
         key = search_key(game, self.state) if self.pooled else self.state.position_key()
         verdict = self.verdicts.get(key)
         if verdict is None:
-            verdict = self.verdicts[key] = stalemate_confirmed(game, self.state)
+            verdict = self.verdicts[key] = stalemate_confirmed(game, self.state, self.bars)
         if verdict:
             return True
         if not game.stalemate_exact:
@@ -854,6 +924,8 @@ def play_hand(
     log: bool = False,
     hand_no: int = 0,
     totals: list[int] | None = None,
+    course: Course | None = None,
+    offset: int = 0,
 ) -> GameResult:
     """Play one hand (a whole game for rules without matches) from the deal to its end.
 
@@ -868,10 +940,12 @@ def play_hand(
         check: verify the invariants after every move (as for :func:`play_game`).
         log: keep the move log in the result (as for :func:`play_game`).
         hand_no: index of the hand in its match (public knowledge handed to the bots).
-        totals: penalty totals of the match before this hand (idem).
+        totals: penalty totals of the match before this hand (idem; and the standings of the course), or None.
+        course: the match's course, marked by this hand (None: the hand is the game, with a course of its own).
+        offset: turns played in the match before this hand (for the course's marks).
 
     Returns:
-        The hand's :class:`GameResult` (``hands`` is 1).
+        The hand's :class:`GameResult` (``hands`` is 1; the course measures only for a game of one hand).
 
     Raises:
         InvariantError: with ``check``, when an invariant breaks (an engine bug).
@@ -883,13 +957,18 @@ def play_hand(
     dealt = state_hash(state)
     for s, bot in enumerate(bots):
         bot.new_game(game, s, n, seed)
-    loop = HandLoop(game, state, hand_no=hand_no, totals=totals)
+    loop = HandLoop(game, state, hand_no=hand_no, totals=totals, bars=seat_bars(bots))
     on_move = _invariant_checker(game, loop) if check else None
     tally = loop.tally
     moves_log: list[tuple[int, list[Move]]] | None = [] if log else None
     enabled, watch = _counters(game)
     usage = dict.fromkeys(enabled, 0)  # every counter the rules enable, used or not
     legal = dict.fromkeys(watch, 0)  # turns at whose start such a rule made a rebuild legal
+    own_course = course is None and not game.all_out
+    if own_course:
+        course = Course()
+    if course is not None:
+        course.mark(offset, standings(game, state, totals))
     watchers = [(s, b.watch_table) for s, b in enumerate(bots) if hasattr(b, "watch_table")]
     while True:
         turn = loop.start_turn()
@@ -900,11 +979,16 @@ def play_hand(
         _play_turn(game, loop, turn, bots[turn.seat], usage, watch, legal, on_move, moves_log)
         if loop.finish_turn(turn):
             break
+        if course is not None and loop.turns % n == 0:
+            course.mark(offset + loop.turns, standings(game, state, totals))
     if watchers:
         _show_watchers(loop, watchers, -1)
     turns, reason, winners = loop.turns, loop.reason, loop.winners
     winners, score = hand_winners(game, state, reason, winners)
+    if course is not None:
+        course.mark(offset + turns, standings(game, state, totals))  # (the winner leads at the end)
     penalties = hand_penalties(game, state)
+    changes, leads_from, behind = course.measures(winners, turns) if own_course and course is not None else no_course()
     return GameResult(
         winners=winners,
         end_reason=reason,
@@ -926,6 +1010,11 @@ def play_hand(
         deals=[(seed, first_seat, 0)],
         rule_usage=usage,
         rule_legal=legal,
+        forced_turns=tally.forced,
+        bar_yields=tally.yields,
+        lead_changes=changes,
+        winner_leads_from=leads_from,
+        winner_behind_at_half=behind,
     )
 
 

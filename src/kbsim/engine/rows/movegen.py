@@ -27,6 +27,7 @@ from kbsim.engine.rows.moves import (
     Rebuild,
     Swap,
 )
+from kbsim.engine.rows.usage import FILL_GAP, JOKER_SWAP, PARKED
 
 if TYPE_CHECKING:  # (the turn imports this module; typed, the compiled listing reads the turn's fields directly)
     from kbsim.engine.rows.turn import Turn
@@ -42,7 +43,8 @@ def lay_moves(turn: Turn) -> list[Move]:
 
     Returns:
         The legal lays in a fixed order: :class:`Lay` (cards ascending, then rows), :class:`LayStart`,
-        :class:`FillGap`, :class:`Swap`, :class:`LayParked`; empty once the turn is over.
+        :class:`FillGap`, :class:`Swap`, :class:`LayParked`; empty once the turn is over. A seat barred from a
+        kind of move (restricted play, :attr:`Turn.bar`) gets none of that kind.
     """
     if turn.phase == DONE:
         return []
@@ -68,11 +70,11 @@ def lay_moves(turn: Turn) -> list[Move]:
                     out.append(_new(Lay, (card, r)))
     if turn.m_start:
         out.extend(_start_lays(turn, cards))
-    if 2 * g.step in (g.row_diffs or g.steps):  # otherwise no row can hold a gap
+    if 2 * g.step in (g.row_diffs or g.steps) and turn.allows(FILL_GAP):  # otherwise no row can hold a gap
         out.extend(_gap_fills(turn))
-    if turn.state.joker is not None:
+    if turn.state.joker is not None and turn.allows(JOKER_SWAP):
         out.extend(Swap(-c) for row in rows for c in row if c < 0 and -c in turn.hand)
-    if turn.state.parked[turn.seat]:
+    if turn.state.parked[turn.seat] and turn.allows(PARKED):
         out.extend(_parked_lays(turn))
     return out
 

@@ -82,6 +82,10 @@ class Knowledge:
         hand_no: index of the hand in a match (0 for a single hand).
         dealer: the seat that dealt this hand.
         totals: per seat, penalty points of the match's earlier hands.
+        rules: the rules in force (those the knowledge was made for; a barred seat's turns play narrowed copies of
+            them, :func:`kbsim.engine.rows.restrict.narrowed`), or None.
+        bars: per seat, the move kinds its player is barred from (restricted play; declared with the players, so
+            everybody knows them), or None when no seat is barred.
     """
 
     __slots__ = (
@@ -99,6 +103,8 @@ class Knowledge:
         "hand_no",
         "dealer",
         "totals",
+        "rules",
+        "bars",
         "_joker_key",
         "_powers",
         "_len0",
@@ -122,6 +128,8 @@ class Knowledge:
         self.hand_no = 0
         self.dealer = 0
         self.totals = [0] * players
+        self.rules = game
+        self.bars: list[frozenset[str] | None] | None = None
         joker = game is not None and game.chars_display_mode
         self._joker_key = next((c.key for c in game.roster if c.is_joker), "") if game is not None and joker else ""
         # (only a character's power puts cards on a pile during a turn)
@@ -150,6 +158,8 @@ class Knowledge:
         k.hand_no = self.hand_no
         k.dealer = self.dealer
         k.totals = self.totals[:]
+        k.rules = self.rules
+        k.bars = self.bars
         k._joker_key = self._joker_key
         k._powers = self._powers
         k._len0 = self._len0[:]

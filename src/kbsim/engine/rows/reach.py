@@ -42,6 +42,10 @@ search is not exact, it errs towards "a seat can lay" (the game goes on):
 * where the rules allow more than one character per turn, the answer is "undecided" (plays in a row from one
   pile are not searched).
 
+Restricted play: a seat barred from kinds of move (its bar, :mod:`kbsim.engine.rows.restrict`) is searched
+making none of them, on the rules as it plays them (:func:`~kbsim.engine.rows.restrict.narrowed`): a seat barred
+from the character on top of its pile holds that pile still (what lies below never comes up).
+
 The search is bounded by the rule file's ``end.stalemate.exact_play_limit``, counted in units of work (a
 position of the piles, a play tried, a board visited by a rebuild search: each costs about the same), and each
 rebuild search by ``exact_search_limit``; a bound reached, or a listing of plays cut short, makes the answer
@@ -56,8 +60,10 @@ from typing import Final, NamedTuple
 
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.compiled import CompiledGame
+from kbsim.engine.rows.restrict import narrowed
 from kbsim.engine.rows.state import GameState
 from kbsim.engine.rows.turn import Turn, counted_openings
+from kbsim.engine.rows.usage import FILL_GAP, JOKER_SWAP, PARKED
 
 PLAYS_LISTED: Final = 100_000  # plays of one character listed at a position; a longer listing is undecided
 # what the boards rebuilds reach accept, per (id(game), canonical board) -> (game, openings, boards visited): a
@@ -106,7 +112,7 @@ class _Found(Exception):
     """Some seat can lay a card (or run out of cards): not a stalemate."""
 
 
-def lay_possible(game: CompiledGame, state: GameState) -> bool | None:
+def lay_possible(game: CompiledGame, state: GameState, bars: list[frozenset[str] | None] | None = None) -> bool | None:
     """Whether some seat can still lay a card it holds: now, or after any sequence of staying character plays.
 
     The exact test behind the stalemate of the complete game (characters in piles; module docstring): every
@@ -116,6 +122,7 @@ def lay_possible(game: CompiledGame, state: GameState) -> bool | None:
     Args:
         game: compiled rules (``rows`` family) with characters in piles (``characters.mode: piles``).
         state: the game between turns (not changed).
+        bars: each seat's bar (restricted play; the seat makes no barred move), or None when no seat is barred.
 
     Returns:
         True (a seat can lay, or can run out of cards, now or after staying plays), False (proven: no sequence of
@@ -130,7 +137,7 @@ def lay_possible(game: CompiledGame, state: GameState) -> bool | None:
         raise ValueError("the staying-plays search covers characters in piles and own draw piles only")
     if game.chars_per_turn > 1:
         return None  # (two plays in one turn, the second from the new top, are not searched: undecided)
-    return _Search(game, state).run()
+    return _Search(game, state, bars).run()
 
 
 def search_key(game: CompiledGame, state: GameState) -> tuple:
@@ -146,8 +153,9 @@ def search_key(game: CompiledGame, state: GameState) -> tuple:
 class _Search:
     """One search of :func:`lay_possible` (the state of the walk, and the outcomes worked out per table)."""
 
-    def __init__(self, game: CompiledGame, state: GameState) -> None:
+    def __init__(self, game: CompiledGame, state: GameState, bars: list[frozenset[str] | None] | None = None) -> None:
         self.g = game
+        self.bars = bars
         self.n = state.players
         self.n_fixed = state.n_fixed
         self.budget = game.exact_play_limit
@@ -258,22 +266,28 @@ class _Search:
         canonical board): a held card on a row end or an empty row card, a hand card into a gap, or a hand card the
         joker stands for (the swap: the joker stays in the rows whatever the rebuilds).
         """
-        g = self.g
+        g = t.g  # (a barred seat's: the rules as it plays them)
         hand, parked = t.hand, t.parked
-        if t.state.joker is not None and any(-c in hand for row in t.rows for c in row if c < 0):
+        if not t.allows(PARKED):
+            parked = []
+        if (
+            t.state.joker is not None
+            and t.allows(JOKER_SWAP)
+            and any(-c in hand for row in t.rows for c in row if c < 0)
+        ):
             return True
-        board = t._board_key(t.rows)  # (canonical: where every row card opens alike, their order does not matter)
+        board = (id(g), t._board_key(t.rows))  # (canonical: where every row card opens alike, row order is moot)
         if board in self.openings:
             found = self.openings[board]
         else:
-            hit = _OPENINGS.get((id(g), board))
+            hit = _OPENINGS.get(board)
             if hit is not None and hit[0] is g:
                 found, size = hit[1], hit[2]
             else:
                 found, size = counted_openings(g, t.rows) if g.rebuild_allowed else (_openings_here(g, t.rows), 1)
                 if len(_OPENINGS) >= _OPENINGS_KEPT:
                     _OPENINGS.clear()
-                _OPENINGS[(id(g), board)] = (g, found, size)
+                _OPENINGS[board] = (g, found, size)
             self._spend(size)  # (the boards the search visits, whether worked out now or kept from before)
             self.openings[board] = found
         if found is None:
@@ -284,7 +298,7 @@ class _Search:
         return (
             any(v - e in steps for v in held for e in ends)
             or any(g.may_open(v, i) for i in empty for v in held)
-            or any(v in gaps for v in hand)
+            or (t.allows(FILL_GAP) and any(v in gaps for v in hand))
         )
 
     # ------------------------------------------------------------------ one seat, one character, one table
@@ -397,6 +411,10 @@ class _Search:
         )
         t = Turn(self.g, st.rows, st.hands[seat], st.piles[seat], st.discard, state=st, seat=seat)
         t._undo = ()  # a search copy: no snapshot of provisional moves
+        bar = self.bars[seat] if self.bars else None
+        if bar is not None:  # restricted play: the seat makes none of its barred moves
+            t.g = narrowed(self.g, bar)
+            t.bar = bar
         return t
 
     def _after(self, table: Table, seat: int, before: Turn, t: Turn) -> Table | None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+from kbsim.engine.restrict import CHARACTER_PLAY, CHARACTERS
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows import movegen
 from kbsim.engine.rows.compiled import CompiledGame
@@ -45,7 +46,7 @@ from kbsim.engine.rows.moves import (
 )
 from kbsim.engine.rows.powers import CompiledCharacter
 from kbsim.engine.rows.state import GameState
-from kbsim.engine.rows.usage import classify, count
+from kbsim.engine.rows.usage import AT_START, EQUAL, SKIP, classify, count
 
 _LAY_MEMO: dict[int, tuple] = {}  # id(game) -> (game, {position: lay_path result}); per process
 _OPENINGS_MEMO: dict[tuple, tuple] = {}  # (id(game), board) -> (game, reachable_openings); per process
@@ -78,7 +79,8 @@ class Turn:
     ``won`` (the seat ran out of cards), ``exchanged``, ``passed``, ``minus_cards``,
     ``chars_played``. ``usage``: None, or a dict into which :meth:`apply` counts the rules each
     applied move needed (:mod:`kbsim.engine.rows.usage`; the game loop sets it on each turn when the
-    rules enable a counter).
+    rules enable a counter). ``bar``: None, or the move kinds this seat is barred from (restricted play,
+    :mod:`kbsim.engine.rows.restrict`): :meth:`apply` refuses them and the listings leave them out.
 
     :meth:`apply` is the one public mutator: the per-move verbs (``_lay``, ``_rebuild``, ...) are private.
     Character powers (:mod:`kbsim.engine.rows.powers`) change the table through the turn's private
@@ -117,6 +119,7 @@ class Turn:
         "_playing",
         "_undo",
         "usage",
+        "bar",
         "defer_draws",
         "_owed",
         "drawn",
@@ -165,6 +168,7 @@ class Turn:
         self._playing: str | None = None
         self._undo: tuple | None = None  # snapshot of the table before the turn's first provisional move
         self.usage: dict[str, int] | None = None  # rule usage counters (kbsim.engine.rows.usage), when counted
+        self.bar: frozenset[str] | None = None  # move kinds this seat is barred from (kbsim.engine.rows.restrict)
         # the game loop's draws at the end of the turn wait for finish_draws (the draw piles are masked meanwhile)
         self.defer_draws = False
         self._owed = _OWE_NONE
@@ -217,24 +221,30 @@ class Turn:
             return []
         st = self.state
         if g.chars_display_mode:
-            return [k for k in st.display if k != HIDDEN_CHARACTER]
-        pile = st.char_piles[self.seat]
-        return [pile[0]] if pile else []
+            keys = [k for k in st.display if k != HIDDEN_CHARACTER]
+        else:
+            pile = st.char_piles[self.seat]
+            keys = [pile[0]] if pile else []
+        bar = self.bar
+        if bar is not None and keys:
+            keys = [] if CHARACTERS in bar else [k for k in keys if CHARACTER_PLAY + k not in bar]
+        return keys
 
     def _joint_fits(self, lower: int, upper: int, rebuild: bool) -> int:
         """How ``upper`` may follow ``lower`` along a row: 0 no, 1 normally or as an equal value, 2 by a skip."""
         d = upper - lower
         if d in self.g.steps:
             return 1
+        bar = self.bar
         if self.m_equal and d == 0 and (self.m_equal_rb or not rebuild):
-            return 1
+            return 1 if bar is None or EQUAL not in bar else 0
         if (
             self.skips
             and d == 2 * self.g.step
             and self.skip_lo <= lower + self.g.step <= self.skip_hi
             and (self.m_skip_rb or not rebuild)
         ):
-            return 2
+            return 2 if bar is None or SKIP not in bar else 0
         return 0
 
     def _joint_hint(self, lower: int, upper: int, rebuild: bool = False) -> str:
@@ -258,9 +268,23 @@ class Turn:
 
     def _start_fits(self, first: int, card: int, rebuild: bool = False) -> int:
         """How ``card`` may go before row start ``first`` (only with a start-laying modifier)."""
-        if not self.m_start or (rebuild and not self.m_start_rb):
+        if not self.m_start or (rebuild and not self.m_start_rb) or not self.allows(AT_START):
             return 0
         return self._joint_fits(card, abs(first), rebuild)
+
+    def allows(self, key: str) -> bool:
+        """False when this seat is barred from the move kind ``key`` (a usage counter; restricted play)."""
+        bar = self.bar
+        return bar is None or key not in bar
+
+    def barred(self, move: Move) -> str:
+        """The move kind of ``move`` this seat is barred from, or "" (:func:`kbsim.engine.rows.usage.classify`)."""
+        bar = self.bar
+        if bar is not None:
+            for k in classify(self.g, self, move):
+                if k in bar:
+                    return k
+        return ""
 
     def can_lay(self, card: int, r: int) -> bool:
         """True if ``card`` may go on the end of row ``r`` now (the card must be in hand)."""
@@ -546,9 +570,10 @@ class Turn:
                 do): the copy on which a play is otherwise tried first is skipped.
 
         Raises:
-            IllegalMove: the move is not allowed now (or is not a move); nothing has changed.
+            IllegalMove: the move is not allowed now, or this seat is barred from its kind (restricted play), or
+                it is not a move; nothing has changed.
         """
-        if type(move) is Lay and self.usage is None:
+        if type(move) is Lay and self.usage is None and self.bar is None:
             # the commonest move (most of a greedy game's): its verb called directly, without the dict and the
             # call with unpacked fields (the same verb the dict gives, so the same effect)
             self._lay(move[0], move[1])
@@ -556,6 +581,13 @@ class Turn:
         verb = _VERBS.get(type(move))
         if verb is None:
             raise IllegalMove(f"not a move: {move!r}")
+        if self.bar is not None:
+            key = self.barred(move)
+            if key:
+                raise IllegalMove(
+                    f"{type(move).__name__.lower()} refused: this seat is barred from {key} "
+                    f"(restricted play: its player's bar=[{', '.join(sorted(self.bar))}])"
+                )
         usage = self.usage
         if usage is None and not listed:  # the hot path: one lookup, one call
             verb(self, *move)
@@ -1053,6 +1085,7 @@ class Turn:
             self.m_skip_rb,
             self.skip_lo,
             self.skip_hi,
+            self.bar,
         )
         found = memo[1].get(key)
         if found is None:
@@ -1125,6 +1158,7 @@ class Turn:
             "_start_empty",
         ):
             setattr(t, name, getattr(self, name))
+        t.bar = self.bar
         t._undo = ()  # a search copy: rebuilds take no snapshot
         return t
 
@@ -1384,11 +1418,14 @@ class Turn:
         return None
 
     def can_end(self) -> bool:
-        """True if the lay-out turn may end now (minimum laid, no card that must be laid).
+        """True if the lay-out turn may end now (minimum laid, no card that must be laid, not barred).
 
         Where moves are final (:meth:`stranded`) and the rules have no minus pile, a turn left short of its
-        minimum with nothing it can lay may end too.
+        minimum with nothing it can lay may end too. A seat barred from ending a turn this way (restricted play:
+        :meth:`barred`) may not.
         """
+        if self.bar is not None and self.barred(END_TURN):
+            return False
         if self.needed:
             return not self.g.provisional_moves and not self.g.minus_allowed and self.stranded()
         return self.phase != DONE and self._must_lay_pending() is None
@@ -1444,6 +1481,7 @@ class Turn:
         t._start_empty = self._start_empty
         t._playing = self._playing
         t._undo = self._undo
+        t.bar = self.bar
         t.drawn = self.drawn
         t.seen = self.seen
         return t

@@ -28,6 +28,10 @@ Counters (:data:`COUNTERS` lists the fixed ones):
     filling a gap, reclaiming the joker, laying a parked card.
 ``characters.enabled`` and ``characters.play.<key>``
     each character play (all characters, and per character key).
+``turn.exchange.allowed``
+    an exchange. Classified for restricted play (a seat barred from exchanging,
+    :mod:`kbsim.engine.rows.restrict`) but never counted: records count each seat's exchanges in their
+    ``exchanges`` column (:data:`UNCOUNTED`).
 """
 
 from __future__ import annotations
@@ -35,8 +39,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from kbsim.engine.restrict import CHARACTER_PLAY, CHARACTERS
 from kbsim.engine.rows.compiled import CompiledGame
-from kbsim.engine.rows.moves import EndTurn, FillGap, Lay, LayParked, LayStart, Minus, Move, Pass, Play, Rebuild, Swap
+from kbsim.engine.rows.moves import (
+    EndTurn,
+    Exchange,
+    FillGap,
+    Lay,
+    LayParked,
+    LayStart,
+    Minus,
+    Move,
+    Pass,
+    Play,
+    Rebuild,
+    Swap,
+)
 
 if TYPE_CHECKING:  # turn.py imports this module
     from kbsim.engine.rows.turn import Turn
@@ -52,8 +70,11 @@ AT_START = "powers.lay_at_start"
 FILL_GAP = "powers.fill_gap"
 JOKER_SWAP = "powers.joker_swap"
 PARKED = "powers.parked_lay"
-CHARACTERS = "characters.enabled"
-CHARACTER_PLAY = "characters.play."
+EXCHANGE = "turn.exchange.allowed"
+
+#: Counters :func:`classify` returns that :func:`count` leaves out: move kinds a bar may name whose uses the records
+#: already hold in a column of their own (``exchanges``).
+UNCOUNTED = frozenset((EXCHANGE,))
 
 #: The counters of moves a power allows.
 POWER_COUNTERS = (EQUAL, SKIP, AT_START, FILL_GAP, JOKER_SWAP, PARKED)
@@ -163,6 +184,11 @@ def _pass(game: CompiledGame, turn: Turn, move: Pass) -> tuple[str, ...]:
     return (PASS_WITH_PILE,) if turn.pile_size else ()
 
 
+def _exchange(game: CompiledGame, turn: Turn, move: Exchange) -> tuple[str, ...]:
+    """An exchange (``turn.exchange.allowed``): for bars only, never counted (:data:`UNCOUNTED`)."""
+    return (EXCHANGE,)
+
+
 def _end_turn(game: CompiledGame, turn: Turn, move: EndTurn) -> tuple[str, ...]:
     """A lay-out turn ended with rebuilds but no laid card, where ``min_hand_cards`` is 0."""
     return (MIN_HAND_CARDS,) if game.min_lay == 0 and turn.laid == 0 and turn.rebuilds else ()
@@ -174,7 +200,7 @@ def _fixed(key: str) -> Callable[[CompiledGame, Turn, Any], tuple[str, ...]]:
     return lambda game, turn, move: keys
 
 
-#: Move kind -> its classifier (a kind not listed exercises no counter, e.g. an exchange). Looked up by the
+#: Move kind -> its classifier (a kind not listed exercises no counter). Looked up by the
 #: exact type of the move (moves are never subclassed), which is what :func:`classify` did by ``type(move) is``.
 _CLASSIFIERS: dict[type, Callable[[CompiledGame, Turn, Any], tuple[str, ...]]] = {
     Lay: _lay,
@@ -187,6 +213,7 @@ _CLASSIFIERS: dict[type, Callable[[CompiledGame, Turn, Any], tuple[str, ...]]] =
     Play: _play,
     Pass: _pass,
     EndTurn: _end_turn,
+    Exchange: _exchange,
 }
 
 
@@ -278,9 +305,10 @@ def record(usage: dict[str, int], legal: dict[str, int] | None = None) -> list[d
 
 
 def count(usage: dict[str, int], keys: Iterable[str]) -> None:
-    """Add one use of each key to ``usage`` (mutated)."""
+    """Add one use of each key to ``usage`` (mutated), except the :data:`UNCOUNTED` ones."""
     for k in keys:
-        usage[k] = usage.get(k, 0) + 1
+        if k not in UNCOUNTED:
+            usage[k] = usage.get(k, 0) + 1
 
 
 def merge(total: dict[str, int], part: dict[str, int]) -> dict[str, int]:
@@ -290,4 +318,16 @@ def merge(total: dict[str, int], part: dict[str, int]) -> dict[str, int]:
     return total
 
 
-__all__ = ["CHANCES", "COUNTERS", "chances", "classify", "count", "enabled", "merge", "record", "watched"]
+__all__ = [
+    "CHANCES",
+    "COUNTERS",
+    "EXCHANGE",
+    "UNCOUNTED",
+    "chances",
+    "classify",
+    "count",
+    "enabled",
+    "merge",
+    "record",
+    "watched",
+]

@@ -26,6 +26,7 @@ from kbsim.engine.rows.search.frontier import (
 )
 from kbsim.engine.rows.state import GameState
 from kbsim.engine.rows.turn import DONE, Turn
+from kbsim.engine.rows.usage import FILL_GAP, JOKER_SWAP, PARKED
 
 
 def _simple_rules(g: CompiledGame) -> bool:
@@ -1057,6 +1058,8 @@ class _RowsSearch:
         self.hid0 = 0
         self.pid0 = 0
         self.seen: set[tuple[int, ...]] = set()
+        self.fill = True  # gaps may be filled (else the seat is barred from it)
+        self.swap = True  # the joker may be reclaimed
 
     def full_tables(self) -> bool:
         """True once the tables hold so much that they should start afresh (memory stays bounded)."""
@@ -1075,6 +1078,12 @@ class _RowsSearch:
         park0 = tuple(sorted(sb.parked))
         self.rows0 = rows0
         self.hand0 = hand0
+        # a seat barred from a kind of move (restricted play, kbsim.engine.rows.restrict) searches without it:
+        # parked cards it may not lay stay where they are (and keep it from winning where they count)
+        self.fill = sb.allows(FILL_GAP)
+        self.swap = sb.allows(JOKER_SWAP)
+        if not sb.allows(PARKED):
+            park0 = ()
         locked = len(st.parked[sb.seat]) - len(park0) if g.parked_count else 0
         self.joker0 = st.joker is not None and any(c < 0 for row in rows0 for c in row)
         self.win_possible = bool(g.win_on_empty and sb.pile_size == 0 and not locked)
@@ -1332,7 +1341,9 @@ class _RowsSearch:
                             if stop:
                                 return True
                 row = rows[rid]
-                if hand and len(row) > 1:  # gaps a hand card fills exactly (first gap per card, as the engine does)
+                if (
+                    hand and len(row) > 1 and self.fill
+                ):  # gaps a hand card fills exactly (first gap per card, as the engine does)
                     gq = self.gaps(rid)
                     if gq:
                         arow = self.absr[rid]
@@ -1362,7 +1373,7 @@ class _RowsSearch:
                                 stop = self.child(fr, ids, hid, self.minus(pid, c), jk, reb, _LAY_PARKED, c, r)
                             if stop:
                                 return True
-        if joker:  # swap the exact hand card in for the joker
+        if joker and self.swap:  # swap the exact hand card in for the joker
             for r in range(nr):
                 row = rows[cur[r]]
                 jq = -1
@@ -1502,20 +1513,25 @@ _TABLE_LIMIT: Final = 10_000
 """Row contents (or card tuples, or row pairs) a :class:`_RowsSearch` keeps before it starts afresh."""
 
 _SEARCHERS: list[_RowsSearch] = []
-"""The rows searcher of the rules searched last (at most one; see :func:`_rows_searcher`)."""
+"""The rows searchers of the rules searched last (at most two: a barred seat's rules and the others',
+:mod:`kbsim.engine.rows.restrict`; see :func:`_rows_searcher`)."""
 
 
 def _rows_searcher(g: CompiledGame) -> _RowsSearch:
-    """The :class:`_RowsSearch` for the rules ``g``: the one kept from the last search if it has the same rules.
+    """The :class:`_RowsSearch` for the rules ``g``: one kept from the last searches if it has the same rules.
 
     Its tables only speed the search up (a search's result never depends on the ids), so keeping them, or
     starting afresh once they are full, changes no plan.
     """
-    if _SEARCHERS:
-        rs = _SEARCHERS[0]
-        if rs.g is g and not rs.full_tables():
-            return rs
-        _SEARCHERS.clear()
+    for i in range(len(_SEARCHERS)):
+        rs = _SEARCHERS[i]
+        if rs.g is g:
+            if not rs.full_tables():
+                return rs
+            del _SEARCHERS[i]
+            break
+    if len(_SEARCHERS) >= 2:
+        del _SEARCHERS[0]
     rs = _RowsSearch(g)
     _SEARCHERS.append(rs)
     return rs

@@ -122,9 +122,7 @@ def _replay_record(path: Path, index: int, seed: int | None, game: str | None) -
     rows = [r for r in df.iter_rows(named=True) if r["game_index"] == index]
     if seed is not None:
         # the run rotated its seats or not (--no-rotate): a game seed of either mapping names the game
-        rows = [
-            r for r in rows if r["seed"] in {run_game(seed, index, r["bots"], rotate=x)[0] for x in (True, False)}
-        ]
+        rows = [r for r in rows if r["seed"] in {run_game(seed, index, r["bots"], rotate=x)[0] for x in (True, False)}]
     if not rows:
         fail(
             f"--records {path}: no record with game index {index}"

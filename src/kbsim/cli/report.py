@@ -60,7 +60,7 @@ def report(
     try:
         plan = plan_study(load_study(study), records_dir=records, games=games)
     except StudyError as e:
-        fail(e.one_line())
+        fail(str(e))  # one line per problem
     explicit = out_path is not None
     if out_path is None:  # a quick look (--games) writes its own page, never the full study's
         name = ck.safe_name(plan.study.name) + (f"-n{games}" if games is not None else "")
@@ -76,7 +76,7 @@ def report(
                 stats = run_study(plan, workers)
             result = write_report(study_input(plan), out_path)
         except (StudyError, ReportError) as e:
-            fail(str(e).replace("\n", "; "))
+            fail(str(e))  # one line per problem
         except (KeyboardInterrupt, RunInterrupted):
             print(
                 f"kbsim: interrupted; finished chunks are kept in {plan.records_dir}; run the same command again "

@@ -87,3 +87,23 @@ def test_every_problem_of_a_rule_file_given_to_run_is_its_own_line(tmp_path):
     lines = p.stderr.splitlines()
     assert len(lines) > 1 and all(ln.startswith("kbsim: error: r.yaml") for ln in lines), lines
     assert all("; r.yaml" not in ln for ln in lines), lines
+
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_the_readme_promises_what_rules_show_prints():
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    assert "`kbsim rules show` prints the path it reads, e.g. `kingsbridge (shipped) /" in text
+    packaged = Path(str(resources.files("kbsim"))) / "_rules"
+    assert display_path(packaged / "kingsbridge.yaml", with_path=True).startswith("kingsbridge (shipped) /")
+
+
+def test_the_readme_states_the_compiled_install_time_honestly():
+    """A fresh `pip install .` took about 5 minutes on a loaded 2-core machine; pip shows only 'still running'."""
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    assert "about two minutes" not in text
+    assert "2-5 minutes" in text and '"still running"' in text
+    blocks = README.read_text(encoding="utf-8").split("```bash\n")
+    assert blocks[1].splitlines()[0].endswith("pip install . && kbsim run --players 4 --games 10000")
+    assert blocks[2].splitlines()[0].endswith('pip install -e ".[dev]" && pytest -n 2')

@@ -477,3 +477,15 @@ def test_the_answer_says_when_a_first_seat_edge_is_narrowed_but_not_removed():
     assert _edge_left(result(-0.01, 0.02)) == []  # the interval holds 0: nothing to add
     assert _edge_left(result(-0.03, -0.01)) != []  # reversed: the first seat now behind, still an edge
     assert _edge_left(result(0.07, 0.084, "seat_gap")) == []  # the furthest seat's gap: chosen as the largest
+
+
+def test_a_reduced_run_says_it_is_not_the_studys_answer():
+    """A run with fewer trials or deals than its study file asks is labelled a quick look (handed case: `kbsim tune
+    reports/tune-first-seat -n 90 --trials 4` said "No setting ... scored better" as if it were the answer)."""
+    from kbsim.tune.page import reduced_run_words
+
+    full = plan_tuning(REPO / "reports" / "tune-first-seat.toml")
+    assert reduced_run_words(full) == []
+    small = plan_tuning(REPO / "reports" / "tune-first-seat.toml", games=90, trials=4)
+    (line,) = reduced_run_words(small)
+    assert "4 of the study's 40 trials" in line and "90 of its 8,100 deals" in line, line

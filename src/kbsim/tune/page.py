@@ -23,10 +23,10 @@ from kbsim.analysis.figures import PALETTE, base_layout, embed_figures
 from kbsim.analysis.report import generated_time, page_environment, write_html
 from kbsim.tune.measures import UNITS, goal_words, loss, measure_name
 from kbsim.tune.search import TrialRow
-from kbsim.tune.tuning import TuneResult
+from kbsim.tune.tuning import TunePlan, TuneResult
 from kbsim.tune.verify import Cell, Check
 
-__all__ = ["PageResult", "as_json", "recommendation_words", "summary_lines", "write_page"]
+__all__ = ["PageResult", "as_json", "recommendation_words", "reduced_run_words", "summary_lines", "write_page"]
 
 
 @dataclass
@@ -138,6 +138,26 @@ def _edge_left(result: TuneResult) -> list[str]:
     ]
 
 
+def reduced_run_words(plan: TunePlan) -> list[str]:
+    """A warning when the search ran smaller than its study file asks (``--trials``/``--games`` below the study's).
+
+    Args:
+        plan: the tuning as run.
+
+    Returns:
+        One sentence, or nothing when the run is the study's full size.
+    """
+    asked_trials, asked_deals = plan.study.tune.trials, plan.study.games
+    trials, deals = plan.search.trials, plan.search.deals[-1]
+    if trials >= asked_trials and deals >= asked_deals:
+        return []
+    return [
+        f"This was a reduced run ({trials:,} of the study's {asked_trials:,} trials, {deals:,} of its "
+        f"{asked_deals:,} deals per setting at the last rung): a quick look, not the study's answer. Run it without "
+        "--trials and --games for that."
+    ]
+
+
 def recommendation_words(result: TuneResult) -> list[str]:
     """The answer in sentences: what to change and what it does on fresh deals, or that nothing in the ranges helps."""
     plan, choice, v = result.plan, result.choice, result.verify
@@ -198,6 +218,7 @@ def recommendation_words(result: TuneResult) -> list[str]:
         )
     if not choice.feasible:
         lines.append("No setting met every bound of the study; the one that missed them least is shown.")
+    lines.extend(reduced_run_words(plan))
     if choice.inert:
         lines.append(
             f"With these bots, {', '.join(choice.inert)} changed nothing: alone, "

@@ -491,7 +491,7 @@ def test_seat_gap_difference_on_too_few_differing_deals_is_left_out():
 def test_answer_names_the_fairer_arm_only_where_resolved():
     """The page's answer: B clearly unfair (seat 0 wins 3 times as often) -> 'further from fair' at that player
     count; an arm identical to the baseline -> 'the same games on every deal', and no finding."""
-    from kbsim.analysis.tables import answers
+    from kbsim.analysis.sections import build_page, section_tests
 
     rng = np.random.default_rng(7)
     deals, p = 600, 2
@@ -515,11 +515,14 @@ def test_answer_names_the_fairer_arm_only_where_resolved():
         )
 
     inp = _input(pl.concat([arm("base", fair), arm("skewed", unfair), arm("same", fair)]), ["base", "skewed", "same"])
-    got = {a["b"]: " ".join(a["lines"]) for a in answers(inp, compute(inp))}
-    assert "skewed is further from fair than base" in got["skewed"] and "2 players" in got["skewed"]
-    assert "closer to fair" not in got["skewed"]
-    assert "same games on every deal" in got["same"] and "fair than" not in got["same"]
-    assert any(line.startswith("ANSWER, skewed against base") for line in text_summary(inp, compute(inp)))
+    st = compute(inp, section_tests())
+    _, _, answer = build_page(inp, st)
+    got = {b["title"]: " ".join(b["lines"]) for b in answer["blocks"]}
+    skewed, same = got["skewed against base"], got["same against base"]
+    assert "skewed is further from fair than base" in skewed and "2 players" in skewed
+    assert "closer to fair" not in skewed
+    assert "same games on every deal" in same and "fair than" not in same
+    assert any(line.startswith("ANSWER, skewed against base") for line in text_summary(inp, st, answer))
     verdict_lines = [line for line in text_summary(inp, compute(inp)) if line.startswith("  2 players, #")]
     by_arm = {line.split(": ")[0].split(" ")[-1]: line for line in verdict_lines}
     assert by_arm["skewed"].endswith("; further from fair than base (resolved)")

@@ -64,6 +64,7 @@ __all__ = [
     "read_columns",
     "read_metadata",
     "records_files",
+    "staged_chunks",
     "write_records",
 ]
 
@@ -564,6 +565,29 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
         RecordsError: see :func:`open_records`.
     """
     return open_records(path).metadata
+
+
+def staged_chunks(path: str | Path, upto: int | None = None) -> list[Path]:
+    """The chunk files an unfinished run of ``path`` has written so far, in game-index order.
+
+    A run writes each finished chunk of games to ``PATH.parts/chunk-START-STOP.parquet`` (with the run's
+    metadata) until it merges them into ``PATH`` (:class:`kbsim.sim.output.RunOutput`); a study run until
+    decided leaves its runs unfinished between looks.
+
+    Args:
+        path: the run's final Parquet file.
+        upto: only the chunks that start below this game index.
+    """
+    parts = Path(path).with_name(Path(path).name + ".parts")
+    out = []
+    for p in sorted(parts.glob("chunk-*.parquet")):
+        try:
+            start = int(p.stem.split("-")[1])
+        except (IndexError, ValueError):  # not a chunk name of ours
+            continue
+        if upto is None or start < upto:
+            out.append(p)
+    return out
 
 
 def column_names(path: str | Path) -> list[str]:

@@ -15,6 +15,7 @@ the same records give the same numbers.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import polars as pl
@@ -34,6 +35,7 @@ from kbsim.analysis.metrics import (
 )
 from kbsim.analysis.reading import ReportError, ReportInput
 from kbsim.analysis.seats import first_after_seat_0, first_seat
+from kbsim.sim.conditions import Condition
 
 # (column, label, unit): per-game outcomes compared deal by deal; the 0/1 ones are BINARY
 BINARY = frozenset({"seat0", "stalemate", "turn_limit", "shared"})
@@ -50,6 +52,17 @@ FIGURE_METRICS = ("seat_gap", "seat0", "turns", "stalemate")
 #: The canonical order of the records of a page (unique per game: a deal is played once per arm, player count
 #: and seat lineup; the game index breaks any remaining tie).
 RECORD_ORDER = ("condition", "players", "seed", "lineup", "game_index")
+
+
+def prepare(df: pl.DataFrame, seats: dict | None = None) -> pl.DataFrame:
+    """The page's records with the per-game outcomes the statistics use, in :data:`RECORD_ORDER`.
+
+    Adds ``nwin`` (winners), ``sole`` (the seat that won alone, or null), ``lineup`` (the bots, comma-joined),
+    ``first`` (the seat that plays first, from the rules' seat roles ``seats``: :func:`kbsim.analysis.seats.seats_of`;
+    seat 0 when None), and the 0/1 outcomes ``seat0`` (the first seat won alone), ``shared``, ``stalemate``,
+    ``turn_limit`` and ``won`` (``turns`` as float).
+    """
+    return _prepare(df, seats).sort(RECORD_ORDER)
 
 
 def _prepare(df: pl.DataFrame, seats: dict | None) -> pl.DataFrame:
@@ -81,11 +94,13 @@ def _prepare(df: pl.DataFrame, seats: dict | None) -> pl.DataFrame:
 _rate = rate
 
 
-def compute(inp: ReportInput) -> dict:
+def compute(inp: ReportInput, extra: Mapping[str, Callable[..., list[dict]]] | None = None) -> dict:
     """All statistics of the page.
 
     Args:
         inp: the report input.
+        extra: section name -> ``tests(inp, frame, deltas)``: comparisons that sections add to the page's
+            family of tests (see :mod:`kbsim.analysis.sections`).
 
     Returns:
         A dict with ``groups`` (per condition key and player count: ``n`` games, ``deals``,
@@ -96,10 +111,16 @@ def compute(inp: ReportInput) -> dict:
         comparison, player count and metric), ``bots`` (bot shares in mixed lineups),
         ``characters`` (None, or plays and lift tables as lists of dicts), ``players`` and ``games``.
 
+        With ``extra`` (name -> ``tests(inp, frame, deltas)``, the page's sections that add comparisons, see
+        :mod:`kbsim.analysis.sections`), ``sections`` maps each name to its comparisons; they are adjusted
+        together with ``deltas`` (one Holm family for the page). ``head_to_head`` lists the conditions whose
+        lineup mixes bots: their seat-based differences (seat gap, first-player rate) are not compared with
+        another arm, since a seat's wins there mix the seat with the bot that holds it.
+
     Raises:
         ReportError: no records, or records of a condition the input does not declare.
     """
-    df = _prepare(inp.records, inp.seats).sort(RECORD_ORDER)
+    df = prepare(inp.records, inp.seats)
     if df.height == 0:
         raise ReportError("no records to report")
     known = {c.key for c in inp.conditions}
@@ -167,7 +188,16 @@ def compute(inp: ReportInput) -> dict:
         {"condition": k, "arm": k, "players": p, "verdict": g["balance"]["verdict"], "test": g["balance"]["test"]}
         for (k, p), g in sorted(groups.items(), key=lambda kv: (kv[0][1], order.get(kv[0][0], 0)))
     ]
-    deltas = _deltas(df, inp.comparisons)
+    mixed = head_to_head(df)
+    deltas = _deltas(df, inp.comparisons, mixed)
+    sections = {name: tests(inp, df, deltas) for name, tests in (extra or {}).items()}
+    family = [d["delta"] for d in deltas] + [d["delta"] for rows in sections.values() for d in rows]
+    adjusted = iter(adjust(family))
+    for d in deltas:
+        d["delta"] = next(adjusted)
+    for rows in sections.values():
+        for d in rows:
+            d["delta"] = next(adjusted)
     unused_rules = _unused_rules(inp, df)
     return {
         "unused": sorted(
@@ -184,8 +214,16 @@ def compute(inp: ReportInput) -> dict:
         "bots": _bot_shares(df),
         "characters": _characters(inp, df),
         "verdicts": rank_verdicts(cells),
-        "adjustment": _adjustment_counts(deltas),
+        "adjustment": _adjustment_counts(deltas + [d for rows in sections.values() for d in rows]),
+        "sections": sections,
+        "head_to_head": mixed,
     }
+
+
+def head_to_head(df: pl.DataFrame) -> list[str]:
+    """Condition keys whose games seat more than one bot (a head-to-head arm), in order of appearance."""
+    rows = df.select("condition", "lineup").unique(maintain_order=True).iter_rows()
+    return list(dict.fromkeys(c for c, lu in rows if len(set(lu.split(","))) > 1))
 
 
 def _unused_arms(deltas: list[dict]) -> list[str]:
@@ -272,8 +310,17 @@ def _histograms(df: pl.DataFrame, players: list[int]) -> dict:
     return out
 
 
-def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]]) -> list[dict]:
-    """Differences B - A per comparison, player count and metric, Holm-adjusted over all of them.
+def per_deal(df: pl.DataFrame) -> pl.DataFrame:
+    """Each arm's outcome per deal: the mean of :data:`METRICS` over the deal's games (its seat rotations).
+
+    Columns ``condition, players, seed`` and one per metric, in the order of ``df`` (:data:`RECORD_ORDER`).
+    """
+    cols = [m for m, _, _ in METRICS]
+    return df.group_by("condition", "players", "seed", maintain_order=True).agg([pl.col(c).mean() for c in cols])
+
+
+def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]], mixed: Sequence[str] = ()) -> list[dict]:
+    """Differences B - A per comparison, player count and metric (raw p-values; :func:`compute` adjusts them).
 
     Paired on common deals (``seed``, the unit; an arm's outcome on a deal is the mean over its seat
     rotations); when two arms share no deal at a player count, they are compared as independent samples
@@ -283,16 +330,18 @@ def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]]) -> list[dict]:
     """
     if not comparisons:
         return []
-    cols = [m for m, _, _ in METRICS]
-    per_deal = df.group_by("condition", "players", "seed", maintain_order=True).agg([pl.col(c).mean() for c in cols])
+    deals = per_deal(df)
     out = []
     for b, a in comparisons:
-        B = per_deal.filter(pl.col("condition") == b).drop("condition")
-        A = per_deal.filter(pl.col("condition") == a).drop("condition")
+        seat_based = b not in mixed and a not in mixed
+        B = deals.filter(pl.col("condition") == b).drop("condition")
+        A = deals.filter(pl.col("condition") == a).drop("condition")
         j = B.join(A, on=["players", "seed"], suffix="_a").sort("players", "seed")
         for p in sorted(set(B["players"].to_list()) | set(A["players"].to_list())):
             jp = j.filter(pl.col("players") == p)
             for c, label, unit in METRICS:
+                if c == "seat0" and not seat_based:
+                    continue
                 if jp.height:
                     d = paired((jp[c] - jp[f"{c}_a"]).to_numpy(), binary=c in BINARY)
                 else:
@@ -303,18 +352,15 @@ def _deltas(df: pl.DataFrame, comparisons: list[tuple[str, str]]) -> list[dict]:
                     else:
                         d = unpaired_mean(gb, ga)
                 out.append({"b": b, "a": a, "players": p, "metric": c, "label": label, "unit": unit, "delta": d})
-            if jp.height:
+            if jp.height and seat_based:
                 seeds = jp["seed"]
-                d = paired_seat_gap(_seat_wins(df, a, p, seeds), _seat_wins(df, b, p, seeds))
+                d = paired_seat_gap(seat_wins(df, a, p, seeds), seat_wins(df, b, p, seeds))
                 c, label, unit = SEAT_GAP
                 out.append({"b": b, "a": a, "players": p, "metric": c, "label": label, "unit": unit, "delta": d})
-    adjusted = adjust([d["delta"] for d in out])
-    for d, q in zip(out, adjusted, strict=True):
-        d["delta"] = q
     return out
 
 
-def _seat_wins(df: pl.DataFrame, condition: str, players: int, seeds: pl.Series) -> np.ndarray:
+def seat_wins(df: pl.DataFrame, condition: str, players: int, seeds: pl.Series) -> np.ndarray:
     """Games won alone per deal and seat of one arm and player count, shape ``(len(seeds), players)``.
 
     Row ``i`` is deal ``seeds[i]`` (all its seat rotations summed); a deal with no game won alone is a row of 0.
@@ -366,8 +412,24 @@ def _bot_shares(df: pl.DataFrame) -> list[dict]:
     return out
 
 
+def _ranked_arm(conditions: Sequence[Condition], have: set[str]) -> str | None:
+    """The arm whose characters are ranked: the baseline if it has character plays, else one arm that has.
+
+    The baseline is the first arm; else the arms with plays of the baseline's bots (its rung) come first, the
+    first by label: chosen by label, not by place on the page, so that ``compare`` ranks the same arm whatever
+    order its files are listed in after the baseline's.
+    """
+    if not conditions or not have:
+        return None
+    if conditions[0].key in have:
+        return conditions[0].key
+    bots = conditions[0].bots
+    cands = [c for c in conditions if c.key in have]
+    return min(cands, key=lambda c: (c.bots != bots, c.label, c.key)).key if cands else None
+
+
 def _characters(inp: ReportInput, records: pl.DataFrame) -> dict | None:
-    """Character tables with display names, and a ranking for the first arm (in page order) with plays.
+    """Character tables with display names, and a ranking for one arm with plays (:func:`_ranked_arm`).
 
     ``records`` are the page's records in :data:`RECORD_ORDER`. Returns None without character data; else
     ``plays`` and ``lift`` (lists of dicts with ``name``),
@@ -384,7 +446,7 @@ def _characters(inp: ReportInput, records: pl.DataFrame) -> dict | None:
     for r in plays + lift:
         r["name"] = names.get(r["character"], r["character"])
     have = {r["condition"] for r in lift}
-    base = next((c.key for c in inp.conditions if c.key in have), None)
+    base = _ranked_arm(inp.conditions, have)
     per_game = {(r["players"], r["character"]): r for r in plays if r["condition"] == base}
     ranking = []
     for r in sorted((r for r in lift if r["condition"] == base), key=lambda r: (r["players"], -r["lift"])):

@@ -23,11 +23,12 @@ from kbsim.records import (
     RecordsFile,
     describe_version,
     open_records,
+    staged_chunks,
 )
 from kbsim.sim.conditions import Condition, SweepInfo
 
 NEEDED_COLUMNS = ["game_index", "seed", "players", "bots", "winners", "end_reason", "turns"]
-OPTIONAL_COLUMNS = ["character_plays", "rule_usage"]
+OPTIONAL_COLUMNS = ["character_plays", "rule_usage", "deal_hash"]
 
 
 class ReportError(Exception):
@@ -52,6 +53,10 @@ class ReportInput:
         versions: kbsim versions (and records schemas) that wrote the records.
         names: display names of keys held by the records, from their metadata
             (``{"characters": {"den": "Sheriff Den"}}``); a key without a name is shown as is.
+        ladder: the skill ladder (bot specs, weakest first) whose rungs the conditions' ``rung`` name; empty
+            when the page has none.
+        stopping: how the deals were chosen when the study ran until decided
+            (:class:`kbsim.analysis.sequential.Stopping`), else None.
         seats: who deals and who plays first, from the records' metadata (:func:`kbsim.analysis.seats.seats_of`;
             the first file that says), or None.
     """
@@ -67,6 +72,8 @@ class ReportInput:
     records: pl.DataFrame
     versions: list[str] = field(default_factory=list)
     names: dict = field(default_factory=dict)
+    ladder: list[str] = field(default_factory=list)
+    stopping: Any = None
     seats: dict | None = None
 
 
@@ -350,11 +357,23 @@ __all__ = [
 ]
 
 
-def study_input(plan: Any) -> ReportInput:
-    """Everything the report page needs for a study whose runs are finished.
+def _bots_text(plan: Any, lineups: list[str]) -> str:
+    """The bots of a study in words: the ladder's rungs (and the head-to-head lineups), or the lineups."""
+    ladder = list(getattr(plan, "ladder", []) or [])
+    if not ladder:
+        return "; ".join(lineups)
+    mixed = sorted({c.bots for c in plan.conditions if c.rung is None})
+    text = f"skill ladder {' < '.join(ladder)} (the rung's bot in every seat)"
+    return text + (f"; head-to-head lineups, played as written: {'; '.join(mixed)}" if mixed else "")
+
+
+def study_input(plan: Any, upto: int | None = None) -> ReportInput:
+    """Everything the report page needs for a study whose runs are finished (or have played ``upto`` deals).
 
     Args:
         plan: a :class:`kbsim.sim.study.StudyPlan` (its study, conditions, comparisons, runs and records folder).
+        upto: only the first ``upto`` deals of every cell (a look of a study run until decided; runs may be
+            unfinished, their written chunks are read).
 
     Returns:
         :class:`ReportInput`; the provisional note and display names come from the records' metadata.
@@ -363,19 +382,26 @@ def study_input(plan: Any) -> ReportInput:
         ReportError: a run's records file is missing or unreadable.
     """
     st = plan.study
-    missing = [r.path for r in plan.runs if not r.path.is_file()]
+    sources = {
+        r.path: r.path if r.path.is_file() or upto is None else next(iter(staged_chunks(r.path)), None)
+        for r in plan.runs
+    }
+    missing = [p for p, src in sources.items() if src is None or not src.is_file()]
     if missing:
         raise ReportError(f"{plan.source}: records missing (e.g. {missing[0]}); run the study first")
-    opened = [_open(r.path) for r in plan.runs]
-    records = pl.concat(
-        [
-            _read(rf, NEEDED_COLUMNS).with_columns(condition=pl.lit(r.condition.key))
-            for rf, r in zip(opened, plan.runs, strict=True)
-        ],
-        how="diagonal_relaxed",
-    )
-    metas = [rf.metadata for rf in opened]
-    versions = sorted({describe_version(rf) for rf in opened})
+    files = {r.path: [r.path] if upto is None or r.path.is_file() else staged_chunks(r.path, upto) for r in plan.runs}
+    opened = {p: [_open(f) for f in fs] for p, fs in files.items()}
+    frames = []
+    for r in plan.runs:
+        for rf in opened[r.path]:
+            frame = _read(rf, NEEDED_COLUMNS).with_columns(condition=pl.lit(r.condition.key))
+            frames.append(frame if upto is None else frame.filter(pl.col("game_index") < upto))
+    if not frames:
+        raise ReportError(f"{plan.source}: no records to report")
+    records = pl.concat(frames, how="diagonal_relaxed")
+    every = [rf for fs in opened.values() for rf in fs]
+    metas = [fs[0].metadata for fs in opened.values() if fs]
+    versions = sorted({describe_version(rf) for rf in every})
     names: dict[str, dict[str, str]] = {}
     for m in metas:
         for kind, table in (m.get("names") or {}).items():
@@ -385,9 +411,13 @@ def study_input(plan: Any) -> ReportInput:
         ("study file", str(plan.source)),
         ("game (rule file)", f"{st.game} ({plan.rules_source})"),
         ("player counts", ", ".join(str(p) for p in st.players)),
-        ("deals per cell", f"{plan.games:,}" + ("" if plan.games == st.games else f" (study file: {st.games:,})")),
+        (
+            "deals per cell",
+            (f"{min(upto, plan.games):,} (played until decided; cap {plan.games:,})" if upto else f"{plan.games:,}")
+            + ("" if plan.games == st.games else f" (study file: {st.games:,})"),
+        ),
         ("run seed", str(st.seed)),
-        ("bots", "; ".join(lineups)),
+        ("bots", _bots_text(plan, lineups)),
         (
             "seat rotation",
             "each mixed lineup played in every seat rotation on the same deals" if st.rotate_seats else "off",
@@ -403,7 +433,7 @@ def study_input(plan: Any) -> ReportInput:
             )
         )
     params.append(("records", str(plan.records_dir)))
-    params += _older_records(opened)
+    params += _older_records(every)
     provisional = next(
         (
             m["rules"]["provisional"]
@@ -436,5 +466,6 @@ def study_input(plan: Any) -> ReportInput:
         records=records,
         versions=versions,
         names=names,
+        ladder=list(getattr(plan, "ladder", []) or []),
         seats=next((s for m in metas if (s := seats_of(m)) is not None), None),
     )

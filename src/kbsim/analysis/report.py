@@ -43,12 +43,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbsim.analysis import metrics as M
 from kbsim.analysis.arms import compute
-from kbsim.analysis.figures import build_figures
 from kbsim.analysis.reading import ReportError, ReportInput
 from kbsim.analysis.seats import starts_text
-from kbsim.analysis.tables import _tables, text_summary
+from kbsim.analysis.sections import build_page, section_tests
+from kbsim.analysis.tables import text_summary
 from kbsim.sim.conditions import Condition
 
 
@@ -211,58 +210,46 @@ def generated_time() -> _dt.datetime:
     return _dt.datetime.now(_dt.UTC)
 
 
-def render_html(inp: ReportInput, st: dict, figures: list[dict]) -> str:
-    """Render the page from the jinja2 template (autoescaped) with plotly.js embedded once.
+def render_html(inp: ReportInput, st: dict) -> tuple[str, int, dict]:
+    """Render the page: the Answer, then every section (:mod:`kbsim.analysis.sections`), plotly.js embedded once.
 
     Args:
         inp: report input.
-        st: statistics from :func:`compute`.
-        figures: from :func:`build_figures`.
+        st: statistics from :func:`compute` (with the sections' comparisons).
 
     Returns:
-        The complete HTML document.
+        The complete HTML document, the number of figures on it, and the Answer's data.
     """
     from plotly.offline import get_plotlyjs
 
-    __version__ = _kbsim_version()
-    tpl = page_environment().get_template("report.html.j2")
-    option_names = sorted({k for c in inp.conditions for k in c.effective})
-    differing = [
-        k for k in option_names if len({json.dumps(c.effective.get(k), sort_keys=True) for c in inp.conditions}) > 1
-    ]
+    page, shown, answer = build_page(inp, st)
     ctx = {
         "title": inp.title,
         "question": inp.question,
         "source": inp.source,
-        "version": __version__,
+        "version": _kbsim_version(),
         "generated": generated_time().strftime("%Y-%m-%d %H:%M UTC"),
-        "parameters": inp.parameters,
         "versions": inp.versions,
-        "conditions": inp.conditions,
-        "option_names": option_names,
-        "differing": differing,
         "games": st["games"],
+        "page": page,
+        "shown": shown,
+        "answer": answer,
         "starts": starts_text(inp.seats),
-        "tables": _tables(inp, st),
-        "figures": figures,
-        "has_sweep": inp.sweep is not None,
-        "has_characters": bool(st["characters"]),
-        "has_bots": bool(st["bots"]),
-        "adjustment": st["adjustment"],
-        "exact_below": M.EXACT_BELOW,
-        "min_discordant": M.MIN_DISCORDANT,
         "fmt": lambda v: json.dumps(v) if not isinstance(v, str) else v,
         "plotly_js": get_plotlyjs(),
     }
-    return tpl.render(**ctx)
+    figures = len(page.data.get("figures", {}).get("figures", []))
+    return page_environment().get_template("report.html.j2").render(**ctx), figures, answer
 
 
-def write_report(inp: ReportInput, path: Path) -> ReportResult:
+def write_report(inp: ReportInput, path: Path, stats: dict | None = None) -> ReportResult:
     """Compute, render and write the report page atomically.
 
     Args:
         inp: report input.
         path: the HTML file to write (its folder is created).
+        stats: the page's statistics when already computed (e.g. by
+            :func:`kbsim.analysis.sequential.run_until_decided`); default: :func:`compute` of ``inp``.
 
     Returns:
         :class:`ReportResult`.
@@ -271,9 +258,8 @@ def write_report(inp: ReportInput, path: Path) -> ReportResult:
         ReportError: nothing to report, or the file cannot be written.
     """
     t0 = time.perf_counter()
-    st = compute(inp)
-    figures = build_figures(inp, st)
-    page = render_html(inp, st, figures)
+    st = compute(inp, section_tests()) if stats is None else stats
+    page, figures, answer = render_html(inp, st)
     path = Path(path)
     size = write_html(page, path)
     seconds = time.perf_counter() - t0
@@ -281,8 +267,8 @@ def write_report(inp: ReportInput, path: Path) -> ReportResult:
         path=path,
         size=size,
         seconds=seconds,
-        figures=len(figures),
-        summary=text_summary(inp, st),
+        figures=figures,
+        summary=text_summary(inp, st, answer),
         stats=st,
         conditions=list(inp.conditions),
     )

@@ -25,11 +25,12 @@ def _signed(x: float, unit: str) -> str:
     return f"{100 * x:+.2f} pp" if unit == "pp" else f"{x:+.2f}"
 
 
-def _delta_text(d: dict, short: bool = False) -> tuple[str, str, str]:
+def _delta_text(d: dict, short: bool = False, unused: bool = False) -> tuple[str, str, str]:
     """(value, interval, status) texts of one delta row; ``short`` for table cells.
 
     The status gives the test, the raw and the Holm-adjusted p-value, whether the difference is resolved after
-    adjustment, and the deals a new study needs at 80% power (or why that number is left out).
+    adjustment, and the deals a new study needs at 80% power (or why that number is left out: never for an arm
+    whose rule no game used, ``unused``, where more deals of the same bots would measure nothing either).
     """
     pd: Delta = d["delta"]
     unit = d["unit"]
@@ -66,8 +67,10 @@ def _delta_text(d: dict, short: bool = False) -> tuple[str, str, str]:
     status = f"{kind}not resolved ({ps})"
     if pd.resolved_raw:
         status = f"{kind}not resolved after adjustment ({ps})"
-    need = pd.deals_needed
-    if need is not None:
+    need = None if unused else pd.deals_needed
+    if unused:
+        status += "" if short else "; no deal count: the arm's rule was never used, so more deals would not help"
+    elif need is not None:
         status += (
             f" · ≈{need:,} deals for 80% power"
             if short
@@ -160,8 +163,9 @@ def _tables(inp: ReportInput, st: dict) -> dict:
         for v in st["verdicts"]
     ]
     deltas: dict[tuple, dict] = {}
+    unused = set(st.get("unused", []))
     for d in st["deltas"]:
-        v, interval, status = _delta_text(d, short=True)
+        v, interval, status = _delta_text(d, short=True, unused=d["b"] in unused)
         row = deltas.setdefault(
             (d["b"], d["a"], d["players"]),
             {"b": labels[d["b"]], "a": labels[d["a"]], "players": d["players"], "n": f"{d['delta'].n:,}", "cells": {}},
@@ -170,7 +174,7 @@ def _tables(inp: ReportInput, st: dict) -> dict:
             "value": v,
             "interval": interval,
             "status": status,
-            "detail": _delta_text(d)[2],
+            "detail": _delta_text(d, unused=d["b"] in unused)[2],
             "resolved": d["delta"].resolved,
         }
     bots = [
@@ -235,7 +239,6 @@ def _tables(inp: ReportInput, st: dict) -> dict:
         "verdicts": verdicts,
         "deltas": list(deltas.values()),
         "metrics": [(m, label) for m, label, _ in (SEAT_GAP, *METRICS)],
-        "answers": answers(inp, st),
         "bots": bots,
         "characters": chars,
     }
@@ -243,69 +246,6 @@ def _tables(inp: ReportInput, st: dict) -> dict:
 
 def _players_list(ps: list[int]) -> str:
     return (", ".join(str(p) for p in ps[:-1]) + " and " + str(ps[-1]) if len(ps) > 1 else str(ps[0])) + " players"
-
-
-def answers(inp: ReportInput, st: dict) -> list[dict]:
-    """The page's answer in a few sentences: per comparison, which arm is fairer and what else is resolved.
-
-    One dict per comparison (B against A, in page order) with ``b``, ``a`` and ``lines`` (plain sentences):
-
-    * **fairness** from the largest-seat-gap differences (:func:`kbsim.analysis.metrics.paired_seat_gap`): the
-      player counts where B is resolved closer to or further from fair than A (with the difference and its
-      interval), and where it is not resolved, with the most deals a new paired study would need at the effects
-      seen (or that the arms played identically);
-    * **other resolved differences** (first-player rate, turns, stalemates, ...), each with its player count.
-
-    "Resolved" is after the page's Holm adjustment, so a sentence never states what the page cannot support.
-    """
-    labels = {c.key: c.label for c in inp.conditions}
-    by_pair: dict[tuple[str, str], list[dict]] = {}
-    for d in st.get("deltas", []):
-        by_pair.setdefault((d["b"], d["a"]), []).append(d)
-    out = []
-    for (b, a), ds in by_pair.items():
-        gap = [d for d in ds if d["metric"] == SEAT_GAP[0] and d["delta"].n >= 2]
-        fair_lines = []
-        for word, pick in (("closer to", lambda x: x.mean < 0), ("further from", lambda x: x.mean > 0)):
-            hits = [d for d in gap if d["delta"].resolved and pick(d["delta"])]
-            if hits:
-                parts = "; ".join(
-                    f"{d['players']} players {_signed(d['delta'].mean, 'pp')} "
-                    f"[{_signed(d['delta'].low, 'pp')}, {_signed(d['delta'].high, 'pp')}]"
-                    for d in hits
-                )
-                fair_lines.append(f"{labels[b]} is {word} fair than {labels[a]} (largest seat gap, B − A: {parts}).")
-        same = sorted(d["players"] for d in gap if d["delta"].identical)
-        open_ = [d for d in gap if not d["delta"].resolved and not d["delta"].identical]
-        if open_:
-            need = [d["delta"].deals_needed for d in open_ if d["delta"].deals_needed is not None]
-            span = f"{min(need):,}" if need and min(need) == max(need) else f"{min(need or [0]):,}-{max(need or [0]):,}"
-            tail = (
-                f"; a new paired study would need about {span} deals per cell to resolve the effects seen"
-                if need
-                else "; too few deals to estimate how many a study would need"
-                if any(d["delta"].deals_needed_reason.startswith("fewer than") for d in open_)
-                else "; the effects seen are within the noise, so no deal count can be given"
-            )
-            fair_lines.append(
-                f"Which of the two is fairer is not resolved at {_players_list(sorted(d['players'] for d in open_))} "
-                f"({open_[0]['delta'].n:,} deals per cell{tail})."
-            )
-        if same:
-            fair_lines.append(f"At {_players_list(same)} the two arms won alone the same games on every deal.")
-        other = [d for d in ds if d["metric"] != SEAT_GAP[0] and d["delta"].resolved]
-        if other:
-            fair_lines.append(
-                "Also resolved: "
-                + "; ".join(
-                    f"{d['label']} {_signed(d['delta'].mean, d['unit'])} at {d['players']} players" for d in other
-                )
-                + "."
-            )
-        elif ds:
-            fair_lines.append("No other difference between them is resolved.")
-        out.append({"b": labels[b], "a": labels[a], "lines": fair_lines})
-    return out
 
 
 def _unused_text(inp: ReportInput, key: str, st: dict | None = None) -> str:
@@ -358,14 +298,22 @@ def _seat_test_text(t: dict) -> str:
     return f"{t['test']}: {M.fmt_p(t['p'])} (n {t['n']:,})"
 
 
-def text_summary(inp: ReportInput, st: dict) -> list[str]:
+def text_summary(inp: ReportInput, st: dict, answer: dict | None = None) -> list[str]:
     """A short plain-text summary of the page (for the terminal).
 
+    Args:
+        inp: the report input.
+        st: its statistics.
+        answer: the page's Answer (:func:`kbsim.analysis.answer.answer_data`), printed first, one line per block.
+
     Returns:
-        Lines: one per arm and player count, then the resolved and unresolved first-player and turn deltas.
+        Lines: warnings, the Answer, one line per arm and player count, the verdicts, then the first-player, turn
+        and seat-gap differences.
     """
     labels = {c.key: c.label for c in inp.conditions}
     lines = [f"WARNING: {_unused_text(inp, k, st)}" for k in st.get("unused", [])]
+    for block in (answer or {}).get("blocks", []):
+        lines.append(f"ANSWER, {block['title']}: " + " ".join(block.get("lines", [])))
     for c, p, g in _cells(inp, st):
         s0 = g["seats"][g["first"]]
         lines.append(
@@ -389,8 +337,6 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
                 f"{v['verdict']['text']}; seat equality {_seat_test_text(v['test'])}"
                 + (f"; {against[key]}" if (key := (v["condition"], v["players"])) in against else "")
             )
-    for ans in answers(inp, st):
-        lines.append(f"ANSWER, {ans['b']} against {ans['a']}: " + " ".join(ans["lines"]))
     adj = st.get("adjustment")
     if adj and st.get("deltas") and not adj["resolved"]:
         lines.append(
@@ -416,7 +362,7 @@ def text_summary(inp: ReportInput, st: dict) -> list[str]:
     if shown:
         lines.append("differences B − A (paired on the same deals unless marked independent samples):")
     for d in shown:
-        v, interval, status = _delta_text(d)
+        v, interval, status = _delta_text(d, unused=d["b"] in st.get("unused", []))
         lines.append(
             f"  {labels[d['b']]} − {labels[d['a']]}, {d['players']} players, {d['label']}: {v} {interval} "
             f"(n {d['delta'].n:,}): {status}"

@@ -41,6 +41,24 @@ def report(
             "--games", "-n", help="Deals per cell instead of the study's (for a quick look; records are kept apart)."
         ),
     ] = None,
+    ladder: Annotated[
+        Optional[str],
+        typer.Option(
+            "--ladder",
+            help="Skill ladder: bot specs from the weakest to the strongest, comma-separated (greedy,planner or "
+            "greedy,search(iterations=100)); every arm whose lineup is one bot is played once per rung, the rung's "
+            "bot in every seat. Replaces the study's ladder.",
+        ),
+    ] = None,
+    until_decided: Annotated[
+        bool,
+        typer.Option(
+            "--until-decided",
+            help="Play deals in batches until every comparison is resolved or within the equivalence margin, or "
+            "the cap (--games, else the study's games) is reached: a group-sequential test with Lan-DeMets "
+            "O'Brien-Fleming alpha spending. Batch and margins: the study's [until_decided] table.",
+        ),
+    ] = False,
     workers: Annotated[Optional[int], typer.Option(help="Worker processes (default: all cores).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar (on a terminal).")] = True,
@@ -53,28 +71,39 @@ def report(
     from kbsim.analysis.report import write_report
     from kbsim.cli import checks as ck
     from kbsim.sim.run import RunInterrupted, progress_bar, stop_on_signals
-    from kbsim.sim.study import StudyError, build_dir, load_study, plan_study, run_study
+    from kbsim.sim.study import StudyError, UntilDecided, build_dir, load_study, plan_study, run_study, with_ladder
 
     ck.check_workers(workers)
     ck.check_games(games)
     try:
-        plan = plan_study(load_study(study), records_dir=records, games=games)
+        loaded = load_study(study)
+        if ladder is not None:
+            loaded = with_ladder(loaded, _ladder(ladder))
+        plan = plan_study(loaded, records_dir=records, games=games)
     except StudyError as e:
         fail(str(e))  # one line per problem
+    settings = plan.study.until_decided
+    if until_decided and settings is None:
+        settings = UntilDecided()
     explicit = out_path is not None
     if out_path is None:  # a quick look (--games) writes its own page, never the full study's
         name = ck.safe_name(plan.study.name) + (f"-n{games}" if games is not None else "")
         out_path = build_dir(plan.source) / f"{name}.html"
     ck.check_out(out_path, "report", force, explicit=explicit, protected=(plan.source,))
+    show = progress and err.is_terminal and not json_out
     with stop_on_signals(linger=True) as stop:
         stop.note = f"finished chunks are kept in {plan.records_dir}; run the same command again to continue"
         try:
-            if progress and err.is_terminal and not json_out:
-                with progress_bar(err, None) as bar:
-                    stats = run_study(plan, workers, progress=bar.update)
+            if settings is not None:
+                stats, result, stopping = _until_decided(plan, settings, workers, show, out_path)
             else:
-                stats = run_study(plan, workers)
-            result = write_report(study_input(plan), out_path)
+                if show:
+                    with progress_bar(err, None) as bar:
+                        stats = run_study(plan, workers, progress=bar.update)
+                else:
+                    stats = run_study(plan, workers)
+                result = write_report(study_input(plan), out_path)
+                stopping = None
         except (StudyError, ReportError) as e:
             fail(str(e))  # one line per problem
         except (KeyboardInterrupt, RunInterrupted):
@@ -88,11 +117,14 @@ def report(
         f"games: {stats.games_played:,} played now in {stats.played} of {stats.runs} runs, {stats.reused} runs "
         f"reused from {plan.records_dir}"
     ]
+    if stopping is not None:
+        head.append(stopping.sentence)
     print_report(
         result,
         head,
         json_out,
         {
+            "stopping": None if stopping is None else stopping.as_dict(),
             "study": str(plan.source),
             "runs": stats.runs,
             "runs_reused": stats.reused,
@@ -101,3 +133,53 @@ def report(
             "records": str(plan.records_dir),
         },
     )
+
+
+def _ladder(text: str) -> list[str]:
+    """The rungs of ``--ladder`` (commas inside parentheses belong to a spec), as written."""
+    from kbsim.bots.spec import BotSpecError, parse_lineup
+
+    try:
+        return [spec.canonical() for spec in parse_lineup(text)]
+    except BotSpecError as e:
+        fail(f"--ladder: {e}")
+        raise  # unreachable: fail raises
+
+
+def _until_decided(plan, settings, workers: int | None, show: bool, out_path: Path):
+    """Play the study look by look until every comparison is decided (or the cap); write the page of the last look.
+
+    Returns:
+        ``(run statistics, report result, stopping record)``.
+    """
+    from kbsim.analysis.reading import study_input
+    from kbsim.analysis.report import write_report
+    from kbsim.analysis.sequential import run_until_decided
+    from kbsim.sim.run import progress_bar
+    from kbsim.sim.study import RunStats, run_study
+
+    total = RunStats(runs=len(plan.runs), paths=[r.path for r in plan.runs])
+
+    def look(n: int):
+        if show:
+            with progress_bar(err, None) as bar:
+                st = run_study(plan, workers, progress=bar.update, upto=n)
+        else:
+            st = run_study(plan, workers, upto=n)
+        total.games_played += st.games_played
+        total.played = max(total.played, st.played)
+        return study_input(plan, upto=n)
+
+    def said(stopping) -> None:
+        err.print(
+            f"look {len(stopping.looks)}: {stopping.looks[-1]:,} deals per cell; {stopping.resolved} resolved, "
+            f"{stopping.equivalent} within the margin, {stopping.open} open",
+            highlight=False,
+        )
+
+    batch = settings.batch_for(plan.games)
+    inp, stats, stopping = run_until_decided(
+        look, plan.games, batch, settings.margin / 100, settings.turns_margin, on_look=said if show else None
+    )
+    total.reused = total.runs - total.played
+    return total, write_report(inp, out_path, stats=stats), stopping

@@ -28,6 +28,10 @@ class Condition:
         effective: every option's effective value.
         bots: the bot or bot lineup as written (``greedy`` or ``greedy,random``).
         sweep_value: the swept option's value, or None.
+        rung: the bot spec of the skill-ladder rung that plays every seat of this arm (canonical), or None when
+            the arm is not played on a ladder (no ladder, or a head-to-head arm whose mixed lineup is the subject).
+        stem: what identifies the arm and sweep value apart from the rung: the conditions of one arm at every
+            rung share it (default: the key).
     """
 
     key: str
@@ -40,6 +44,13 @@ class Condition:
     effective: dict = field(default_factory=dict)
     bots: str = "greedy"
     sweep_value: Any = None
+    rung: str | None = None
+    stem: str = ""
+
+    @property
+    def arm_key(self) -> str:
+        """The key of the arm (and sweep value) without its rung: :attr:`stem`, or the key when it has none."""
+        return self.stem or self.key
 
 
 @dataclass(frozen=True)

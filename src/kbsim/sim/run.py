@@ -302,13 +302,17 @@ def stop_on_signals(linger: bool = False) -> Iterator[StopState]:
                 signal.signal(sig, handler)
 
 
-def play_run(run: OpenRun, backend: Backend, on_games: Callable[[int], None] | None = None) -> float:
+def play_run(
+    run: OpenRun, backend: Backend, on_games: Callable[[int], None] | None = None, upto: int | None = None
+) -> float:
     """Play the pending chunks of ``run`` on ``backend`` and write the final file.
 
     Args:
         run: from :func:`open_run`.
         backend: from :func:`make_backend`.
         on_games: called with the number of games of each chunk written.
+        upto: play only the chunks that start below this game index (a look of a study run until decided); the
+            run then stays unfinished (its chunks kept for the next look or a resume) unless every chunk is done.
 
     Returns:
         Seconds spent playing and writing.
@@ -328,10 +332,14 @@ def play_run(run: OpenRun, backend: Backend, on_games: Callable[[int], None] | N
     with stop_on_signals() as stop:
         t0 = time.perf_counter()
         try:
+            chunks = run.pending() if upto is None else (c for c in run.pending() if c.start < upto)
             if run.pending_games:
-                run_chunks(run.spec, backend, run.pending(), write)
+                run_chunks(run.spec, backend, chunks, write)
             seconds = time.perf_counter() - t0
-            output.finalize()
+            if upto is None or output.games_safe() >= run.spec.games:
+                output.finalize()
+            else:
+                output.close()
         except KeyboardInterrupt:
             output.discard_if_empty()
             raise RunInterrupted(output.games_safe(), run.spec.games, output.parts) from None

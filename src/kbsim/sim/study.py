@@ -171,6 +171,31 @@ class Sweep(_Strict):
         return self.values[0] if self.baseline is None else self.baseline
 
 
+class UntilDecided(_Strict):
+    """Run until decided: deals are played in batches until every comparison on the page is decided.
+
+    A comparison is decided when the group-sequential test (:mod:`kbsim.analysis.sequential`) resolves it, or
+    when its repeated confidence interval lies inside the equivalence margin (the effect is provably too small
+    to matter). The study's ``games`` is the cap.
+    """
+
+    batch: int | None = Field(
+        None, ge=1, le=100_000_000, description="Deals added to every cell per look (default: games / 8, at least 50)."
+    )
+    margin: float = Field(
+        2.0,
+        gt=0,
+        le=100,
+        description="Equivalence margin for rates and the seat gap, in percentage points: an effect whose "
+        "repeated interval lies within +-margin is too small to matter.",
+    )
+    turns_margin: float = Field(1.0, gt=0, le=10_000, description="Equivalence margin for turns per game (turns).")
+
+    def batch_for(self, games: int) -> int:
+        """Deals per look for a cap of ``games`` deals per cell."""
+        return min(games, self.batch if self.batch is not None else max(50, -(-games // 8)))
+
+
 class Study(_Strict):
     """A study file: which arms x player counts [x sweep values] to play, how many games, which seed."""
 
@@ -193,6 +218,16 @@ class Study(_Strict):
     )
     sweep: Sweep | None = None
     rotate_seats: bool = Field(True, description="Play a mixed bot lineup in every rotation of the seats.")
+    ladder: list[str] | None = Field(
+        None,
+        min_length=1,
+        max_length=12,
+        description="Skill ladder: bot specs from the weakest to the strongest; every arm whose lineup is one bot "
+        "is played once per rung with the rung's bot in every seat.",
+    )
+    until_decided: UntilDecided | None = Field(
+        None, description="Play deals in batches until every comparison is decided (games is the cap)."
+    )
     tune: TuneSection | None = Field(
         None, description="Options to search toward targets (`kbsim tune`); the one arm is where the search starts."
     )
@@ -207,22 +242,33 @@ class Study(_Strict):
             data = dict(data) | {"arms": [{"name": "rule file defaults"}]}
         return data
 
+    def _tune_checks(self) -> None:
+        """A tune study: one arm, no sweep, ladder or stopping rule of its own, targets among its players."""
+        if self.tune is None:
+            return
+        if len(self.arms) != 1:
+            raise ValueError(
+                f"arms: a tune study has one arm (the rules and bots the search starts from), got {len(self.arms)}"
+            )
+        if self.sweep is not None:
+            raise ValueError("sweep: a tune study searches its options itself; leave out [sweep]")
+        if self.ladder is not None:
+            raise ValueError(
+                "ladder: a tune study plays its arm's bots (a target's bot checks another); leave out ladder"
+            )
+        if self.until_decided is not None:
+            raise ValueError("until_decided: a tune study sizes its own rungs of deals; leave out [until_decided]")
+        for name in self.tune.options:
+            if name in self.arms[0].options:
+                raise ValueError(f"arms.0.options: sets {name!r}, an option the search varies")
+        for i, t in enumerate(self.tune.targets):
+            extra = sorted(set(t.players or []) - set(self.players))
+            if extra:
+                raise ValueError(f"tune.targets.{i}.players: {extra} are not among the study's players")
+
     @model_validator(mode="after")
     def _cross_checks(self) -> Study:
-        if self.tune is not None:
-            if len(self.arms) != 1:
-                raise ValueError(
-                    f"arms: a tune study has one arm (the rules and bots the search starts from), got {len(self.arms)}"
-                )
-            if self.sweep is not None:
-                raise ValueError("sweep: a tune study searches its options itself; leave out [sweep]")
-            for name in self.tune.options:
-                if name in self.arms[0].options:
-                    raise ValueError(f"arms.0.options: sets {name!r}, an option the search varies")
-            for i, t in enumerate(self.tune.targets):
-                extra = sorted(set(t.players or []) - set(self.players))
-                if extra:
-                    raise ValueError(f"tune.targets.{i}.players: {extra} are not among the study's players")
+        self._tune_checks()
         if len(set(self.players)) != len(self.players):
             raise ValueError("players: every player count must appear once")
         seen: dict[str, int] = {}
@@ -234,6 +280,9 @@ class Study(_Strict):
                 raise ValueError(f"arms.{i}.options: sets {self.sweep.option!r}, the option the sweep varies")
         if self.baseline is not None and self.baseline not in seen:
             raise ValueError(f"baseline: {self.baseline!r} is not the name of an arm")
+        for i, rung in enumerate(self.ladder or []):
+            if not rung.strip():
+                raise ValueError(f"ladder.{i}: expected a bot spec, e.g. greedy or search(iterations=100)")
         return self
 
     @property
@@ -352,6 +401,20 @@ def study_from_dict(doc: dict[str, Any], source: Path | str = "<study>") -> Stud
     return study
 
 
+def with_ladder(study: Study, ladder: list[str]) -> Study:
+    """The study played on another skill ladder (``kbsim report --ladder``), its source kept.
+
+    Args:
+        study: a validated study.
+        ladder: bot specs from the weakest to the strongest (checked by :func:`plan_study`).
+
+    Raises:
+        StudyError: an empty ladder or an empty rung.
+    """
+    doc = study.model_dump(mode="python", exclude_unset=True) | {"ladder": list(ladder)}
+    return study_from_dict(doc, study.source or f"{study.name}.toml")
+
+
 # ------------------------------------------------------------------ planning
 def slug(text: str, limit: int = 40) -> str:
     """A file-name-safe version of ``text`` (letters, digits, ``-_.=``), at most ``limit`` characters."""
@@ -442,6 +505,7 @@ class StudyPlan:
     games: int
     comparisons: list[tuple[str, str]]
     rules_source: str = ""
+    ladder: list[str] = field(default_factory=list)
 
 
 def _condition_label(arm: Arm, study: Study, value: Any) -> str:
@@ -451,26 +515,40 @@ def _condition_label(arm: Arm, study: Study, value: Any) -> str:
     return v if len(study.arms) == 1 else f"{arm.name} · {v}"
 
 
-def _comparisons(study: Study, values: list, by_arm_value: dict[tuple[str, str], str]) -> list[tuple[str, str]]:
+def _comparisons(
+    study: Study, values: list, key_of: dict[tuple[str, str, str | None], str], ladder: list[str | None]
+) -> list[tuple[str, str]]:
     """The (B, A) condition-key pairs to compare.
 
-    Each arm against the baseline arm at every sweep value, then each sweep value against the baseline value
-    within every arm.
+    At every rung of the ladder (one rung, None, without a ladder): each arm against the baseline arm at every
+    sweep value, then each sweep value against the baseline value within every arm. Then, for every arm played
+    on the ladder, each rung against the first (the same arm under stronger play). A head-to-head arm (a mixed
+    lineup, played as written) is compared with the baseline only when the baseline is not on the ladder either.
     """
     base = study.base_arm.name
     comparisons: list[tuple[str, str]] = []
-    for value in values:
-        vk = json.dumps(value, sort_keys=True)
-        for arm in study.arms:
-            if arm.name != base:
-                comparisons.append((by_arm_value[(arm.name, vk)], by_arm_value[(base, vk)]))
-    if study.sweep is not None:
-        bk = json.dumps(study.sweep.base_value, sort_keys=True)
+    for rung in ladder:
+        for value in values:
+            vk = json.dumps(value, sort_keys=True)
+            for arm in study.arms:
+                pair = (key_of.get((arm.name, vk, rung)), key_of.get((base, vk, rung)))
+                if arm.name != base and pair[0] and pair[1]:
+                    comparisons.append((pair[0], pair[1]))
+        if study.sweep is not None:
+            bk = json.dumps(study.sweep.base_value, sort_keys=True)
+            for arm in study.arms:
+                for value in values:
+                    vk = json.dumps(value, sort_keys=True)
+                    pair = (key_of.get((arm.name, vk, rung)), key_of.get((arm.name, bk, rung)))
+                    if vk != bk and pair[0] and pair[1]:
+                        comparisons.append((pair[0], pair[1]))
+    for rung in ladder[1:]:
         for arm in study.arms:
             for value in values:
                 vk = json.dumps(value, sort_keys=True)
-                if vk != bk:
-                    comparisons.append((by_arm_value[(arm.name, vk)], by_arm_value[(arm.name, bk)]))
+                pair = (key_of.get((arm.name, vk, rung)), key_of.get((arm.name, vk, ladder[0])))
+                if pair[0] and pair[1]:
+                    comparisons.append((pair[0], pair[1]))
     return comparisons
 
 
@@ -488,6 +566,35 @@ def _canonical_lineups(where: str, lineups: dict[int, tuple[str, ...]], family: 
         raise StudyError(f"{where}.bots: {e}") from None
 
 
+def head_to_head(lineups: dict[int, tuple[str, ...]]) -> bool:
+    """Whether an arm's lineups mix bots: a head-to-head arm, played as written even on a ladder.
+
+    Its lineup is what it measures (each bot's share of the wins), so a rung replacing every seat's bot would
+    measure something else.
+    """
+    return any(len(set(lu)) > 1 for lu in lineups.values())
+
+
+def _canonical_ladder(source: Path, ladder: list[str], family: str) -> list[str]:
+    """The ladder's bot specs in canonical form, each once.
+
+    Raises:
+        StudyError: an unknown bot, parameter or value, or a rung given twice.
+    """
+    from kbsim.bots import UnknownBot, canonical_bot
+
+    out: list[str] = []
+    for i, rung in enumerate(ladder):
+        try:
+            spec = canonical_bot(rung, family)
+        except UnknownBot as e:
+            raise StudyError(f"{source}: ladder.{i}: {e}") from None
+        if spec in out:
+            raise StudyError(f"{source}: ladder.{i}: {spec!r} is already rung {out.index(spec)} of the ladder")
+        out.append(spec)
+    return out
+
+
 def build_dir(source: Path) -> Path:
     """Where a study's records and page go.
 
@@ -501,6 +608,33 @@ def build_dir(source: Path) -> Path:
     if source.resolve().parent.name == "_reports":  # the packaged studies (kbsim/_reports)
         return Path.cwd() / "reports" / "_build"
     return source.parent / "_build"
+
+
+def _cell_runs(
+    study: Study,
+    cond: Condition,
+    lineups: dict[int, tuple[str, ...]],
+    game: Any,
+    loaded: Any,
+    games: int,
+    records_dir: Path,
+    meta: dict,
+) -> list[CellRun]:
+    """The runs of one condition: a run per player count and distinct seat rotation of its lineup."""
+    from kbsim.sim.runner import RunSpec
+
+    digest = rules_digest(loaded)
+    runs = []
+    for p in study.players:
+        for r, lineup in enumerate(rotations(lineups[p], study.rotate_seats)):
+            spec = RunSpec(
+                game=game, players=p, bots=lineup, games=games, seed=study.seed, rules_hash=loaded.rules_hash
+            )
+            params = spec.parameters() | {"chunk_size": chunk_size_for(games), "rules_digest": digest}
+            h = hashlib.blake2b(json.dumps(params, sort_keys=True).encode(), digest_size=5).hexdigest()
+            path = records_dir / f"{cond.key}-{p}p-r{r}-{h}.parquet"
+            runs.append(CellRun(condition=cond, players=p, rotation=r, spec=spec, params=params, path=path, meta=meta))
+    return runs
 
 
 def plan_study(study: Study, records_dir: Path | None = None, games: int | None = None) -> StudyPlan:
@@ -522,7 +656,6 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
     from kbsim.engine.rows.compiled import compile_rules
     from kbsim.rules.loader import RulesError, find_rule_file, load_rules
     from kbsim.sim.run import rules_metadata
-    from kbsim.sim.runner import RunSpec
 
     source = study.source or Path(f"{study.name}.toml")
     n_games = study.games if games is None else games
@@ -537,10 +670,12 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
     values = study.sweep.values if study.sweep else [None]
     conditions: list[Condition] = []
     runs: list[CellRun] = []
-    by_arm_value: dict[tuple[str, str], str] = {}
+    key_of: dict[tuple[str, str, str | None], str] = {}
+    ladder: list[str] | None = None
     for i, arm in enumerate(study.arms):
         where = f"{source}: arm {arm.name!r} (arms.{i})"
         lineups = {p: arm.lineup(p) for p in study.players}
+        rungs: list[str | None] = [None]
         for j, value in enumerate(values):
             opts = dict(arm.options)
             if study.sweep is not None:
@@ -551,45 +686,44 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
                 msg = "; ".join(e.lines).replace(": --option: ", ": options: ")
                 raise StudyError(f"{where}: {msg}") from None
             g = compile_rules(loaded)
+            if ladder is None and study.ladder:
+                ladder = _canonical_ladder(source, study.ladder, g.family)
             if j == 0:
                 lineups = _canonical_lineups(where, lineups, g.family)
+                if ladder and not head_to_head(lineups):
+                    rungs = list(ladder)
             for p in study.players:
                 if not g.min_players <= p <= g.max_players:
                     raise StudyError(
                         f"{source}: players: {p} is not allowed; {g.game} is played by "
                         f"{g.min_players} to {g.max_players} players"
                     )
-            key = f"{i:02d}-{slug(arm.name, 32)}"
+            stem = f"{i:02d}-{slug(arm.name, 32)}"
             if study.sweep is not None:
-                key += f"-{j:02d}-{slug(study.sweep.option, 16)}={slug(json.dumps(value), 16)}"
-            by_arm_value[(arm.name, json.dumps(value, sort_keys=True))] = key
-            cond = Condition(
-                key=key,
-                label=_condition_label(arm, study, value),
-                arm=arm.name,
-                summary=arm.summary,
-                variants=tuple(arm.variants),
-                options=opts,
-                changed=dict(loaded.changed),
-                effective=dict(loaded.options),
-                bots=arm.bots if isinstance(arm.bots, str) else ",".join(arm.bots),
-                sweep_value=value,
-            )
-            conditions.append(cond)
-            digest = rules_digest(loaded)
+                stem += f"-{j:02d}-{slug(study.sweep.option, 16)}={slug(json.dumps(value), 16)}"
             meta = rules_metadata(loaded, g)
-            for p in study.players:
-                for r, lineup in enumerate(rotations(lineups[p], study.rotate_seats)):
-                    spec = RunSpec(
-                        game=g, players=p, bots=lineup, games=n_games, seed=study.seed, rules_hash=loaded.rules_hash
-                    )
-                    params = spec.parameters() | {"chunk_size": chunk_size_for(n_games), "rules_digest": digest}
-                    h = hashlib.blake2b(json.dumps(params, sort_keys=True).encode(), digest_size=5).hexdigest()
-                    path = records_dir / f"{key}-{p}p-r{r}-{h}.parquet"
-                    runs.append(
-                        CellRun(condition=cond, players=p, rotation=r, spec=spec, params=params, path=path, meta=meta)
-                    )
-    comparisons = _comparisons(study, values, by_arm_value)
+            for k, rung in enumerate(rungs):
+                key = stem if rung is None else f"{stem}-L{k}-{slug(rung, 24)}"
+                key_of[(arm.name, json.dumps(value, sort_keys=True), rung)] = key
+                cells = lineups if rung is None else {p: (rung,) * p for p in study.players}
+                label = _condition_label(arm, study, value)
+                cond = Condition(
+                    key=key,
+                    label=label if rung is None else f"{label} · {rung}",
+                    arm=arm.name,
+                    summary=arm.summary,
+                    variants=tuple(arm.variants),
+                    options=opts,
+                    changed=dict(loaded.changed),
+                    effective=dict(loaded.options),
+                    bots=rung if rung is not None else arm.bots if isinstance(arm.bots, str) else ",".join(arm.bots),
+                    sweep_value=value,
+                    rung=rung,
+                    stem=stem if rung is not None else "",
+                )
+                conditions.append(cond)
+                runs += _cell_runs(study, cond, cells, g, loaded, n_games, records_dir, meta)
+    comparisons = _comparisons(study, values, key_of, list(ladder) if ladder else [None])
     return StudyPlan(
         study=study,
         source=source,
@@ -599,6 +733,7 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
         games=n_games,
         comparisons=comparisons,
         rules_source=display_path(rule_file),
+        ladder=list(ladder or []),
     )
 
 
@@ -622,11 +757,18 @@ class RunStats:
     paths: list[Path] = field(default_factory=list)
 
 
+def _close(run: Any) -> bool:
+    """Release an opened run that has nothing to play at this look; False (so it is dropped from the list)."""
+    run.output.close()
+    return False
+
+
 def run_study(
     plan: StudyPlan,
     workers: int | None = None,
     backend: Any = "processes",
     progress: Callable[[int, int], None] | None = None,
+    upto: int | None = None,
 ) -> RunStats:
     """Play the runs whose records are missing; reuse finished files; complete interrupted ones.
 
@@ -637,6 +779,8 @@ def run_study(
             e.g. kept open by its ``session()`` for many studies; ``workers`` is then ignored).
         progress: called as ``progress(games_done_now, games_to_play)`` after each chunk
             (and once with 0 before the first game).
+        upto: play only the first ``upto`` deals of every run (a look of a study run until decided: the
+            chunks that start below it); runs stay unfinished until their last chunk is played.
 
     Returns:
         :class:`RunStats`.
@@ -679,6 +823,10 @@ def run_study(
         if opened[-1].output.complete:
             stats.reused += 1
             opened.pop()
+    if upto is not None:
+        for r in opened:  # only the chunks that start below the look
+            r.pending_games = sum(len(c) for c in r.pending() if c.start < upto)
+        opened = [r for r in opened if r.pending_games or _close(r)]
     total = sum(r.pending_games for r in opened)
     played = 0
     if progress is not None:
@@ -691,7 +839,7 @@ def run_study(
             progress(played, total)
 
     for r in opened:
-        play_run(r, be, advance)
+        play_run(r, be, advance, upto=upto)
         stats.played += 1
     stats.games_played = played
     return stats
@@ -705,9 +853,11 @@ __all__ = [
     "StudyError",
     "StudyPlan",
     "Sweep",
+    "UntilDecided",
     "available_studies",
     "chunk_size_for",
     "find_study",
+    "head_to_head",
     "load_study",
     "plan_study",
     "rotations",
@@ -715,4 +865,5 @@ __all__ = [
     "run_study",
     "slug",
     "study_from_dict",
+    "with_ladder",
 ]

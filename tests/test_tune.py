@@ -56,7 +56,7 @@ BAD = {
     ),
     "range-of-a-choice": (
         HEAD + TUNE + "[tune.options]\nrebuild_segments = { low = 1, high = 2 }\n" + GAP,
-        "rebuild_segments takes str values",
+        "rebuild_segments takes a text (now end), not a range",
     ),
     "float-for-an-int": (
         HEAD + TUNE + "[tune.options]\nhand_size = { low = 5.5, high = 7 }\n" + GAP,

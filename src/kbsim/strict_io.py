@@ -369,6 +369,47 @@ def load_yaml_scalar(text: str) -> Any:
     return value
 
 
+def kind_in_words(value: Any) -> str:
+    """What kind of value ``value`` is, in words for a message (never a Python type name).
+
+    Args:
+        value: a value read from an input file (YAML, TOML or JSON).
+
+    Returns:
+        E.g. ``"a list"``, ``"a text"``, ``"a whole number"``, ``"nothing"`` (for ``None``).
+    """
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "a yes/no value"
+    if isinstance(value, int):
+        return "a whole number"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a text"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "a value of another kind"
+
+
+def top_level_problem(value: Any, expected: str) -> str:
+    """The message for a document whose top level is not what is expected (an empty file says so).
+
+    Args:
+        value: the parsed document.
+        expected: what was expected, e.g. ``"a mapping of rule sections at the top level"``.
+
+    Returns:
+        ``"the file is empty; expected ..."`` or ``"expected ..., got a list"``.
+    """
+    if value is None:
+        return f"the file is empty; expected {expected}"
+    return f"expected {expected}, got {kind_in_words(value)}"
+
+
 def preview(value: Any, limit: int = 60) -> str:
     """A JSON-like preview of ``value`` of at most ``limit`` characters, built from a bounded walk.
 

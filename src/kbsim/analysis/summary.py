@@ -1,4 +1,4 @@
-"""The run summary: win rates by seat with intervals, end reasons, game length.
+"""The run summary: rates of winning alone by seat with intervals, end reasons, game length.
 
 Built incrementally from record chunks (see :mod:`kbsim.sim.records`), so a
 run of any size is summarised in constant memory: turns are kept as a

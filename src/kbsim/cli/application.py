@@ -59,7 +59,8 @@ def main() -> None:
         if isinstance(rc, int) and rc:
             sys.exit(rc)
     except (UserError, ArgError) as e:
-        print(f"kbsim: error: {e}", file=sys.stderr)
+        for line in str(e).splitlines() or [""]:  # one line per problem, each a whole message
+            print(f"kbsim: error: {line}", file=sys.stderr)
         sys.exit(2)
     except typer.Exit as e:
         sys.exit(e.exit_code)
@@ -85,7 +86,8 @@ def _other_error(e: Exception) -> None:
     from kbsim.records import RecordsError  # imported only here: pyarrow is not needed to start kbsim
 
     if isinstance(e, RecordsError):  # a records file that cannot be used (damaged, not records...)
-        print(f"kbsim: error: {e}", file=sys.stderr)
+        for line in str(e).splitlines() or [""]:  # one line per problem, each a whole message
+            print(f"kbsim: error: {line}", file=sys.stderr)
         sys.exit(2)
     if getattr(e, "exit_code", None) == 2 and hasattr(e, "format_message"):
         ctx = getattr(e, "ctx", None)

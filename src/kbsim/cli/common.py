@@ -68,7 +68,7 @@ def load(game: str, variants: list[str], options: list[str]):
     try:
         loaded = load_rules(game, variants, parse_options(options))
     except RulesError as e:
-        fail(str(e).replace("\n", "; "))
+        fail(str(e))  # one line per problem
     return loaded, compile_rules(loaded)
 
 

@@ -52,7 +52,7 @@ def compare(
             ck.check_out(out_path, "report", force, explicit=False, protected=tuple(files))
         result = write_report(inp, out_path)
     except ReportError as e:
-        fail(str(e).replace("\n", "; "))
+        fail(str(e))  # one line per problem
     head = []
     if len(files) > 1 and len(inp.conditions) == 1:  # same variant, options and bots: the files are pooled
         head.append(

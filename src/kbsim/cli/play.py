@@ -39,7 +39,9 @@ def play(
         typer.Option(
             "--game-index",
             "-i",
-            help="Index of the game in that run (default: the first whose deal the records file does not hold).",
+            help="Index of the game in that run, as in kbsim run's records (it counts deals x seat rotations: "
+            "you get the deal of that game, in the seats you choose); default: the first whose deal the records "
+            "file does not hold.",
         ),
     ] = None,
     variant: VariantOpt = [],  # noqa: B006 - typer reads the default
@@ -106,7 +108,7 @@ def _new_game(given: dict[str, Any], records: Path | None, pace: float):
     """Check the flags of a new game and build its setup; every problem is one line (exit 2)."""
     from kbsim.bots import UnknownBot, canonical_bot, parse_bots
     from kbsim.engine.families import family_of
-    from kbsim.engine.seeds import game_seed, new_run_seed
+    from kbsim.engine.seeds import new_run_seed
     from kbsim.play.base import HUMAN
     from kbsim.play.session import PlaySetup
     from kbsim.play.store import (
@@ -119,6 +121,7 @@ def _new_game(given: dict[str, Any], records: Path | None, pace: float):
         save_path,
     )
     from kbsim.records import RecordsError
+    from kbsim.sim.runner import run_game
 
     variants = list(given["variants"] or [])
     loaded, g = load(given["game"] or "kingsbridge", variants, list(given["options"] or []))
@@ -154,8 +157,8 @@ def _new_game(given: dict[str, Any], records: Path | None, pace: float):
         )
     seed = given["seed"] if given["seed"] is not None else new_run_seed()
     try:
-        index = given["game_index"] if given["game_index"] is not None else next_game_index(path, seed)
-        played = holds_game(path, game_seed(seed, index), names)
+        index = given["game_index"] if given["game_index"] is not None else next_game_index(path, seed, names)
+        played = holds_game(path, run_game(seed, index, names)[0], names)
     except RecordsError as e:  # a damaged records file
         fail(f"--records {e}")
     if played:

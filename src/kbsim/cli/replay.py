@@ -22,7 +22,14 @@ from kbsim.strict_io import dumps_json
 
 def replay(
     game_index: Annotated[
-        int, typer.Option("--game-index", "-i", help="Index of the game in that run (or in the records file).")
+        int,
+        typer.Option(
+            "--game-index",
+            "-i",
+            help="Index of the game in that run, as in the run's records (column game_index): it counts games, "
+            "not deals: with a mixed --bots lineup, game i is deal i // R in seat rotation i % R (R: the "
+            "lineup's distinct seat rotations, as kbsim run plays them). With --records: the record's game_index.",
+        ),
     ],
     seed: Annotated[
         Optional[int],
@@ -48,6 +55,13 @@ def replay(
             "record; a game with a human seat from its stored moves) and check that it replays to the record.",
         ),
     ] = None,
+    rotate: Annotated[
+        bool,
+        typer.Option(
+            "--rotate/--no-rotate",
+            help="Whether the run rotated the seats of its mixed lineup (as kbsim run's --rotate/--no-rotate).",
+        ),
+    ] = True,
     json_out: Annotated[bool, typer.Option("--json", help="Print the log as JSON.")] = False,
 ) -> None:
     """Replay one game of a run (same seed, index, players, variant, bots) and print its move log.
@@ -57,7 +71,7 @@ def replay(
     from kbsim.bots import UnknownBot, make_bot, parse_bots
     from kbsim.cli import checks as ck
     from kbsim.engine.rows.game import play_game
-    from kbsim.engine.seeds import game_seed
+    from kbsim.sim.runner import run_game
 
     ck.check_count("--game-index", game_index, 0, ck.MAX_GAMES - 1, "a game index")
     ck.check_seed(seed)
@@ -73,7 +87,8 @@ def replay(
             names = parse_bots(bots, players, g.family, game=g)
         except UnknownBot as e:
             fail(str(e))
-        gs = game_seed(seed, game_index)
+        gs, lineup = run_game(seed, game_index, names, rotate=rotate)
+        names = list(lineup)
         res = play_game(g, [make_bot(n, g.family) for n in names], gs, check=True, log=True)
         seed_text = f"game {game_index} of run seed {seed}"
     _print(g, players, names, gs, res, json_out, seed_text)
@@ -89,11 +104,11 @@ def _replay_record(path: Path, index: int, seed: int | None, game: str | None) -
 
     from kbsim.bots import UnknownBot, make_bot
     from kbsim.engine.families import family_of
-    from kbsim.engine.seeds import game_seed
     from kbsim.play.script import ScriptError, replay_log
     from kbsim.records import RecordsError
     from kbsim.records import load as load_records
     from kbsim.rules.loader import RulesError, load_rules
+    from kbsim.sim.runner import run_game
 
     try:
         df = load_records(path)
@@ -106,7 +121,8 @@ def _replay_record(path: Path, index: int, seed: int | None, game: str | None) -
         fail(f"--records {path}: not kbsim records (missing columns: {', '.join(missing)})")
     rows = [r for r in df.iter_rows(named=True) if r["game_index"] == index]
     if seed is not None:
-        rows = [r for r in rows if r["seed"] == game_seed(seed, index)]
+        # the run rotated its seats or not (--no-rotate): a game seed of either mapping names the game
+        rows = [r for r in rows if r["seed"] in {run_game(seed, index, r["bots"], rotate=x)[0] for x in (True, False)}]
     if not rows:
         fail(
             f"--records {path}: no record with game index {index}"

@@ -81,7 +81,7 @@ def report(
             loaded = with_ladder(loaded, _ladder(ladder))
         plan = plan_study(loaded, records_dir=records, games=games)
     except StudyError as e:
-        fail(e.one_line())
+        fail(str(e))  # one line per problem
     settings = plan.study.until_decided
     if until_decided and settings is None:
         settings = UntilDecided()
@@ -105,7 +105,7 @@ def report(
                 result = write_report(study_input(plan), out_path)
                 stopping = None
         except (StudyError, ReportError) as e:
-            fail(str(e).replace("\n", "; "))
+            fail(str(e))  # one line per problem
         except (KeyboardInterrupt, RunInterrupted):
             print(
                 f"kbsim: interrupted; finished chunks are kept in {plan.records_dir}; run the same command again "

@@ -41,8 +41,9 @@ def rules_check(
             for line in e.lines:
                 err.print(f"kbsim: error: {line}", highlight=False, markup=False)
             continue
+        where = display_path(loaded.source, with_path=True)
         out.print(
-            f"ok: {display_path(loaded.source)} ({loaded.model.title}, {len(loaded.model.options)} options, "
+            f"ok: {where} ({loaded.model.title}, {len(loaded.model.options)} options, "
             f"{len(loaded.model.variants)} variants, {len(loaded.model.examples)} examples)",
             highlight=False,
             markup=False,
@@ -63,7 +64,7 @@ def rules_show(
     if json_out:
         print(m.model_dump_json(indent=2, by_alias=True))
         return
-    where = esc(display_path(loaded.source))
+    where = esc(display_path(loaded.source, with_path=True))
     out.print(f"[bold]{esc(m.title)}[/] ({esc(m.game)}), {m.players.min}-{m.players.max} players — {where}")
     out.print(m.summary, highlight=False, markup=False)
     sections = m.sections()
@@ -130,7 +131,7 @@ def rules_test(
             else:
                 results.extend(run_examples(p))
         except RulesError as e:
-            fail(str(e).replace("\n", "; "))
+            fail(str(e))  # one line per problem
     failed = [r for r in results if not r.ok]
     for r in failed:
         err.print(f"FAIL {display_path(r.source)} :: {r.name}: {r.message}", highlight=False, markup=False)

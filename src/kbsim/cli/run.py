@@ -161,6 +161,7 @@ def run(
             "backend": be.name,
             "seconds": seconds,
             "games_played_now": played_now,
+            "games_reused": max(0, result["games"] - played_now),  # by an interrupted run this one resumed
             "deals": deals,
             "rotated": n_rot if n_rot > 1 else None,
             "seat_rotation": (
@@ -368,6 +369,8 @@ def _print_summary(s: dict) -> None:
         if s["games_per_second"]
         else "nothing left to play"
     )
+    if s.get("games_reused"):  # the speed counts only the games played now
+        speed += f"; {s['games_reused']:,} games reused from the interrupted run"
     out.print(f"{speed}; records: {s['out']}", highlight=False, markup=False)
     if s.get("provisional"):
         out.print(f"provisional data: {s['provisional']}", highlight=False, markup=False)
@@ -411,7 +414,7 @@ def _print_seats(s: dict) -> None:
     from kbsim.analysis.metrics import fmt_p, fmt_pct
 
     t = Table(title=f"{s['games']} games · {s['starts']} · fair share {fmt_pct(s['fair_share'])}")
-    for c in ("seat", "bot", "sole wins", "win rate [95%]", "shared wins"):
+    for c in ("seat", "bot", "sole wins", "wins alone [95%]", "shared wins"):
         t.add_column(c, justify="right")
     for seat in s["seats"]:
         lo, hi = seat["win_ci95"]

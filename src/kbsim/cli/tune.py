@@ -70,7 +70,7 @@ def tune(
     try:
         plan = plan_tuning(study, games=games, trials=trials)
     except StudyError as e:
-        fail(e.one_line())
+        fail(str(e))  # one line per problem
     explicit = out_path is not None
     if out_path is None:
         name = ck.safe_name(plan.study.name) + (f"-n{games}" if games is not None else "")
@@ -89,7 +89,7 @@ def tune(
                 result = run_tuning(plan, be)
             page = write_page(result, out_path)
         except (StudyError, BackendError) as e:
-            fail(str(e).replace("\n", "; "))
+            fail(str(e))  # one line per problem
         except RunFailed as e:
             fail(
                 f"the tuning failed ({e}); {e.safe:,} games of its last run are kept; run the command again to continue"

@@ -33,12 +33,11 @@ from kbsim import __version__
 from kbsim.bots import make_bot
 from kbsim.engine.families import family_of
 from kbsim.engine.results import IllegalMove
-from kbsim.engine.seeds import game_seed
 from kbsim.play.base import HUMAN, TableContext
 from kbsim.play.store import append_game, file_identity, save_path, write_save
 from kbsim.sim.records import empty_columns
 from kbsim.sim.run import rules_metadata
-from kbsim.sim.runner import RunSpec, append_record
+from kbsim.sim.runner import RunSpec, append_record, run_game
 
 
 class Stopped(Exception):
@@ -81,8 +80,11 @@ class PlaySetup:
 
     @property
     def game_seed(self) -> int:
-        """The game's own seed (:func:`kbsim.engine.seeds.game_seed` of run seed and index)."""
-        return game_seed(self.seed, self.game_index)
+        """The game's own seed: the deal of game ``game_index`` of a run of this lineup (:func:`run_game`).
+
+        The seats stay as the person chose them; the deal is the one ``kbsim run`` plays as that game index.
+        """
+        return run_game(self.seed, self.game_index, self.bots)[0]
 
     def as_json(self) -> dict[str, Any]:
         """The setup as JSON-able data (the ``setup`` of a saved game; ``pace`` is not kept)."""

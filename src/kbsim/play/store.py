@@ -25,9 +25,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from kbsim.engine.seeds import MAX_SEED, game_seed
+from kbsim.engine.seeds import MAX_SEED
 from kbsim.records import RecordsError, iter_batches, read_metadata, write_records
 from kbsim.sim.records import RECORDS_SCHEMA_VERSION, to_table
+from kbsim.sim.runner import run_game
 from kbsim.strict_io import dumps_json, loads_json_strict
 
 SAVE_SUFFIX = ".unfinished.json"
@@ -126,11 +127,14 @@ def holds_game(path: Path, seed: int, bots: list[str]) -> bool:
     )
 
 
-def next_game_index(path: Path, run_seed: int) -> int:
-    """The first game index of run seed ``run_seed`` whose deal the records file does not hold yet."""
+def next_game_index(path: Path, run_seed: int, lineup: list[str] | tuple[str, ...]) -> int:
+    """The first game index of run seed ``run_seed`` whose deal the records file does not hold yet.
+
+    The deal of an index is that of :func:`kbsim.sim.runner.run_game` for ``lineup`` (the seats as played).
+    """
     seeds = played_seeds(path)
     i = 0
-    while game_seed(run_seed, i) in seeds:
+    while run_game(run_seed, i, lineup)[0] in seeds:
         i += 1
     return i
 

@@ -12,7 +12,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kbsim.strict_io import MAX_INPUT_BYTES, InputFileError, YamlInputError, load_yaml, preview, read_input_text
+from kbsim.strict_io import (
+    MAX_INPUT_BYTES,
+    InputFileError,
+    YamlInputError,
+    load_yaml,
+    preview,
+    read_input_text,
+    top_level_problem,
+)
 
 MAX_RULE_FILE_BYTES = MAX_INPUT_BYTES  # a rule, example or card-table file larger than this is refused
 
@@ -65,15 +73,24 @@ def read_document(path: Path) -> dict[str, Any]:
         where = f" at line {e.line}" if e.line else ""
         raise RulesError(f"{name}{where}: {e.message}") from None
     if not isinstance(doc, dict):
-        raise RulesError(f"{name}: expected a mapping of rule sections at the top level, got {type(doc).__name__}")
+        raise RulesError(f"{name}: {top_level_problem(doc, 'a mapping of rule sections at the top level')}")
     return doc
 
 
-def display_path(path: Path | str) -> str:
+def display_path(path: Path | str, *, with_path: bool = False) -> str:
     """How messages name a file: a file shipped inside the installed package as ``kingsbridge (shipped)``.
 
     The installed package's folder (``.../site-packages/kbsim/_rules/kingsbridge.yaml``) means nothing to a
     user who typed ``kingsbridge``; any other file keeps the path as given.
+
+    Args:
+        path: the file.
+        with_path: name a shipped file by its game *and* the real path read (``kingsbridge (shipped) /.../
+            kbsim/_rules/kingsbridge.yaml``), for the commands that tell which file is read (``kbsim rules show``,
+            ``kbsim rules check``).
+
+    Returns:
+        The name to print.
     """
     text = str(path)
     try:
@@ -83,7 +100,7 @@ def display_path(path: Path | str) -> str:
         return text
     if resolved.parent == packaged:
         stem = resolved.name.removesuffix(".yaml").removesuffix(".yml")
-        return f"{stem} (shipped)"
+        return f"{stem} (shipped) {resolved}" if with_path else f"{stem} (shipped)"
     return text
 
 

@@ -65,10 +65,9 @@ class RunSpec:
         """The lineups played in turn (one unless the run rotates a mixed lineup)."""
         return seat_rotations(self.bots) if self.rotate else [tuple(self.bots)]
 
-    def deal_of(self, i: int) -> tuple[int, tuple[str, ...]]:
-        """(deal index, lineup) of game ``i``."""
-        lus = self.lineups
-        return i // len(lus), lus[i % len(lus)]
+    def game_of(self, i: int) -> tuple[int, tuple[str, ...]]:
+        """(game seed, seat order) of game ``i``: :func:`run_game` of this run."""
+        return run_game(self.seed, i, self.bots, rotate=self.rotate)
 
     def _identity(self) -> dict:
         """The parameters that decide the records (the run id is their hash)."""
@@ -116,6 +115,30 @@ def seat_rotations(lineup: tuple[str, ...] | list[str]) -> list[tuple[str, ...]]
         if rot not in out:
             out.append(rot)
     return out or [lineup]
+
+
+def run_game(
+    run_seed: int, index: int, lineup: tuple[str, ...] | list[str], *, rotate: bool = True
+) -> tuple[int, tuple[str, ...]]:
+    """The game that ``index`` names in a run: its game seed and who sits where.
+
+    The one mapping from (run seed, game index, lineup) to a game, used by ``kbsim run`` (its records'
+    ``game_index``), ``kbsim replay`` and ``kbsim play``: game ``i`` is deal ``i // R`` (seed
+    ``game_seed(run_seed, i // R)``) in seat rotation ``i % R`` of the lineup (seat ``s`` gets
+    ``lineup[(s + r) % P]``), where R is the number of distinct rotations (:func:`seat_rotations`; 1 for a
+    lineup of one bot, or when ``rotate`` is False, as with ``kbsim run --no-rotate``).
+
+    Args:
+        run_seed: the run seed, an int in ``[0, 2**63)``.
+        index: the 0-based game index (it counts deals x seat rotations).
+        lineup: the bot name per seat as given to the run (rotation 0).
+        rotate: whether the run plays every seat rotation of each deal.
+
+    Returns:
+        ``(game seed, bot name per seat)``.
+    """
+    lus = seat_rotations(lineup) if rotate else [tuple(lineup)]
+    return game_seed(run_seed, index // len(lus)), lus[index % len(lus)]
 
 
 def plan_chunks(games: int, chunk_size: int) -> list[range]:
@@ -333,8 +356,7 @@ def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
     cols = empty_columns(g.family)
     run_id = spec.run_id
     for i in chunk:
-        deal, lineup = spec.deal_of(i)
-        seed = game_seed(spec.seed, deal)
+        seed, lineup = spec.game_of(i)
         bots = [make_bot(name, g.family) for name in lineup]
         r = play_game(g, bots, seed, check=spec.check)
         append_record(

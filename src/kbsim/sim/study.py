@@ -90,6 +90,7 @@ from kbsim.strict_io import (
     check_regular_file,
     load_yaml,
     read_input_text,
+    top_level_problem,
 )
 
 STUDY_SUFFIXES = (".toml", ".yaml", ".yml")
@@ -435,7 +436,7 @@ def load_study(ref: str | Path) -> Study:
     except YamlInputError as e:
         raise StudyError(f"{path}{f' at line {e.line}' if e.line else ''}: {e.message}") from None
     if not isinstance(doc, dict):
-        raise StudyError(f"{path}: expected a table of study fields at the top level, got {type(doc).__name__}")
+        raise StudyError(f"{path}: {top_level_problem(doc, 'a table of study fields at the top level')}")
     return study_from_dict(doc, path)
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from kbsim.sim.study import Study, StudyError
 from kbsim.sim.tune_spec import OptionRange
+from kbsim.strict_io import kind_in_words
 
 __all__ = ["Dimension", "SearchSpace", "build_space", "canonical", "check_targets", "rules_message"]
 
@@ -195,8 +196,8 @@ def _range(
     """An int or float option's range, or the problems with it."""
     is_int = isinstance(default, int) and not isinstance(default, bool)
     if not (is_int or isinstance(default, float)):
-        kind = "yes/no" if isinstance(default, bool) else type(default).__name__
-        return None, [f"{where}: {name} takes {kind} values (now {_text(default)}), not a range; give choices"]
+        kind = kind_in_words(default)
+        return None, [f"{where}: {name} takes {kind} (now {_text(default)}), not a range; give choices"]
     assert spec.low is not None and spec.high is not None
     if is_int and not all(isinstance(v, int) for v in (spec.low, spec.high, spec.step or 1)):
         return None, [f"{where}: {name} takes whole numbers; low, high and step must be ints"]

@@ -34,10 +34,10 @@ def _record_sandboxes(engine: str, limit: int, seed: int, games: int) -> list[tu
     out: list[tuple[Turn, int]] = []
 
     class Recorder(PlannerBot):
-        def _plan(self, turn, budget, lay_at=0):
+        def plan(self, turn, budget, lay_at=0):
             if engine_for(turn) == engine and len(out) < limit:
                 out.append((turn.sandbox(), budget))
-            return super()._plan(turn, budget, lay_at)
+            return super().plan(turn, budget, lay_at)
 
     g = compiled("characters")
     for i in range(games):

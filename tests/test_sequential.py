@@ -122,7 +122,8 @@ def test_sequential_analysis_widens_intervals_to_repeated_ones():
 def test_cli_until_decided_plays_in_looks_and_says_so(tmp_path):
     (tmp_path / "s.toml").write_text(
         'name = "s"\nplayers = [2]\ngames = 40\nseed = 9\n[until_decided]\nbatch = 20\nmargin = 50\n'
-        'turns_margin = 100\n[[arms]]\nname = "base"\n[[arms]]\nname = "hand 7"\noptions = { hand_size = 7 }\n',
+        'turns_margin = 100\nchanges_margin = 100\n[[arms]]\nname = "base"\n[[arms]]\nname = "hand 7"\n'
+        "options = { hand_size = 7 }\n",
         encoding="utf-8",
     )
     out = run_cli("report", "s.toml", "--workers", "1", "--json", "-o", "p.html", cwd=tmp_path)
@@ -144,7 +145,7 @@ def test_cli_until_decided_plays_in_looks_and_says_so(tmp_path):
     (tmp_path / "t.toml").write_text(
         (tmp_path / "s.toml")
         .read_text(encoding="utf-8")
-        .replace("[until_decided]\nbatch = 20\nmargin = 50\nturns_margin = 100\n", "")
+        .replace("[until_decided]\nbatch = 20\nmargin = 50\nturns_margin = 100\nchanges_margin = 100\n", "")
         .replace('"s"', '"t"'),
         encoding="utf-8",
     )

@@ -6,7 +6,8 @@ same family as a fixed-size page: arms, rungs, interactions, averages) is
 
 * **resolved** when its sequential p-value, Holm-adjusted over the page, is below 0.05, or
 * **too small to matter** when its repeated 95% confidence interval lies inside the equivalence margin
-  (``margin`` percentage points for rates and the seat gap, ``turns_margin`` for turns per game),
+  (``margin`` percentage points for rates, shares and the seat gap, ``turns_margin`` for turns per game,
+  ``changes_margin`` for lead changes per game),
 
 and the deals stop at the first look where every comparison is one or the other, or at the cap.
 
@@ -172,6 +173,7 @@ class Stopping:
         resolved, equivalent, open: comparisons resolved, too small to matter, and neither, at the last look.
         margin: equivalence margin for rates (a share, e.g. 0.02).
         turns_margin: equivalence margin for turns per game.
+        changes_margin: equivalence margin for lead changes per game.
     """
 
     batch: int
@@ -183,6 +185,7 @@ class Stopping:
     open: int = 0
     margin: float = 0.02
     turns_margin: float = 1.0
+    changes_margin: float = 0.25
 
     def as_dict(self) -> dict:
         """The stopping record as JSON-able data."""
@@ -197,6 +200,7 @@ class Stopping:
             "open": self.open,
             "margin_pp": 100 * self.margin,
             "turns_margin": self.turns_margin,
+            "changes_margin": self.changes_margin,
             "method": "group-sequential, Lan-DeMets O'Brien-Fleming alpha spending; repeated p-values, Holm",
         }
 
@@ -213,7 +217,8 @@ class Stopping:
             f"Played until decided: {n:,} deals per cell after {len(self.looks)} look"
             f"{'s' if len(self.looks) != 1 else ''} of {self.batch:,} (cap {self.cap:,}); stopped because {why} "
             f"({self.resolved} resolved, {self.equivalent} within the equivalence margin of "
-            f"±{100 * self.margin:g} pp for rates and ±{self.turns_margin:g} turns). Group-sequential test with "
+            f"±{100 * self.margin:g} pp for rates, ±{self.turns_margin:g} turns and ±{self.changes_margin:g} lead "
+            f"changes per game). Group-sequential test with "
             f"Lan-DeMets O'Brien-Fleming alpha spending: p-values are repeated p-values (valid however early the "
             f"deals stop), Holm-adjusted over the page, and intervals of differences are repeated 95% intervals."
         )
@@ -246,11 +251,15 @@ class SequentialAnalysis:
         batch: deals per look.
         margin: equivalence margin for rates and the seat gap (a share: 0.02 = 2 pp).
         turns_margin: equivalence margin for turns per game.
+        changes_margin: equivalence margin for lead changes per game.
     """
 
-    def __init__(self, cap: int, batch: int, margin: float = 0.02, turns_margin: float = 1.0):
+    def __init__(
+        self, cap: int, batch: int, margin: float = 0.02, turns_margin: float = 1.0, changes_margin: float = 0.25
+    ):
         self.cap, self.batch = int(cap), int(batch)
         self.margin, self.turns_margin = float(margin), float(turns_margin)
+        self.changes_margin = float(changes_margin)
         self.looks: list[int] = []
         self.z: dict[tuple, list[float]] = {}
         self._looks: Looks | None = None
@@ -311,7 +320,7 @@ class SequentialAnalysis:
         resolved = equivalent = open_ = 0
         for _, d in rows:
             pd = d["delta"]
-            margin = self.turns_margin if d.get("unit") == "turns" else self.margin
+            margin = {"turns": self.turns_margin, "changes": self.changes_margin}.get(d.get("unit", ""), self.margin)
             if pd.resolved and not math.isnan(pd.p_adj):
                 resolved += 1
             elif pd.identical or (not math.isnan(pd.low) and -margin < pd.low and pd.high < margin):
@@ -337,6 +346,7 @@ class SequentialAnalysis:
             open=open_,
             margin=self.margin,
             turns_margin=self.turns_margin,
+            changes_margin=self.changes_margin,
         )
 
 
@@ -346,6 +356,7 @@ def run_until_decided(
     batch: int,
     margin: float = 0.02,
     turns_margin: float = 1.0,
+    changes_margin: float = 0.25,
     on_look: Callable[[Stopping], None] | None = None,
 ) -> tuple[ReportInput, dict, Stopping]:
     """Take looks until every comparison is decided or the cap is reached.
@@ -357,6 +368,7 @@ def run_until_decided(
         batch: deals added per look.
         margin: equivalence margin for rates and the seat gap (a share).
         turns_margin: equivalence margin for turns per game.
+        changes_margin: equivalence margin for lead changes per game.
         on_look: called with the :class:`Stopping` after each look (progress).
 
     Returns:
@@ -366,7 +378,7 @@ def run_until_decided(
     from kbsim.analysis.arms import compute
     from kbsim.analysis.sections import section_tests
 
-    seq = SequentialAnalysis(cap, batch, margin, turns_margin)
+    seq = SequentialAnalysis(cap, batch, margin, turns_margin, changes_margin)
     inp, stats, stopping = None, None, None
     for n in seq.schedule():
         inp = look(n)

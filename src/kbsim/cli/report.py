@@ -179,7 +179,13 @@ def _until_decided(plan, settings, workers: int | None, show: bool, out_path: Pa
 
     batch = settings.batch_for(plan.games)
     inp, stats, stopping = run_until_decided(
-        look, plan.games, batch, settings.margin / 100, settings.turns_margin, on_look=said if show else None
+        look,
+        plan.games,
+        batch,
+        settings.margin / 100,
+        settings.turns_margin,
+        settings.changes_margin,
+        on_look=said if show else None,
     )
     total.reused = total.runs - total.played
     return total, write_report(inp, out_path, stats=stats), stopping

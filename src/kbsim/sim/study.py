@@ -238,6 +238,9 @@ class UntilDecided(_Strict):
         "repeated interval lies within +-margin is too small to matter.",
     )
     turns_margin: float = Field(1.0, gt=0, le=10_000, description="Equivalence margin for turns per game (turns).")
+    changes_margin: float = Field(
+        0.25, gt=0, le=10_000, description="Equivalence margin for lead changes per game (changes)."
+    )
 
     def batch_for(self, games: int) -> int:
         """Deals per look for a cap of ``games`` deals per cell."""

@@ -79,12 +79,19 @@ class MarketWorld:
     def play_turn(self, bot) -> None:
         """Let ``bot`` (a market bot, its ``new_game`` called for :attr:`seat`) play the whole turn in progress.
 
+        The bot acts on :attr:`turn` itself, as in :meth:`kbsim.engine.rows.forward.RowsWorld.play_turn` (a rollout
+        policy: the world is the searcher's own sample, so nothing in it is hidden from the bot), carrying the
+        turn-loop counts a seat's view carries (``MarketTurn.seen``), so that a searching bot can play in a world
+        too.
+
         Raises:
             ValueError: the world is over.
         """
         t = self.turn
         if t is None:
             raise ValueError("the game is over")
+        if t.seen is None:
+            t.seen = self._context()
         bot.play_turn(t)
         if t.phase != DONE:
             t._close()
@@ -258,7 +265,9 @@ def _fill_contracts(g: MarketGame, st: MarketState, seat: int, rng: random.Rando
 
     Each other seat that has chosen is given, as the contracts it put back, that many of those dealt to the box.
     """
-    seen = {c for c in (*st.contracts[seat], *st.offered[seat], *st.contract_box) if c >= 0}
+    seen = {c for c in st.contract_box if c >= 0}  # every contract in sight (another seat's, too, if shown)
+    for s in range(st.players):
+        seen.update(c for c in (*st.contracts[s], *st.offered[s]) if c >= 0)
     cards = [c for c in range(len(g.contracts)) if c not in seen]
     zones = [st.contracts[s] for s in range(st.players) if s != seat]
     zones += [st.offered[s] for s in range(st.players) if s != seat]

@@ -11,7 +11,8 @@ games per second divided by the reference's (greedy reference for every workload
 compared with the reference's random policy), the median over the rounds; "pooled" is all rounds' games over all
 rounds' time on each side (steadier where a round holds a few long games of variable length, as in the complete
 game). Absolute figures move with the load
-of the machine; the ratios are what to compare. When the reference is absent only kbsim's figures are printed.
+of the machine; the ratios are what to compare. When the reference is absent only kbsim's figures are printed;
+``--reference PATH`` names it where the checkout has no ``../shared`` beside it (a git worktree elsewhere).
 For the planner and the search bot the worst and 99th-percentile time of a turn are printed as wall time and as
 CPU time of the process's thread (the latter moves less with the load of a shared machine), and for the search
 bot its decisions (turns) per second of CPU time and the mean CPU time of a decision; ``search`` plays in every
@@ -123,9 +124,11 @@ def reference_batch(ref, policy: str, players: int, games: int, rng: random.Rand
     return time.perf_counter() - t0, games, turns
 
 
-def run(rounds: int, scale: float, players: int, only: list[str] | None, seed: int = 12345) -> list[dict]:
+def run(
+    rounds: int, scale: float, players: int, only: list[str] | None, seed: int = 12345, reference: Path = REFERENCE
+) -> list[dict]:
     """Measure every workload (see the module docstring); one dict per row of the table."""
-    ref = load_reference()
+    ref = load_reference(reference)
     rows = []
     for label, name, variants, bot, policy, per_round in WORKLOADS:
         if only and not any(o in label for o in only):
@@ -221,6 +224,12 @@ def main() -> None:
         help="also time the main job `kbsim run --players 4 --games 10000` (all cores, start-up included)",
     )
     ap.add_argument("--json", action="store_true", help="print results as JSON")
+    ap.add_argument(
+        "--reference",
+        type=Path,
+        default=REFERENCE,
+        help="the hand-coded reference baseline.py (default ../shared/bench/baseline.py beside the checkout)",
+    )
     args = ap.parse_args()
     if args.quick:
         args.rounds, args.scale = 2, 0.3
@@ -231,9 +240,10 @@ def main() -> None:
     build = build_info().mode
     if not args.json:
         print(f"kbsim build: {build}")
-        print(f"reference: {REFERENCE.resolve() if REFERENCE.is_file() else 'ABSENT (' + str(REFERENCE) + ')'}")
+        ref = args.reference
+        print(f"reference: {ref.resolve() if ref.is_file() else 'ABSENT (' + str(ref) + ')'}")
         print(f"load average at start: {load}; {os.cpu_count()} cores; rounds {args.rounds}, scale {args.scale}")
-    rows = run(args.rounds, args.scale, args.players, args.only)
+    rows = run(args.rounds, args.scale, args.players, args.only, reference=args.reference)
     if args.main_job:
         with tempfile.TemporaryDirectory() as d:
             t0 = time.perf_counter()

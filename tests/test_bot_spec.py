@@ -108,3 +108,30 @@ def test_dotted_words_are_strings():
     assert parse_spec(s.canonical()) == s
     with pytest.raises(BotSpecError, match="expected a bot name"):
         parse_spec("planner(bar=a.b())")
+
+
+def test_parsed_specs_are_remembered_but_every_bot_is_fresh():
+    # make_bot is called per game and seat: the spec text is parsed and validated once, the bot made anew each call
+    first, second = make_bot("planner(budget=200)"), make_bot("planner(budget=200)")
+    assert first is not second and isinstance(second, PlannerBot) and second.budget == 200
+    first.budget = 7  # a bot changing its own attributes does not reach the next bot made from the same text
+    assert make_bot("planner(budget=200)").budget == 200
+    assert make_bot("planner(bar=turn.exchange.allowed)").bar == frozenset({"turn.exchange.allowed"})
+    assert make_bot("planner").bar == frozenset()  # (a bar is not carried over to an unbarred spec)
+
+
+@pytest.mark.parametrize("refused", ["planner(budget=true)", "planner(budget=1.0)"])
+def test_remembered_specs_tell_equal_values_of_other_types_apart(refused):
+    # True == 1 == 1.0 in Python: a cache keyed on the values alone would let these through after budget=1
+    assert make_bot("planner(budget=1)").budget == 1
+    assert canonical_bot("planner(budget=1)") == "planner(budget=1)"
+    with pytest.raises(UnknownBot, match="budget"):
+        make_bot(refused)
+    with pytest.raises(UnknownBot, match="budget"):
+        make_bot(parse_spec(refused))  # (a parsed spec: the validation's own cache)
+
+
+def test_a_refused_spec_is_refused_every_time():
+    for _ in range(2):
+        with pytest.raises(UnknownBot, match="unknown bot 'wizard'"):
+            make_bot("wizard")

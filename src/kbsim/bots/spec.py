@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -45,6 +46,7 @@ _WORDS = {"true": True, "false": False, "True": True, "False": False, "null": No
 BAR = "bar"  # the parameter every bot takes: the move kinds its seat is barred from (restricted play)
 _KIND = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")  # a move-kind name: dotted lower-case words
 _MAX_SPEC = 500  # characters in one lineup: specs are short, and the parser's work stays bounded
+_CACHE = 256  # distinct lineup texts and validated specs remembered (a run names a few; memory stays bounded)
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,16 @@ def parse_lineup(text: str) -> list[BotSpec]:
         raise BotSpecError("empty bot spec; expected a bot name, e.g. greedy or search(iterations=400)")
     if len(stripped) > _MAX_SPEC:
         raise BotSpecError(f"bot spec of {len(stripped)} characters; expected at most {_MAX_SPEC}")
+    return list(_parsed(stripped))
+
+
+@lru_cache(maxsize=_CACHE)
+def _parsed(stripped: str) -> tuple[BotSpec, ...]:
+    """The specs of a stripped lineup text of at most 500 characters.
+
+    Cached: specs are immutable, and a run names the same few bots for every game and seat (``make_bot`` is called
+    per game and seat). An error is not cached: it is raised again each time.
+    """
     try:
         node = ast.parse(f"({stripped},)", mode="eval").body
     except SyntaxError:
@@ -161,7 +173,7 @@ def parse_lineup(text: str) -> list[BotSpec]:
             "greedy,search(iterations=400)"
         ) from None
     assert isinstance(node, ast.Tuple)  # (the text was wrapped as a tuple)
-    return [_spec(e, stripped) for e in node.elts]
+    return tuple(_spec(e, stripped) for e in node.elts)
 
 
 def parse_spec(text: str) -> BotSpec:
@@ -203,6 +215,48 @@ def validated(spec: BotSpec, registry: dict[str, type]) -> tuple[type, dict[str,
     cls = registry.get(spec.name)
     if cls is None:
         raise BotSpecError(f"unknown bot {spec.name!r}; expected one of: {', '.join(sorted(registry))}")
+    kwargs, canonical = _validated(_typed(spec), spec, cls)
+    return cls, dict(kwargs), canonical
+
+
+def _typed(spec: BotSpec) -> tuple[Any, ...]:
+    """A cache key for ``spec`` that tells apart values Python counts equal (``1``, ``1.0``, ``True``)."""
+    return (spec.name, tuple((k, _typed_value(v)) for k, v in spec.params))
+
+
+def _typed_value(value: Any) -> Any:
+    """A parameter value with its type (nested for lists), for :func:`_typed`."""
+    if isinstance(value, tuple):
+        return (tuple, tuple(_typed_value(v) for v in value))
+    return (type(value), value)
+
+
+_IMMUTABLE = (int, float, str, bool, type(None), tuple, frozenset)
+
+
+def _validated(key: tuple[Any, ...], spec: BotSpec, cls: type) -> tuple[dict[str, Any], BotSpec]:
+    """:func:`validated`'s work for a known bot class, remembered per (typed spec, class).
+
+    Only results whose every argument is an immutable value are kept (a bot made from them cannot change the
+    remembered ones); the caller copies the dict. Keyed on the class, so a registry changed at run time (a test's
+    bot) is looked up afresh.
+    """
+    hit = _CACHED.get((key, cls))
+    if hit is not None:
+        return hit
+    out = _validate(spec, cls)
+    if all(isinstance(v, _IMMUTABLE) for v in out[0].values()):
+        if len(_CACHED) >= _CACHE:
+            _CACHED.clear()  # (bounded; a run names a few specs, so this does not happen in practice)
+        _CACHED[(key, cls)] = out
+    return out
+
+
+_CACHED: dict[tuple[tuple[Any, ...], type], tuple[dict[str, Any], BotSpec]] = {}
+
+
+def _validate(spec: BotSpec, cls: type) -> tuple[dict[str, Any], BotSpec]:
+    """The validated constructor arguments of ``cls`` for ``spec`` and the canonical spec (see :func:`validated`)."""
     model = params_model(cls)
     given = dict(spec.params)
     bar = _bar(spec.name, given.pop(BAR)) if BAR in given else ()
@@ -210,7 +264,7 @@ def validated(spec: BotSpec, registry: dict[str, type]) -> tuple[type, dict[str,
     if model is None:
         if given:
             raise BotSpecError(f"bot {spec.name!r} takes no parameters but bar (got {', '.join(given)})")
-        return cls, {}, BotSpec(spec.name, barred)
+        return {}, BotSpec(spec.name, barred)
     unknown = sorted(set(given) - set(model.model_fields))
     if unknown:
         known = ", ".join(model.model_fields) or "none"
@@ -226,7 +280,7 @@ def validated(spec: BotSpec, registry: dict[str, type]) -> tuple[type, dict[str,
     kwargs = values.model_dump()
     defaults = model().model_dump()
     kept = tuple((k, _normal(v)) for k, v in kwargs.items() if k in given and v != defaults.get(k))
-    return cls, kwargs, BotSpec(spec.name, tuple(sorted(kept + barred)))
+    return kwargs, BotSpec(spec.name, tuple(sorted(kept + barred)))
 
 
 def _bar(name: str, value: Any) -> tuple[str, ...]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from kbsim.engine.market.compiled import HIDDEN
-from kbsim.engine.market.moves import Move
+from kbsim.engine.market.moves import CLAIM, TAKE, Move
 from kbsim.engine.market.state import MarketState
 from kbsim.engine.market.turn import MarketTurn
 
@@ -51,6 +51,10 @@ class MarketContext(NamedTuple):
     idle: int
     passes: tuple[int, ...]
     bars: tuple[frozenset[str] | None, ...] | None = None
+
+
+_PHASE_ONLY_END = (TAKE, CLAIM)
+"""Phases in which the ``end`` move only moves the turn to its next phase (:meth:`MarketTurn.apply`)."""
 
 
 def masked(st: MarketState, seat: int, *, share: bool = False) -> MarketState:
@@ -97,25 +101,28 @@ def refresh(v: MarketState, st: MarketState, seat: int) -> None:
     contract choice fills the box).
     """
     _share_public(v, st)
-    for d in range(len(st.decks)):
-        if len(v.decks[d]) != len(st.decks[d]) or v.deck_seen[d] != st.deck_seen[d]:
-            v.decks[d] = _masked_deck(st.decks[d], st.deck_seen[d])
-            v.deck_seen[d] = st.deck_seen[d]
+    decks, seen, vdecks, vseen = st.decks, st.deck_seen, v.decks, v.deck_seen
+    for d in range(len(decks)):
+        deck = decks[d]
+        if len(vdecks[d]) != len(deck) or vseen[d] != seen[d]:
+            vdecks[d] = _masked_deck(deck, seen[d])
+            vseen[d] = seen[d]
     if len(v.obj_deck) != len(st.obj_deck) or v.obj_seen != st.obj_seen:
         v.obj_deck = _masked_deck(st.obj_deck, st.obj_seen)
         v.obj_seen = st.obj_seen
     if len(v.contract_box) != len(st.contract_box) or len(v.returned[seat]) != len(st.returned[seat]):
         v.contract_box = _masked_box(st, seat)
-    for s in range(st.players):
+    contracts, offered, vcontracts, voffered = st.contracts, st.offered, v.contracts, v.offered
+    for s in range(len(contracts)):
         if s == seat:
-            v.offered[s] = st.offered[s]
-            v.contracts[s] = st.contracts[s]
+            voffered[s] = offered[s]
+            vcontracts[s] = contracts[s]
             v.returned[s] = st.returned[s]
         else:
-            if len(v.contracts[s]) != len(st.contracts[s]):
-                v.contracts[s] = [HIDDEN] * len(st.contracts[s])
-            if len(v.offered[s]) != len(st.offered[s]):
-                v.offered[s] = [HIDDEN] * len(st.offered[s])
+            if len(vcontracts[s]) != len(contracts[s]):
+                vcontracts[s] = [HIDDEN] * len(contracts[s])
+            if len(voffered[s]) != len(offered[s]):
+                voffered[s] = [HIDDEN] * len(offered[s])
 
 
 def _share_public(v: MarketState, st: MarketState) -> None:
@@ -168,8 +175,12 @@ def handed(turn: MarketTurn, context: MarketContext, last: MarketState | None = 
     view._legal = list(turn.legal_moves())  # (listed once, on the table: the list depends on public zones only)
 
     def relay(move: Move) -> None:
+        # ending the take or claim phase changes only the phase (the table is as the view shows it); any other move
+        # may turn up cards, so the view is brought up to date
+        same_table = move.op == "end" and turn.phase in _PHASE_ONLY_END
         turn.apply(move)
-        refresh(view.state, turn.state, seat)
+        if not same_table:
+            refresh(view.state, turn.state, seat)
         view.phase = turn.phase
         view.took = turn.took
         view.claims = turn.claims

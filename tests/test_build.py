@@ -56,7 +56,7 @@ ARMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int, int]] = {
 GOLDEN = {
     "continental-express-barred": "72807790da5d44a7fcaf8ba74b64553853b2830a5c1a25c353d83205d79e132c",
     "continental-express-greedy": "b70a5d651d06d9424e372f0c42fd4e10877fd5425c427e580fa9a1b4c3013525",
-    "continental-express-search": "ad6a3a854950e13238fcd2a3e1668345503583d9685a5f6c8d7140509ad1aeb0",
+    "continental-express-search": "1c3bb91834fb2f7b4f38d7af0a97738e1115b05c56009ae50a7e0541c9b33fe8",
     "kings-corners-greedy": "dffba54715f95448d2f7cc72fb43ccaf07346e59b8182e966377b317cd1a7c6e",
     "kingsbridge-characters-barred": "2b5b7ec4b69d776144ceb7a0e0d0deab54b0233a9e371b1c25fa00d220dc6c2c",
     "kingsbridge-characters-greedy": "d2c946ea2517398c5bce54b5bdc118fdd4599f291a69225f1619ac28e21ddbd0",

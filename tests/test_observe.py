@@ -331,3 +331,56 @@ def test_a_watching_market_player_sees_its_own_view():
     watchers = [_MarketWatcher() for _ in range(3)]
     assert play_market_game(g, watchers, 4) == plain
     assert all(w.matched > 3 for w in watchers)
+
+
+_MARKET_ZONES = (
+    "lines", "decks", "box", "wagons", "currency", "tokens", "supply", "obj_deck", "obj_visible", "obj_box",
+    "claimed", "contracts", "offered", "returned", "contract_box", "pending", "open_lines", "deck_seen", "obj_seen",
+)  # fmt: skip
+
+
+def _same_view(view, st, seat) -> None:
+    """The view kept up to date move by move shows exactly what a view made anew from the table shows."""
+    from kbsim.engine.market.observe import masked
+
+    fresh = masked(st, seat)
+    for zone in _MARKET_ZONES:
+        assert getattr(view, zone) == getattr(fresh, zone), zone
+
+
+def test_market_view_kept_up_to_date_equals_a_fresh_view_after_every_move():
+    from kbsim.engine.market.moves import DONE
+    from kbsim.engine.market.observe import handed
+
+    g = kbsim.load_game("continental-express")
+    rng = random.Random(3)
+    moves = 0
+    for seed in range(3):
+        views = {}
+        for point in market_points(g, 4, seed, tuple(range(0, 150, 2))):
+            t = point.turn()
+            view = handed(t, point.context(), views.get(t.seat))
+            views[t.seat] = view.state
+            _same_view(view.state, t.state, t.seat)
+            while t.phase != DONE and view.legal_moves():
+                view.apply(rng.choice(view.legal_moves()))  # (random moves: ends, takes, claims and powers)
+                _same_view(view.state, t.state, t.seat)
+                moves += 1
+    assert moves > 100
+
+
+def test_market_view_shows_objectives_put_back_under_the_deck():
+    # an objective reset that puts the face-up objectives under the deck and turns up as many keeps the deck's
+    # length: the view kept up to date must still show the ones everybody saw go under
+    from kbsim.engine.market.observe import masked, refresh
+
+    g = kbsim.load_game("continental-express")
+    st = market_points(g, 4, 1, (6,))[0].state
+    assert all(o >= 0 for o in st.obj_visible) and len(st.obj_deck) >= len(st.obj_visible)
+    view = masked(st, 0, share=True)
+    size = len(st.obj_deck)
+    st.reset_objectives(g, "deck_bottom")
+    assert len(st.obj_deck) == size and st.obj_seen == len(st.obj_visible)
+    refresh(view, st, 0)
+    assert view.obj_deck[: st.obj_seen] == st.obj_deck[: st.obj_seen]
+    _same_view(view, st, 0)

@@ -80,6 +80,7 @@ def masked(st: MarketState, seat: int, *, share: bool = False) -> MarketState:
         v.returned = list(st.returned)
         _share_public(v, st)
         v.deck_seen = list(st.deck_seen)  # (own copies: refresh compares them with the table's)
+        v.obj_seen = st.obj_seen
     else:
         v = st.copy()
     v.hidden = True
@@ -107,6 +108,8 @@ def refresh(v: MarketState, st: MarketState, seat: int) -> None:
         if len(vdecks[d]) != len(deck) or vseen[d] != seen[d]:
             vdecks[d] = _masked_deck(deck, seen[d])
             vseen[d] = seen[d]
+    # (an objective reset that puts the face-up objectives under the deck and turns up as many keeps the deck's
+    # length: the view's own seen count tells that case apart, so _share_public must not overwrite it)
     if len(v.obj_deck) != len(st.obj_deck) or v.obj_seen != st.obj_seen:
         v.obj_deck = _masked_deck(st.obj_deck, st.obj_seen)
         v.obj_seen = st.obj_seen
@@ -138,7 +141,6 @@ def _share_public(v: MarketState, st: MarketState) -> None:
     v.claimed = st.claimed
     v.pending = st.pending
     v.open_lines = st.open_lines
-    v.obj_seen = st.obj_seen
 
 
 def _masked_deck(deck: list[int], seen: int) -> list[int]:

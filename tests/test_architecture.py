@@ -117,9 +117,7 @@ def test_the_cycle_finder_sees_imports_inside_functions(tmp_path, monkeypatch):
     (pkg / "a.py").write_text("from cyclepkg import b\n")
     (pkg / "b.py").write_text("def f():\n    from cyclepkg import a\n    return a\n")
     (pkg / "c.py").write_text("from cyclepkg import d\n")
-    (pkg / "d.py").write_text(
-        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from cyclepkg import c\n"
-    )
+    (pkg / "d.py").write_text("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from cyclepkg import c\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     graph = grimp.build_graph("cyclepkg", exclude_type_checking_imports=True, cache_dir=None)
     assert _cycles(graph) == [["cyclepkg.a", "cyclepkg.b"]]

@@ -143,6 +143,9 @@ def test_turn_has_one_public_mutator():
         "draw_at_start",  # the one mutator, and the game loop's draw before a seat acts
         "allows",  # restricted play: read-only tests of the seat's bar
         "barred",
+        "board_key",  # read-only: rows as a search key (the engine's own searches, the stalemate search)
+        "end_fits",  # read-only: how a card follows a row end / goes before a row start (movegen, bots)
+        "start_fits",
         "finish_draws",  # and the game loop's draws after it acted (held back while the zones were masked)
         "on_state",  # a copy over another state (clone, determinizations)
         "available_characters",
@@ -163,12 +166,13 @@ def test_turn_has_one_public_mutator():
         "lay_path",
         "lay_reachable",
         "legal_moves",
-        "may_lay_after_rebuilds",  # a read-only query (a memo of what a board's reachable boards accept)
+        "light_copy",  # a copy holding only what laying and rebuilding read (searches, powers)
         "minus_moves",
         "play_moves",
         "power_hint",
         "rebuild_moves",
         "rebuild_refusal",
+        "restored",  # a copy with the provisional moves taken back (to check a move first)
         "sandbox",
         "stranded",  # read-only queries: no way on but the minus pile or the end (tests/test_turn_dead_ends.py)
         "stuck_here",

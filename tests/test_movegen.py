@@ -14,10 +14,11 @@ import pytest
 
 from conftest import pure_only
 from kbsim.bots import make_bot
+from kbsim.engine.rows.boards import _reachable_boards, progress_path, reachable_openings
 from kbsim.engine.rows.compiled import compile_rules
 from kbsim.engine.rows.game import play_game
 from kbsim.engine.rows.moves import Lay, Rebuild
-from kbsim.engine.rows.turn import DONE, Turn, _reachable_boards, progress_path, reachable_openings
+from kbsim.engine.rows.turn import DONE, Turn
 from kbsim.engine.seeds import game_seed
 from kbsim.rules import load_rules
 
@@ -164,8 +165,8 @@ def test_reachable_openings_agrees_with_progress_path(game: str, variants: tuple
 def test_search_successors_equal_rebuilds_made_by_the_turn(game: str, variants: tuple[str, ...], monkeypatch) -> None:
     """The rebuild searches make each next board from an immutable board (``_successors``); every such board
     equals the rows a turn holds after applying the same rebuild through ``Turn.apply`` (the one engine)."""
+    from kbsim.engine.rows.boards import _successors
     from kbsim.engine.rows.state import GameState
-    from kbsim.engine.rows.turn import _successors
 
     g = compile_rules(load_rules(game, list(variants)))
     boards = []

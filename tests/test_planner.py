@@ -24,7 +24,16 @@ from kbsim.engine.rows.compiled import compile_rules
 from kbsim.engine.rows.game import play_game
 from kbsim.engine.rows.moves import Minus
 from kbsim.engine.rows.notation import parse_cards
-from kbsim.engine.rows.search import BoardError, check_board, parse_board, plan_turn, search, searches, solve
+from kbsim.engine.rows.search import (
+    BoardError,
+    check_board,
+    parse_board,
+    plan_turn,
+    row_search,
+    search,
+    searches,
+    solve,
+)
 from kbsim.engine.rows.state import GameState
 from kbsim.engine.rows.turn import DONE, HIDDEN, Turn
 from kbsim.engine.seeds import game_seed
@@ -151,13 +160,13 @@ def _engines(turn: Turn):
     sb = turn.sandbox
     out = [
         plan_turn(turn, budget=10**6),
-        searches._search_rows(sb(), turn.needed, 200, 10**6, False),
-        searches._search_clones(sb(), 10**6, False),
+        row_search.search_rows(sb(), turn.needed, 200, 10**6, False),
+        searches.search_clones(sb(), 10**6, False),
     ]
     g = turn.g
     rows0 = tuple(tuple(r) for r in turn.rows)
     hand0 = tuple(sorted(turn.hand))
-    found = searches._search_runs(g, rows0, hand0, turn.needed, 200, 10**6, len(hand0) + 1)
+    found = searches.search_runs(g, rows0, hand0, turn.needed, 200, 10**6, len(hand0) + 1)
     cand, parents, moves, _, _ = found
     out.append(
         searches.Plan(
@@ -201,7 +210,7 @@ def test_links_fields_hold_more_copies_than_the_deck():
     for hand in ([5] * 9 + [6] * 9, [5] * 3, [1] * 17 + [2]):
         turn = make_turn(g, [[1, 2, 3, 4], [], [], []], hand, [5])
         links = plan_turn(turn, budget=10**6)
-        rows = searches._search_rows(turn.sandbox(), turn.needed, 200, 10**6, False)
+        rows = row_search.search_rows(turn.sandbox(), turn.needed, 200, 10**6, False)
         assert links.engine == "links"
         assert (links.laid, links.score) == (rows.laid, rows.score), hand
 

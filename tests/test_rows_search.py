@@ -1,7 +1,7 @@
-"""The rows search (``searches._search_rows``): exact against the engine, and its kept tables change no plan.
+"""The rows search (``row_search.search_rows``): exact against the engine, and its kept tables change no plan.
 
 The search interns row contents and card tuples as ids in a searcher kept across searches under the same
-rules (``searches._rows_searcher``); the ids only key positions, so a warm searcher and a fresh one must give
+rules (``row_search.rows_searcher``); the ids only key positions, so a warm searcher and a fresh one must give
 the same plans. Its rebuild listing (end segments by pairs of rows, or every segment the rebuild options
 allow) must reach every position the engine's own moves reach: the cards laid are checked against a brute
 force over the engine's legal lays and rebuilds.
@@ -16,7 +16,7 @@ import pytest
 from conftest import compiled, make_turn
 from kbsim.bots.planner import PlannerBot
 from kbsim.engine.rows.game import play_game
-from kbsim.engine.rows.search import engine_for, plan_turn, searches
+from kbsim.engine.rows.search import engine_for, plan_turn, row_search, searches
 from kbsim.engine.rows.turn import Turn
 from kbsim.engine.seeds import game_seed
 
@@ -62,7 +62,7 @@ def test_rows_search_lays_what_the_engine_can(variant):
         hand = [rng.randint(1, 13) for _ in range(3)]
         turn = make_turn(g, rows, hand, [5])
         want = _most_laid(turn)
-        plan = searches._search_rows(turn.sandbox(), turn.needed, 200, 10**6, False)
+        plan = row_search.search_rows(turn.sandbox(), turn.needed, 200, 10**6, False)
         if turn.needed > want:
             assert not plan.legal, (rows, hand)
             continue
@@ -81,7 +81,7 @@ def test_kept_tables_change_no_plan():
         out = []
         for turn, budget in boards:
             if fresh:
-                searches._SEARCHERS.clear()
+                row_search._SEARCHERS.clear()
             p = plan_turn(turn, budget=max(40, budget // 10), prune=True)
             out.append((p.moves, p.laid, p.score, p.nodes, p.exact, p.engine))
         return out
@@ -89,9 +89,9 @@ def test_kept_tables_change_no_plan():
     warm = plans(False)
     assert {e for *_, e in warm} == {"rows"}
     assert plans(True) == warm
-    assert searches._rows_searcher(g) is searches._rows_searcher(g)  # kept between searches
+    assert row_search.rows_searcher(g) is row_search.rows_searcher(g)  # kept between searches
     other = compiled()
-    assert searches._rows_searcher(other) is not searches._rows_searcher(g)  # other rules, another searcher
+    assert row_search.rows_searcher(other) is not row_search.rows_searcher(g)  # other rules, another searcher
 
 
 def test_clones_search_leaves_shared_zones_alone():
@@ -113,7 +113,7 @@ def test_clones_search_leaves_shared_zones_alone():
         st = sb.state
         others = [s for s in range(st.players) if s != sb.seat]
         before = shared(sb.state, others)
-        plan = searches._search_clones(sb, max(40, budget // 20), True)
+        plan = searches.search_clones(sb, max(40, budget // 20), True)
         assert plan.nodes > 1
         assert shared(sb.state, others) == before
 

@@ -25,11 +25,11 @@ import pytest
 
 from kbsim.bots import make_bot
 from kbsim.engine.results import IllegalMove
+from kbsim.engine.rows.boards import progress_path
 from kbsim.engine.rows.compiled import compile_rules
 from kbsim.engine.rows.game import STALEMATE, play_game, replay_hands, stalemate_confirmed
 from kbsim.engine.rows.moves import Exchange, Minus, Play
 from kbsim.engine.rows.notation import format_move, parse_move
-from kbsim.engine.rows.turn import progress_path
 from kbsim.rules.loader import load_rules
 
 GAMES = ("kingsbridge", "kings-corners")

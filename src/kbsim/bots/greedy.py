@@ -68,6 +68,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from kbsim.bots.base import BaseBot
+from kbsim.engine.rows.boards import may_lay_after_rebuilds
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, FillGap, Lay, LayParked, LayStart, Rebuild, Swap, lay_move
 from kbsim.engine.rows.powers import Primitive
@@ -449,7 +450,7 @@ class GreedyBot(BaseBot):
                         turn.apply(Lay(c, r))
                         progress = done = True
                         break
-                    if turn.m_start and rows[r] and turn._start_fits(rows[r][0], c):
+                    if turn.m_start and rows[r] and turn.start_fits(rows[r][0], c):
                         turn.apply(LayStart(c, r))
                         progress = done = True
                         break
@@ -653,12 +654,12 @@ class GreedyBot(BaseBot):
         """Rebuilds after which a hand or parked card can be laid (the engine's exact search), or [].
 
         With no modifier in force and no joker on the table, the board's reachable openings (kept per board:
-        :meth:`~kbsim.engine.rows.turn.Turn.may_lay_after_rebuilds`) first tell whether any held card can fit a
+        :func:`~kbsim.engine.rows.boards.may_lay_after_rebuilds`) first tell whether any held card can fit a
         reachable board at all; only then is the path searched (a search per hand would be made on every
         exchange turn).
         """
         if not (turn.m_start or turn.m_equal or turn.skips or turn.state.joker is not None):
-            if not turn.may_lay_after_rebuilds():
+            if not may_lay_after_rebuilds(turn):
                 return []
         found, path = turn.lay_path()
         return path if found else []

@@ -7,7 +7,7 @@ not swamp everything else):
    *lay out* (if a lay-out turn can meet its minimum: a card can be laid now,
    none has to be, a character can be played, or some rebuilds lead to a board
    where a held card can be laid -- the engine's exact search
-   :func:`~kbsim.engine.rows.turn.progress_path`; undecided counts as yes),
+   :func:`~kbsim.engine.rows.boards.progress_path`; undecided counts as yes),
    *exchange*, *pass*, *minus pile*. (Until issue #13, *lay out* was offered
    whenever the rules allowed rebuilds, and most of the bot's time went into
    random rebuild walks that could never lay a card; records of games with
@@ -41,6 +41,7 @@ from typing import Final
 
 from kbsim.bots.base import BaseBot
 from kbsim.engine.rng import choice, randint, sample, shuffle
+from kbsim.engine.rows.boards import may_lay_after_rebuilds
 from kbsim.engine.rows.moves import END_TURN, PASS, Exchange, Move
 from kbsim.engine.rows.turn import DONE, Turn
 
@@ -105,7 +106,7 @@ class RandomBot(BaseBot):
             turn.lay_moves()
             or turn.needed == 0
             or turn.available_characters()
-            or (g.rebuild_allowed and turn.may_lay_after_rebuilds())
+            or (g.rebuild_allowed and may_lay_after_rebuilds(turn))
         ):
             options.append("lay_out")
         if (

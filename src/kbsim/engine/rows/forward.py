@@ -191,10 +191,8 @@ class RowsWorld:
             raise ValueError("observe needs a world that keeps knowledge (track=True) and is not over")
         st = observe(self.loop.state, know, seat)
         if seat == t.seat:
-            view = t.on_state(st)
-            undo = view._undo
-            if undo:  # (the snapshot of provisional moves, as the seat sees it)
-                view._undo = (observe(undo[0], know, seat), undo[1])
+            # (the snapshot of provisional moves, as the seat sees it)
+            view = t.on_state(st, lambda snap: observe(snap, know, seat))
         else:
             view = Turn.for_seat(self.game, st, seat)
             bar = know.bars[seat] if know.bars is not None else None
@@ -295,10 +293,7 @@ def determinize(turn: Turn, rng: random.Random, *, track: bool = True) -> RowsWo
     g = know.rules if know.rules is not None else turn.g
     st = turn.state.copy()
     _fill(g, st, know, turn.seat, rng)
-    view = turn.on_state(st)
-    undo = view._undo
-    if undo:
-        view._undo = (_filled_snapshot(turn.state, st, undo[0]), undo[1])
+    view = turn.on_state(st, lambda snap: _filled_snapshot(turn.state, st, snap))
     loop = HandLoop(g, st, know.copy() if track else None, track=False, bars=know.bars)
     loop.seat = turn.seat
     loop.turns = know.turns + 1

@@ -23,6 +23,7 @@ from kbsim.engine.families import family_of
 from kbsim.engine.restrict import seat_bars
 from kbsim.engine.results import ALL_OUT, STALEMATE, TURN_LIMIT, WON, IllegalMove, InvariantError
 from kbsim.engine.rng import seeded
+from kbsim.engine.rows.boards import can_progress
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.experience import forced, standings
 from kbsim.engine.rows.moves import END_TURN, Move
@@ -30,7 +31,7 @@ from kbsim.engine.rows.observe import Knowledge, Vault, mask, observe, unmask, u
 from kbsim.engine.rows.reach import PLAYS_LISTED, lay_possible, search_key
 from kbsim.engine.rows.restrict import bar_turn, narrowed
 from kbsim.engine.rows.state import GameState, deal
-from kbsim.engine.rows.turn import DONE, Turn, can_progress
+from kbsim.engine.rows.turn import DONE, Turn
 from kbsim.engine.rows.usage import chances as rule_chances
 from kbsim.engine.rows.usage import enabled as usage_enabled
 from kbsim.engine.rows.usage import merge as merge_usage

@@ -16,6 +16,7 @@ from kbsim.engine.rows.moves import (
     END_TURN,
     PASS,
     START,
+    EndTurn,
     Exchange,
     FillGap,
     Lay,
@@ -23,6 +24,7 @@ from kbsim.engine.rows.moves import (
     LayStart,
     Minus,
     Move,
+    Pass,
     Play,
     Rebuild,
     Swap,
@@ -94,7 +96,7 @@ def _start_lays(turn: Turn, cards: list[int]) -> list[Move]:
     """The lays before a row's first card that the active modifier allows (cards ascending, then rows)."""
     rows = turn.rows
     return [
-        LayStart(card, r) for card in cards for r in range(len(rows)) if rows[r] and turn._start_fits(rows[r][0], card)
+        LayStart(card, r) for card in cards for r in range(len(rows)) if rows[r] and turn.start_fits(rows[r][0], card)
     ]
 
 
@@ -105,7 +107,7 @@ def _parked_lays(turn: Turn) -> list[Move]:
     for card in sorted(set(turn.parked)):
         for r in range(len(rows)):
             row = rows[r]
-            if turn._end_fits(row[-1], card) if row else turn.g.may_open(card, r):
+            if turn.end_fits(row[-1], card) if row else turn.g.may_open(card, r):
                 out.append(LayParked(card, r))
     return out
 
@@ -162,7 +164,7 @@ def rebuild_moves(turn: Turn) -> list[Rebuild]:
 
 
 def _end_accepts(turn: Turn, e: int) -> tuple[set[int], set[int]]:
-    """The first cards of a rebuilt segment a row ending in ``e`` accepts (the test of ``_end_fits``, as sets).
+    """The first cards of a rebuilt segment a row ending in ``e`` accepts (the test of ``end_fits``, as sets).
 
     Args:
         turn: the turn in progress (its active modifiers widen the second set).
@@ -299,8 +301,8 @@ def can_exchange(turn: Turn) -> bool:
     """True if some exchange is legal now (:func:`exchange_moves` is not empty), without listing them."""
     g = turn.g
     if turn.phase != START and turn.provisional:
-        return can_exchange(turn._restored())
-    if turn.phase != START or not g.exchange_allowed or (g.exchange_requires_pile and not turn._pile):
+        return can_exchange(turn.restored())
+    if turn.phase != START or not g.exchange_allowed or (g.exchange_requires_pile and not turn.pile_size):
         return False
     return len(turn.hand) >= g.exchange_min
 
@@ -309,7 +311,7 @@ def exchange_moves(turn: Turn) -> list[Exchange]:
     """Every legal exchange, one per distinct multiset of hand cards (sorted)."""
     g = turn.g
     if turn.phase != START and turn.provisional:
-        return turn._restored().exchange_moves()
+        return turn.restored().exchange_moves()
     if not can_exchange(turn):
         return []
     hand = sorted(turn.hand)
@@ -388,7 +390,7 @@ def minus_moves(turn: Turn) -> list[Minus]:
     """
     here = None
     if turn.phase != START and turn.provisional:
-        here, turn = turn, turn._restored()
+        here, turn = turn, turn.restored()
     g = turn.g
     source = sorted(turn.hand) if turn.hand else sorted(c for c, _ in turn.state.parked[turn.seat])
     if not g.minus_allowed or not source:
@@ -412,3 +414,56 @@ def legal_moves(turn: Turn) -> list[Move]:
         moves.append(PASS)
     moves.extend(minus_moves(turn))
     return moves
+
+
+def finishing_moves(turn: Turn) -> list[Move]:
+    """Moves that end this turn legally, from what the engine lists as legal (read only).
+
+    End the turn if it may end; else lay a card (after the rebuilds that allow one); else the first
+    legal exchange, pass or minus move. Worked out on a copy of the turn; the caller applies the
+    moves in order through :meth:`Turn.apply`. A fallback for bots whose own plan found no legal way to
+    finish.
+
+    Args:
+        turn: the turn in progress (read only: the moves are worked out on a copy).
+
+    Returns:
+        The moves, the last one ending the turn (empty if the turn is already over).
+
+    Raises:
+        IllegalMove: no legal way to finish the turn (an engine defect).
+    """
+    t = turn.clone()
+    out: list[Move] = []
+
+    def do(mv: Move) -> None:
+        t.apply(mv)
+        out.append(mv)
+
+    for _ in range(4 * (len(t.hand) + len(t.parked) + 1)):
+        if t.phase == DONE:
+            return out
+        if t.can_end():
+            do(END_TURN)
+            return out
+        lays = t.lay_moves()
+        if not lays:
+            found, path = t.lay_path()
+            if found:
+                for mv in path:
+                    do(mv)
+                lays = t.lay_moves()
+        if lays:
+            do(lays[0])
+            continue
+        finish: list[Move] = [*t.exchange_moves(), *([PASS] if t.can_pass() else []), *t.minus_moves()]
+        if finish:
+            do(finish[0])
+            return out
+        break
+    if t.phase != DONE:
+        moves = [m for m in t.legal_moves() if type(m) in (EndTurn, Exchange, Pass, Minus)]
+        if not moves:
+            raise IllegalMove("no legal way to finish this turn (an engine defect)")
+        do(moves[0])
+    return out

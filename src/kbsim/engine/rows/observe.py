@@ -43,9 +43,10 @@ from __future__ import annotations
 from collections import Counter
 
 from kbsim.engine.results import InvariantError
+from kbsim.engine.rows.boards import reachable_openings
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.state import GameState
-from kbsim.engine.rows.turn import HIDDEN, HIDDEN_CHARACTER, Turn, reachable_openings
+from kbsim.engine.rows.turn import HIDDEN, HIDDEN_CHARACTER, Turn
 
 NO_VOIDS: list[tuple[tuple[int, ...], int]] = []  # (shared by every seat without voids; never changed)
 NO_CARDS: list[int] = []  # (an empty list the updates read, never change)
@@ -325,7 +326,7 @@ def stuck_values(game: CompiledGame, state: GameState) -> tuple[int, ...]:
 
     What a minus-pile move that the rules allow only to a seat that cannot lay (``minus.only_when_stuck``) proves
     its hand did not hold: a row end some value continues, an empty row it may open, a gap it fills, the value the
-    joker stands for, on any board rebuilds reach (:func:`~kbsim.engine.rows.turn.reachable_openings`).
+    joker stands for, on any board rebuilds reach (:func:`~kbsim.engine.rows.boards.reachable_openings`).
 
     Returns:
         The values, ascending; empty when the search reached its limit (then the move proved nothing).

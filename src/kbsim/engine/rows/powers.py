@@ -319,7 +319,7 @@ class TakeFromDiscardStep(Primitive):
         if not 0 <= r < len(turn.rows):
             raise IllegalMove(f"no row {r + 1}")
         row = turn.rows[r]
-        how = turn._end_fits(row[-1], card) if row else (1 if turn.g.may_open(card, r) else 0)
+        how = turn.end_fits(row[-1], card) if row else (1 if turn.g.may_open(card, r) else 0)
         if not how:
             raise IllegalMove(f"{card} from the discard pile does not fit row {r + 1}")
         if how == 2:
@@ -347,7 +347,7 @@ class TakeFromDiscardStep(Primitive):
         cap = 10**9 if limit is None else limit
         # (placing reads and changes only the rows, the discard pile, the joker and the turn's modifiers: the
         # sequences are tried on light copies holding those)
-        self._extend(out, cap, turn._light_copy(discard=True), ())
+        self._extend(out, cap, turn.light_copy(discard=True), ())
         return out[:cap]
 
     def _extend(self, out: list[tuple], cap: int, sb, prefix: tuple) -> None:

@@ -26,7 +26,7 @@ each a next table and the character cards it sends to the bottom of piles. Turni
 then a cheap walk over tuples. Tables are taken fewest cards in rows first (the usual way to a row card a held
 card can open); every position is visited before a stalemate is declared, so the order changes only how soon
 a way to lay is found. Where a lay is checked, what the boards rebuilds reach accept is worked out once per
-board (:func:`~kbsim.engine.rows.turn.counted_openings`) and asked for each seat's cards.
+board (:func:`~kbsim.engine.rows.boards.counted_openings`) and asked for each seat's cards.
 
 Sound by construction (a stalemate is declared only when no sequence of real turns lays a card); where the
 search is not exact, it errs towards "a seat can lay" (the game goes on):
@@ -59,10 +59,11 @@ import heapq
 from typing import Final, NamedTuple
 
 from kbsim.engine.results import IllegalMove
+from kbsim.engine.rows.boards import counted_openings
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.restrict import narrowed
 from kbsim.engine.rows.state import GameState
-from kbsim.engine.rows.turn import Turn, counted_openings
+from kbsim.engine.rows.turn import Turn
 from kbsim.engine.rows.usage import FILL_GAP, JOKER_SWAP, PARKED
 
 PLAYS_LISTED: Final = 100_000  # plays of one character listed at a position; a longer listing is undecided
@@ -262,7 +263,7 @@ class _Search:
     def _opened(self, t: Turn) -> bool | None:
         """:meth:`Turn.lay_reachable` of a turn with no modifier in force (and no lay on its board as it is).
 
-        From what every board rebuilds reach accepts (:func:`~kbsim.engine.rows.turn.counted_openings`, kept per
+        From what every board rebuilds reach accepts (:func:`~kbsim.engine.rows.boards.counted_openings`, kept per
         canonical board): a held card on a row end or an empty row card, a hand card into a gap, or a hand card the
         joker stands for (the swap: the joker stays in the rows whatever the rebuilds).
         """
@@ -276,7 +277,7 @@ class _Search:
             and any(-c in hand for row in t.rows for c in row if c < 0)
         ):
             return True
-        board = (id(g), t._board_key(t.rows))  # (canonical: where every row card opens alike, row order is moot)
+        board = (id(g), t.board_key(t.rows))  # (canonical: where every row card opens alike, row order is moot)
         if board in self.openings:
             found = self.openings[board]
         else:
@@ -540,7 +541,7 @@ def _rebuild_closure(turn: Turn) -> list[Turn] | None:
     """
     g = turn.g
     limit = g.exact_search_limit
-    seen = {turn._board_key(turn.rows)}
+    seen = {turn.board_key(turn.rows)}
     out = [turn]
     stack = [turn]
     while stack:
@@ -548,7 +549,7 @@ def _rebuild_closure(turn: Turn) -> list[Turn] | None:
         for mv in t.rebuild_moves():
             nt = t.clone()
             nt._rebuild(mv.src, mv.count, mv.dst, mv.from_start, mv.to_start)
-            key = turn._board_key(nt.rows)
+            key = turn.board_key(nt.rows)
             if key in seen:
                 continue
             seen.add(key)

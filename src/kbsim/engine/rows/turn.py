@@ -23,7 +23,7 @@ from typing import Final
 
 from kbsim.engine.restrict import CHARACTER_PLAY, CHARACTERS
 from kbsim.engine.results import IllegalMove
-from kbsim.engine.rows import movegen
+from kbsim.engine.rows import movegen, refusals
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import (
     DONE,
@@ -49,8 +49,6 @@ from kbsim.engine.rows.state import GameState
 from kbsim.engine.rows.usage import AT_START, EQUAL, SKIP, classify, count
 
 _LAY_MEMO: dict[int, tuple] = {}  # id(game) -> (game, {position: lay_path result}); per process
-_OPENINGS_MEMO: dict[tuple, tuple] = {}  # (id(game), board) -> (game, reachable_openings); per process
-_OPENINGS_KEPT: Final = 256  # boards kept (any seat, any bot: a function of the board, which exchanges leave alone)
 HIDDEN: Final = 0  # stands for a card a player may not see
 HIDDEN_CHARACTER: Final = "?"  # stands for a face-down character card
 _OWE_NONE: Final = 0  # draws the turn still owes (finish_draws): none,
@@ -247,26 +245,11 @@ class Turn:
             return 2 if bar is None or SKIP not in bar else 0
         return 0
 
-    def _joint_hint(self, lower: int, upper: int, rebuild: bool = False) -> str:
-        """Why the joint ``lower`` -> ``upper`` is refused when a power could allow it (empty otherwise)."""
-        d = abs(upper) - abs(lower)
-        if d == 0:
-            if self.m_equal and rebuild and not self.m_equal_rb:
-                return "; the equal-value power in force does not apply to rebuilds"
-            return "; an equal value is not in sequence" + self.power_hint("modifier", "equal_values")
-        if d == 2 * self.g.step:
-            if self.skips and rebuild and not self.m_skip_rb:
-                return "; the skip power in force does not apply to rebuilds"
-            if self.skips:
-                return f"; the skip power in force skips only values from {self.skip_lo} to {self.skip_hi}"
-            return "; a skipped value is not in sequence" + self.power_hint("modifier", "skip_value")
-        return ""
-
-    def _end_fits(self, end: int, card: int, rebuild: bool = False) -> int:
+    def end_fits(self, end: int, card: int, rebuild: bool = False) -> int:
         """How ``card`` may follow row end ``end`` (see :meth:`_joint_fits`)."""
         return self._joint_fits(abs(end), card, rebuild)
 
-    def _start_fits(self, first: int, card: int, rebuild: bool = False) -> int:
+    def start_fits(self, first: int, card: int, rebuild: bool = False) -> int:
         """How ``card`` may go before row start ``first`` (only with a start-laying modifier)."""
         if not self.m_start or (rebuild and not self.m_start_rb) or not self.allows(AT_START):
             return 0
@@ -292,7 +275,7 @@ class Turn:
             return False
         row = self.rows[r]
         if row:
-            return card - row[-1] in self.g.steps or self._end_fits(row[-1], card) > 0
+            return card - row[-1] in self.g.steps or self.end_fits(row[-1], card) > 0
         return self.g.may_open(card, r)
 
     def can_place(self, card: int, r: int) -> bool:
@@ -318,12 +301,12 @@ class Turn:
             if not d:
                 return False
             last = s[count - 1] if from_start else s[-1]
-            return self._start_fits(d[0], abs(last), rebuild=True) > 0
+            return self.start_fits(d[0], abs(last), rebuild=True) > 0
         first = s[0] if from_start else s[n - count]
         if d:
             if first - d[-1] in g.steps:
                 return True
-            return self._end_fits(d[-1], abs(first), rebuild=True) > 0
+            return self.end_fits(d[-1], abs(first), rebuild=True) > 0
         # onto an empty row card: a split, or a whole row into a slot of another group
         # (a whole row into a slot of its own group would change nothing)
         if (
@@ -335,107 +318,23 @@ class Turn:
         return count < n or (dst < len(g.row_group) and src < len(g.row_group) and g.row_group[src] != g.row_group[dst])
 
     def rebuild_refusal(self, src: int, count: int, dst: int, from_start: bool = False, to_start: bool = False) -> str:
-        """Why ``Rebuild(src, count, dst, from_start, to_start)`` is refused now.
+        """Why ``Rebuild(src, count, dst, from_start, to_start)`` is refused now ("" if legal).
 
-        Args:
-            src: the source row (0-based).
-            count: cards moved.
-            dst: the target row (0-based).
-            from_start: the segment is the row's first cards (else its last).
-            to_start: the segment goes before the target row's first card (else after its last).
-
-        Returns:
-            The rule the rebuild breaks and, where a rule-file option would allow it, that option; an empty
-            string if the rebuild is legal.
+        See :func:`kbsim.engine.rows.refusals.rebuild_refusal` (the arguments are the rebuild's fields).
         """
-        if self.can_rebuild(src, count, dst, from_start, to_start):
-            return ""
-        return self._rebuild_turn_refusal(src, count, dst) or self._rebuild_segment_refusal(
-            src, count, dst, from_start, to_start
-        )
-
-    def _rebuild_turn_refusal(self, src: int, count: int, dst: int) -> str:
-        """The refusal of :meth:`rebuild_refusal` from the turn, the rebuild count and the rows named (else "")."""
-        g = self.g
-        base = "turn.lay_out.rebuild."
-        rows = self.rows
-        if self.phase == DONE:
-            return "the turn is over"
-        if not g.rebuild_allowed:
-            return "rebuilding is not allowed in these rules" + g.option_hint(base + "allowed")
-        if self.rebuilds >= g.max_rebuilds:
-            return f"at most {g.max_rebuilds} rebuild(s) per turn" + g.option_hint(base + "max_per_turn", allows=False)
-        if not (0 <= src < len(rows) and 0 <= dst < len(rows)):
-            return f"there are only {len(rows)} rows"
-        if src == dst:
-            return "a row cannot be rebuilt onto itself"
-        s = rows[src]
-        if not s:
-            return f"row {src + 1} is empty"
-        if count < 1 or count > len(s):
-            return f"row {src + 1} holds {len(s)} card(s), not {count}"
-        return ""
-
-    def _rebuild_segment_refusal(self, src: int, count: int, dst: int, from_start: bool, to_start: bool) -> str:
-        """The refusal of :meth:`rebuild_refusal` from the segment and where it goes (rows already checked)."""
-        g = self.g
-        base = "turn.lay_out.rebuild."
-        s, d = self.rows[src], self.rows[dst]
-        if g.rebuild_whole_only and count != len(s):
-            return "only whole rows move, never part of one" + g.option_hint(base + "segments", allows=False)
-        if from_start and not g.rebuild_from_start:
-            return "only the last cards of a row move" + g.option_hint(base + "segments")
-        if to_start:
-            return (
-                f"cards may go before the start of row {dst + 1} only while a power allows it for rebuilds"
-                + self.power_hint("modifier", "lay_at_start")
-            )
-        first = s[0] if from_start else s[len(s) - count]
-        if d:
-            return (
-                f"the first moved card {g.card_text(first)} does not continue row {dst + 1} "
-                f"(ends {g.card_text(d[-1])})" + self._joint_hint(d[-1], first, rebuild=True)
-            )
-        if not g.rebuild_into_empty:
-            return f"row {dst + 1} is empty and a rebuild may not go onto an empty row card" + g.option_hint(
-                base + "into_empty_row"
-            )
-        if g.empty_targets is not None and dst not in g.empty_targets:
-            return "a rebuild may go onto an empty row card only in these slots: rows " + ", ".join(
-                str(r + 1) for r in sorted(g.empty_targets)
-            )
-        if not g.may_open(abs(first), dst):
-            return f"{g.card_text(first)} may not open empty row {dst + 1} ({g.opening_text(dst)})"
-        return "moving a whole row into an empty slot of its own kind would change nothing"
+        return refusals.rebuild_refusal(self, src, count, dst, from_start, to_start)
 
     def power_hint(self, kind: str, mod: str = "") -> str:
-        """Which power of the rules allows a move the base rules refuse, as text appended to a refusal.
+        """Which power of the rules allows a move the base rules refuse (:func:`kbsim.engine.rows.refusals.power_hint`).
 
         Args:
             kind: the kind of power step that would allow the move (``modifier``, ...).
             mod: the modifier that would allow it (``lay_at_start``, ...); empty: any step of ``kind``.
 
         Returns:
-            ``"; only the power of <characters> allows it"`` naming the characters whose power has such a
-            step, plus the option or variant that puts characters into play when they are off; a sentence
-            saying no power allows it when no character has such a step.
+            The text appended to a refusal.
         """
-        g = self.g
-        keys = [
-            c.key
-            for c in g.roster
-            if any(st.kind == kind and (not mod or getattr(st, "mod", "") == mod) for st in c.steps)
-        ]
-        off = "" if g.chars_enabled else g.option_hint("characters.enabled")
-        if not keys:
-            if off:
-                return "; only a character's power allows it, and characters are not in play in these rules" + off
-            return "; no power in these rules allows it"
-        when = ", for the rest of the turn in which it is played" if kind == "modifier" else ""
-        text = f"; only the power of {', '.join(keys)} allows it{when}"
-        if off:
-            text += ", and characters are not in play in these rules" + off
-        return text
+        return refusals.power_hint(self.g, kind, mod)
 
     def gaps(self, r: int) -> list[int]:
         """Values missing inside row ``r`` (one per gap left by a skip), first to last.
@@ -547,7 +446,7 @@ class Turn:
         self.phase = START
         self._undo = None
 
-    def _restored(self) -> Turn:
+    def restored(self) -> Turn:
         """A copy of this turn with its provisional moves taken back (to check a move first)."""
         t = self.clone()
         t.log = t.on_move = None
@@ -653,12 +552,12 @@ class Turn:
         row = self.rows[r]
         if row:
             if card - row[-1] not in g.steps:
-                how = self._end_fits(row[-1], card)
+                how = self.end_fits(row[-1], card)
                 if not how:
                     raise IllegalMove(
                         f"{g.card_text(card)} does not continue row {r + 1} "
                         f"(ends {g.card_text(row[-1])}): a card laid on a row end must "
-                        f"follow it in sequence" + self._joint_hint(row[-1], card)
+                        f"follow it in sequence" + refusals.joint_hint(self, row[-1], card)
                     )
                 if how == 2:
                     self.skips -= 1
@@ -690,12 +589,12 @@ class Turn:
             raise IllegalMove(f"row {r + 1} has no first card to lay before")
         if card not in self.hand:
             raise IllegalMove(f"card {g.card_text(card)} is not in hand")
-        how = self._start_fits(self.rows[r][0], card)
+        how = self.start_fits(self.rows[r][0], card)
         if not how:
             raise IllegalMove(
                 f"{g.card_text(card)} may not go before the start of row {r + 1} (starts "
                 f"{g.card_text(self.rows[r][0])}): the row must still run in sequence"
-                + self._joint_hint(card, self.rows[r][0])
+                + refusals.joint_hint(self, card, self.rows[r][0])
             )
         if how == 2:
             self.skips -= 1
@@ -784,13 +683,13 @@ class Turn:
         if not 0 <= r < len(self.rows):
             raise IllegalMove(f"no row {r + 1}")
         row = self.rows[r]
-        how = self._end_fits(row[-1], card) if row else (1 if g.may_open(card, r) else 0)
+        how = self.end_fits(row[-1], card) if row else (1 if g.may_open(card, r) else 0)
         if not how:
             if row:
                 raise IllegalMove(
                     f"parked {g.card_text(card)} does not continue row {r + 1} (ends "
                     f"{g.card_text(row[-1])}): a parked card goes only on a row end, in sequence"
-                    + self._joint_hint(row[-1], card)
+                    + refusals.joint_hint(self, row[-1], card)
                 )
             raise IllegalMove(f"parked {g.card_text(card)} may not open empty row {r + 1} ({g.opening_text(r)})")
         if how == 2:
@@ -818,12 +717,12 @@ class Turn:
         s = rows[src]
         d = rows[dst]
         if to_start:
-            if self._start_fits(d[0], abs(s[count - 1] if from_start else s[-1]), rebuild=True) == 2:
+            if self.start_fits(d[0], abs(s[count - 1] if from_start else s[-1]), rebuild=True) == 2:
                 self.skips -= 1
         elif d and s[0 if from_start else len(s) - count] - d[-1] not in self.g.steps:
-            if self._end_fits(d[-1], abs(s[0 if from_start else len(s) - count]), rebuild=True) == 2:
+            if self.end_fits(d[-1], abs(s[0 if from_start else len(s) - count]), rebuild=True) == 2:
                 self.skips -= 1
-        s[:], d[:] = _segment_move(s, d, count, from_start, to_start)
+        s[:], d[:] = segment_move(s, d, count, from_start, to_start)
         self.rebuilds += 1
         self.phase = LAYING
         self._complete(dst)
@@ -924,7 +823,7 @@ class Turn:
         """Put ``cards`` under the draw pile in the order given, refill; the turn ends."""
         g = self.g
         if self.phase != START and self.provisional:
-            self._restored()._exchange(cards)  # raises, changing nothing, if the exchange is illegal
+            self.restored()._exchange(cards)  # raises, changing nothing, if the exchange is illegal
             self._restore()
         if self.phase != START:
             raise IllegalMove("an exchange must be the whole turn: cards were already laid this turn")
@@ -954,7 +853,7 @@ class Turn:
         """Pass (only where allowed: by default with an empty draw pile)."""
         g = self.g
         if self.phase != START and self.provisional:
-            self._restored()._pass_turn()
+            self.restored()._pass_turn()
             self._restore()
         if self.phase != START:
             raise IllegalMove("a pass must be the whole turn: cards were already laid this turn")
@@ -1014,41 +913,6 @@ class Turn:
         """
         return self.lay_path()[0]
 
-    def may_lay_after_rebuilds(self) -> bool:
-        """False only when no rebuilds lead to a board where a held card can be laid, with no modifier in force.
-
-        The answer of :func:`progress_path` for the hand (gaps too) and the usable parked cards, from
-        :func:`reachable_openings` of the board, which is kept for the last boards seen (at most
-        ``_OPENINGS_KEPT``; the board does not change during exchange turns, so a search is made once per board,
-        not once per hand). A cheap filter before :meth:`lay_path`: it ignores the turn's modifiers and the
-        joker's swap, so callers use it only where none is in force (otherwise it may say False wrongly).
-
-        Returns:
-            True unless the search proves that no held card fits any board rebuilds reach (True as well when
-            the search limit was reached).
-        """
-        g = self.g
-        key = (id(g), tuple(map(tuple, self.rows)))
-        hit = _OPENINGS_MEMO.get(key)
-        if hit is not None and hit[0] is g:
-            found = hit[1]
-        else:
-            if len(_OPENINGS_MEMO) >= _OPENINGS_KEPT:
-                _OPENINGS_MEMO.clear()
-            found = reachable_openings(g, self.rows)
-            _OPENINGS_MEMO[key] = (g, found)
-        if found is None:
-            return True  # undecided: the search limit was reached
-        ends, empty, gaps = found
-        hand = set(self.hand)
-        held = hand | set(self.parked)
-        steps = g.steps
-        return (
-            any(v - e in steps for v in held for e in ends)
-            or any(g.may_open(v, i) for i in empty for v in held)
-            or any(v in gaps for v in hand)
-        )
-
     def lay_path(self) -> tuple[bool | None, list[Rebuild]]:
         """The search of :meth:`lay_reachable`, with the rebuilds that lead to a board admitting a lay.
 
@@ -1094,7 +958,7 @@ class Turn:
             found = memo[1][key] = self._search_lay_path()
         return found[0], list(found[1])
 
-    def _board_key(self, rows: list[list[int]]) -> tuple:
+    def board_key(self, rows: list[list[int]]) -> tuple:
         """Rows as a search key: where every row card opens alike, their order does not matter."""
         g = self.g
         if len(set(g.row_open)) <= 1 and len(set(g.row_group)) <= 1:
@@ -1103,8 +967,8 @@ class Turn:
         return tuple(map(tuple, rows))
 
     def _search_lay_path(self) -> tuple[bool | None, tuple]:
-        probe = self._light_copy()
-        seen = {self._board_key(probe.rows)}
+        probe = self.light_copy()
+        seen = {self.board_key(probe.rows)}
         stack: list[tuple[Turn, list[Rebuild]]] = [(probe, [])]
         limit = self.g.exact_search_limit
         while stack:
@@ -1112,7 +976,7 @@ class Turn:
             for mv in t.rebuild_moves():
                 nt = t.clone()
                 nt._rebuild(mv.src, mv.count, mv.dst, mv.from_start, mv.to_start)
-                key = self._board_key(nt.rows)
+                key = self.board_key(nt.rows)
                 if key in seen:
                     continue
                 seen.add(key)
@@ -1123,7 +987,7 @@ class Turn:
                 stack.append((nt, [*path, mv]))
         return False, ()
 
-    def _light_copy(self, discard: bool = False) -> Turn:
+    def light_copy(self, discard: bool = False) -> Turn:
         """A copy holding only what laying and rebuilding read: cheap to clone during searches.
 
         It holds the rows, this seat's hand and parked cards, the joker and the turn's modifiers; its
@@ -1175,53 +1039,8 @@ class Turn:
         return True
 
     def finishing_moves(self) -> list[Move]:
-        """Moves that end this turn legally, from what the engine lists as legal (read only).
-
-        End the turn if it may end; else lay a card (after the rebuilds that allow one); else the first
-        legal exchange, pass or minus move. Worked out on a copy of the turn; the caller applies the
-        moves in order through :meth:`apply`. A fallback for bots whose own plan found no legal way to
-        finish.
-
-        Returns:
-            The moves, the last one ending the turn (empty if the turn is already over).
-
-        Raises:
-            IllegalMove: no legal way to finish the turn (an engine defect).
-        """
-        t = self.clone()
-        out: list[Move] = []
-
-        def do(mv: Move) -> None:
-            t.apply(mv)
-            out.append(mv)
-
-        for _ in range(4 * (len(t.hand) + len(t.parked) + 1)):
-            if t.phase == DONE:
-                return out
-            if t.can_end():
-                do(END_TURN)
-                return out
-            lays = t.lay_moves()
-            if not lays:
-                found, path = t.lay_path()
-                if found:
-                    for mv in path:
-                        do(mv)
-                    lays = t.lay_moves()
-            if lays:
-                do(lays[0])
-                continue
-            finish: list[Move] = [*t.exchange_moves(), *([PASS] if t.can_pass() else []), *t.minus_moves()]
-            if finish:
-                do(finish[0])
-                return out
-            break
-        if t.phase != DONE:
-            moves = [m for m in t.legal_moves() if type(m) in (EndTurn, Exchange, Pass, Minus)]
-            if not moves:
-                raise IllegalMove("no legal way to finish this turn (an engine defect)")
-            do(moves[0])
-        return out
+        """Moves that end this turn legally (read only); see :func:`kbsim.engine.rows.movegen.finishing_moves`."""
+        return movegen.finishing_moves(self)
 
     def _minus(self, cards: tuple[int, ...] | list[int], stuck: bool = False) -> None:
         """Put ``cards`` on this seat's minus pile (solo/cooperative), refill; the turn ends.
@@ -1234,7 +1053,7 @@ class Turn:
         g = self.g
         if self.phase != START and self.provisional:
             stuck = stuck or self.stuck_here()
-            self._restored()._minus(cards, stuck=stuck)  # raises, changing nothing, if illegal
+            self.restored()._minus(cards, stuck=stuck)  # raises, changing nothing, if illegal
             self._restore()
         if self.phase != START and not (g.minus_allowed and self.stranded()):
             raise IllegalMove("the minus pile is instead of laying: it must be the whole turn")
@@ -1284,7 +1103,7 @@ class Turn:
         """
         avail = self.available_characters()
         if key not in avail:
-            raise IllegalMove(f"character {key!r} cannot be played: {self._play_refusal(key, avail)}")
+            raise IllegalMove(f"character {key!r} cannot be played: {refusals.play_refusal(self, key, avail)}")
         ch = self.g.character(key)
         if len(args) != len(ch.steps):
             raise IllegalMove(
@@ -1304,22 +1123,6 @@ class Turn:
             self.phase = LAYING
         if self.log is not None or self.on_move is not None:  # (no move object to build for nobody)
             self._after(Play(key, tuple(args)))
-
-    def _play_refusal(self, key: str, avail: list[str]) -> str:
-        """Why character ``key`` is not playable now (the rule broken, and the option that would allow it)."""
-        g = self.g
-        if not g.chars_enabled:
-            return "characters are not in play in these rules" + g.option_hint("characters.enabled")
-        if self.phase == DONE:
-            return "the turn is over"
-        if self.chars_played >= g.chars_per_turn:
-            return f"at most {g.chars_per_turn} character(s) per turn"
-        if not any(c.key == key for c in g.roster):
-            return "no such character in these rules"
-        now = f" (playable now: {', '.join(avail)})" if avail else " (none now)"
-        if g.chars_display_mode:
-            return "only the characters on display are playable, and it is not on display" + now
-        return "only the top card of this seat's character pile is playable, and it is not on top" + now
 
     def _play_steps(self, key: str, ch: CompiledCharacter, args: tuple) -> None:
         st = self.state
@@ -1405,7 +1208,7 @@ class Turn:
         """True if the turn may be a pass now (after provisional moves: on the restored table)."""
         g = self.g
         if self.phase != START and self.provisional:
-            return self._restored().can_pass()
+            return self.restored().can_pass()
         return self.phase == START and g.pass_allowed and not (g.pass_requires_empty_pile and self._pile)
 
     def _must_lay_pending(self) -> int | None:
@@ -1435,17 +1238,20 @@ class Turn:
         """An exact independent copy (all zones copied), used to try moves before making them."""
         return self.on_state(self.state.copy())
 
-    def on_state(self, st: GameState) -> Turn:
+    def on_state(self, st: GameState, snapshot: Callable[[GameState], GameState] | None = None) -> Turn:
         """This turn, at the same point, over the zones of ``st``.
 
         ``st`` is a copy of :attr:`state`, or a state filled in from it, as a determinization is (see
         :mod:`kbsim.engine.rows.forward`).
 
-        The new turn has this turn's counters and modifiers; its provisional snapshot (if any) is shared, and its
-        draws are not held back (:attr:`defer_draws` is off).
+        The new turn has this turn's counters and modifiers; its provisional snapshot (if any) is shared, or
+        mapped by ``snapshot``, and its draws are not held back (:attr:`defer_draws` is off).
 
         Args:
             st: the state of the new turn; it must hold this turn's seat.
+            snapshot: where given, the new turn's snapshot of the table before its provisional moves is
+                ``snapshot(`` this turn's ``)`` (as a seat sees it, or filled in as ``st`` is); called only when
+                there is a snapshot.
 
         Returns:
             The new turn (no log, no move hook).
@@ -1480,7 +1286,10 @@ class Turn:
         t.minus_cards = self.minus_cards
         t._start_empty = self._start_empty
         t._playing = self._playing
-        t._undo = self._undo
+        undo = self._undo
+        if undo and snapshot is not None:
+            undo = (snapshot(undo[0]), undo[1])
+        t._undo = undo
         t.bar = self.bar
         t.drawn = self.drawn
         t.seen = self.seen
@@ -1534,7 +1343,7 @@ _VERBS: dict[type, Callable[..., None]] = {
 """Move type -> the turn's verb for it, called with the move's fields (the dispatch of :meth:`Turn.apply`)."""
 
 
-def _segment_move(s, d, count: int, from_start: bool, to_start: bool):
+def segment_move(s, d, count: int, from_start: bool, to_start: bool):
     """The effect of a rebuild on its two rows: ``(rest of s, d with the segment joined)``.
 
     Works on lists or tuples (returns the same kind). The one definition of what a rebuild moves, used by
@@ -1546,171 +1355,3 @@ def _segment_move(s, d, count: int, from_start: bool, to_start: bool):
         cut = len(s) - count
         seg, rest = s[cut:], s[:cut]
     return rest, (seg + d if to_start else d + seg)
-
-
-def _successors(game: CompiledGame, board: tuple, turn: Turn) -> list[tuple[tuple, tuple, Rebuild]]:
-    """The boards one rebuild away from ``board`` (a tuple of row tuples).
-
-    A rebuild listed for a board (so legal there) makes the new board from the old one (:func:`_segment_move`,
-    then a completed row is cleared and an emptied extra row vanishes, as :meth:`Turn._complete` and
-    :meth:`Turn._prune` do) without copying the other rows or checking the rebuild again.
-
-    Args:
-        game: the compiled rules.
-        board: the rows, a tuple of row tuples (row cards first, then extra rows).
-        turn: a scratch turn of ``game`` with no modifier (and a joker mark where the board holds the joker),
-            used to list the rebuilds (its rows are replaced by ``board``).
-
-    Returns:
-        ``(new board, its canonical key (the rows sorted), the rebuild)`` per legal rebuild, in
-        :meth:`Turn.rebuild_moves` order.
-    """
-    n_fixed = game.n_rows  # rows beyond these are extra rows: emptied, they vanish
-    full = game.full_length
-    is_complete = game.is_complete
-    # the scratch turn only lists rebuilds, reading its rows; its rows are lists (as declared: a compiled Turn checks
-    # the type of what it reads), copied from the immutable board
-    turn.rows = [list(r) for r in board]
-    out = []
-    for mv in turn.rebuild_moves():
-        src, dst = mv[0], mv[2]  # (fields by position: a compiled tuple read, not a named-field lookup)
-        rest, joined = _segment_move(board[src], board[dst], mv[1], mv[3], mv[4])
-        if len(joined) >= full and is_complete(joined):
-            joined = ()
-        new = list(board)
-        new[src] = rest
-        new[dst] = joined
-        if len(new) > n_fixed and not (rest and joined):
-            new[n_fixed:] = [r for r in new[n_fixed:] if r]
-        new_board = tuple(new)
-        out.append((new_board, tuple(sorted(new_board)), mv))
-    return out
-
-
-def _reachable_boards(game: CompiledGame, rows: list[list[int]]):
-    """The boards reachable from ``rows`` by rebuilds, depth-first, each canonical board once.
-
-    Yields ``(board, path)`` (the rows as tuples, and the rebuilds that lead there from ``rows``), the start
-    first; yields ``(None, [])`` and stops once ``game.exact_search_limit`` boards have been seen. The
-    caller may stop early; ``rows`` is not changed.
-
-    Boards are immutable tuples of rows; :func:`_successors` makes the boards one rebuild away.
-    """
-    start = tuple(map(tuple, rows))
-    seen = {tuple(sorted(start))}
-    frontier: list[tuple[tuple, list[Rebuild]]] = [(start, [])]
-    limit = game.exact_search_limit
-    # the scratch turn lists the rebuilds (listing reads only n_fixed and the joker mark from its state: marked
-    # while a row holds the joker, so that rebuilds moving it or onto it are listed)
-    joker = "joker" if any(c < 0 for r in rows for c in r) else None
-    scratch = Turn(
-        game,
-        [],
-        [],
-        [],
-        [],
-        state=GameState(rows=[], hands=[[]], piles=[[]], discard=[], n_fixed=game.n_rows, joker=joker),
-    )
-    while frontier:
-        board, path = frontier.pop()
-        yield board, path
-        for new_board, key, mv in _successors(game, board, scratch):
-            if key not in seen:
-                seen.add(key)
-                if len(seen) > limit:
-                    yield None, []
-                    return
-                frontier.append((new_board, [*path, mv]))
-
-
-def progress_path(
-    game: CompiledGame, rows: list[list[int]], held: set[int], fillers: set[int] | None = None
-) -> tuple[bool | None, list[Rebuild]]:
-    """Search the boards reachable by rebuilds for one where a held card can be laid.
-
-    Explores rebuild sequences depth-first over canonical boards (rows as a
-    sorted multiset; :func:`_reachable_boards`). Progress is possible if an empty row can be opened by a
-    held card (a completed row card is empty again; a completed extra row is
-    gone), a held card continues a row end, or a filler card fills a gap.
-
-    Args:
-        game: compiled rules.
-        rows: the current rows (not changed).
-        held: card values that could go on row ends or open empty rows.
-        fillers: card values that may fill gaps (default: ``held``).
-
-    Returns:
-        ``(True, path)``: progress after the rebuilds in ``path`` (empty: right now);
-        ``(False, [])``: no reachable board allows progress;
-        ``(None, [])``: ``exact_search_limit`` boards explored without an answer.
-    """
-    fillers = held if fillers is None else fillers
-    if not held and not fillers:
-        return False, []
-    steps = game.steps
-    step = game.step
-    for board, path in _reachable_boards(game, rows):
-        if board is None:
-            return None, []
-        for i, r in enumerate(board):
-            if not r:
-                if any(game.may_open(v, i) for v in held):
-                    return True, path
-                continue
-            if any(v - abs(r[-1]) in steps for v in held):
-                return True, path
-            for i in range(1, len(r)):
-                a, b = r[i - 1], r[i]
-                if abs(b) - abs(a) == 2 * step and abs(a) + step in fillers:
-                    return True, path
-    return False, []
-
-
-def reachable_openings(game: CompiledGame, rows: list[list[int]]) -> tuple[frozenset, frozenset, frozenset] | None:
-    """What the boards reachable by rebuilds accept; see :func:`counted_openings` (the same, and how many boards)."""
-    return counted_openings(game, rows)[0]
-
-
-def counted_openings(
-    game: CompiledGame, rows: list[list[int]]
-) -> tuple[tuple[frozenset, frozenset, frozenset] | None, int]:
-    """What the boards reachable by rebuilds accept, over all of them: the whole search of :func:`progress_path`.
-
-    Returns:
-        ``(openings, boards)``: ``openings`` is ``(ends, empty, gaps)``: the absolute values of the row ends, the
-        indices of empty rows and the values missing in gaps, on any reachable board; so :func:`progress_path`
-        finds progress for ``held`` and ``fillers`` exactly when some held ``v`` has ``v - e`` in ``game.steps``
-        for an ``e`` of ``ends`` or ``game.may_open(v, i)`` for an ``i`` of ``empty``, or some filler is in
-        ``gaps``; None when the search reached ``exact_search_limit`` (undecided). ``boards``: how many boards
-        the search visited. The answer depends on the board only, so callers may keep it while the board does not
-        change.
-    """
-    ends: set[int] = set()
-    empty: set[int] = set()
-    gaps: set[int] = set()
-    step = game.step
-    gapped = 2 * step in (game.row_diffs or game.steps)  # otherwise no row can hold a gap
-    boards = 0
-    for board, _ in _reachable_boards(game, rows):
-        if board is None:
-            return None, boards
-        boards += 1
-        for i, r in enumerate(board):
-            if not r:
-                empty.add(i)
-                continue
-            ends.add(abs(r[-1]))
-            for i in range(1, len(r) if gapped else 0):
-                a, b = r[i - 1], r[i]
-                if abs(b) - abs(a) == 2 * step:
-                    gaps.add(abs(a) + step)
-    return (frozenset(ends), frozenset(empty), frozenset(gaps)), boards
-
-
-def can_progress(game: CompiledGame, rows: list[list[int]], held: set[int]) -> bool:
-    """Exact stalemate test: can any held card be laid on a board reachable by rebuilds?
-
-    See :func:`progress_path`; when the search limit is reached, progress is
-    assumed possible (the game goes on).
-    """
-    return progress_path(game, rows, held)[0] is not False

@@ -28,18 +28,18 @@ Search
     four engines by what the position holds; they find the same number of
     cards (the tests check this), and differ in speed:
 
-    * ``links`` (:func:`_search_links`): strict runs under the default rebuild
+    * ``links`` (:func:`~kbsim.engine.rows.search.link_search.search_links`): strict runs under the default rebuild
       rules. A position shrinks to counts (row ends, row starts and links
       per value, the hand), because rebuilds that only swap the tails of two
       rows never change what can be laid; see the function for the argument.
       This is what makes the bot fast in the base game.
       With start segments or splits into empty rows (one of the two) the
       counts stay exact: each is one more move on the counts.
-    * ``runs`` (:func:`_search_runs`): strict runs with both start segments and
+    * ``runs`` (:func:`~kbsim.engine.rows.search.searches.search_runs`): strict runs with both start segments and
       splits; a row is coded by its first and last value.
-    * ``rows`` (:func:`_search_rows`): rows as tuples of cards: repeats, and
+    * ``rows`` (:func:`~kbsim.engine.rows.search.row_search.search_rows`): rows as tuples of cards: repeats, and
       the marks powers leave (joker, gaps, duplicates, extra rows, parked cards).
-    * ``clones`` (:func:`_search_clones`): copies of the engine's own
+    * ``clones`` (:func:`~kbsim.engine.rows.search.searches.search_clones`): copies of the engine's own
       :class:`~kbsim.engine.rows.turn.Turn`, while a character's turn modifier is
       on, and for other games of the rows family.
 

@@ -114,7 +114,7 @@ def evaluate(g: CompiledGame, rows: Sequence[Sequence[int]], hand: Sequence[int]
     return w[0] * empty + w[1] * near + w[2] * len(accepts) + w[3] * len(bridged) / max(1, g.full_length - 1)
 
 
-def _replay(sb: Turn, moves: Sequence[Move]) -> None:
+def replay(sb: Turn, moves: Sequence[Move]) -> None:
     """Apply ``moves`` to the sandbox ``sb``; a refusal is a :class:`PlanError`."""
     for m in moves:
         try:
@@ -123,7 +123,7 @@ def _replay(sb: Turn, moves: Sequence[Move]) -> None:
             raise PlanError(f"the engine refused planned move {m!r}: {e}") from None
 
 
-class _Frontier:
+class Frontier:
     """The breadth-first bookkeeping every search shares.
 
     Stores each new position with its parent, the move that reached it and
@@ -253,10 +253,10 @@ class _Frontier:
 
     def path(self, k: int) -> list:
         """The moves from the start to position ``k``."""
-        return _path(self.parents, self.moves, k)
+        return plan_path(self.parents, self.moves, k)
 
 
-def _path(parents: list[int], moves: list, k: int) -> list:
+def plan_path(parents: list[int], moves: list, k: int) -> list:
     """The moves from the start (index 0) to position ``k`` of a breadth-first tree."""
     seq = []
     while k > 0:
@@ -266,7 +266,7 @@ def _path(parents: list[int], moves: list, k: int) -> list:
     return seq
 
 
-def _no_plan(g: CompiledGame, rows: Rows, hand: tuple[int, ...], nodes: int, truncated: bool, engine: str) -> Plan:
+def no_plan(g: CompiledGame, rows: Rows, hand: tuple[int, ...], nodes: int, truncated: bool, engine: str) -> Plan:
     """The plan when no position lays the cards the turn must lay."""
     return Plan(
         moves=(),

@@ -16,20 +16,14 @@ from kbsim.engine.rows.search.frontier import (
     Plan,
     PlanError,
     Rows,
-    _no_plan,
-    _path,
-    _replay,
     evaluate,
+    no_plan,
+    plan_path,
+    replay,
 )
-from kbsim.engine.rows.search.searches import (
-    _links_apply,
-    _plain,
-    _search_clones,
-    _search_links,
-    _search_rows,
-    _search_runs,
-    _simple_rules,
-)
+from kbsim.engine.rows.search.link_search import links_apply, search_links
+from kbsim.engine.rows.search.row_search import search_rows
+from kbsim.engine.rows.search.searches import plain_turn, search_clones, search_runs, simple_rules
 from kbsim.engine.rows.turn import DONE, HIDDEN, Turn
 
 
@@ -41,15 +35,15 @@ def plan_turn(
     The engine is picked from the position (all give the same cards laid;
     they differ in speed):
 
-    * **link counts** (:func:`_search_links`) for strict runs on a plain table
+    * **link counts** (:func:`search_links`) for strict runs on a plain table
       under the default rebuild rules, or with one of the options start
       segments and splits into empty rows;
-    * **runs** (:func:`_search_runs`) for strict runs under other rebuild rules
+    * **runs** (:func:`search_runs`) for strict runs under other rebuild rules
       (both options, or too few rebuilds left for the link counts' tail swaps);
-    * **rows** (:func:`_search_rows`) for other sequence rules (repeats) and
+    * **rows** (:func:`search_rows`) for other sequence rules (repeats) and
       for tables that hold what powers leave behind (a joker, gaps,
       duplicates, extra rows, parked cards);
-    * **turn copies** (:func:`_search_clones`) while a character's turn
+    * **turn copies** (:func:`search_clones`) while a character's turn
       modifier is on (laying before a row's start, equal values, a skipped
       value), and for rules beyond the base game's (suited cards, row cards
       with their own opening rules, whole-row rebuilds only, cards that must
@@ -97,7 +91,7 @@ def plan_turn(
     if engine is None:
         engine = engine_for(turn)
     if engine == "clones":
-        return _search_clones(turn.sandbox(scratch=True), budget, prune)
+        return search_clones(turn.sandbox(scratch=True), budget, prune)
     n0 = len(hand0)
     needed = turn.needed
     reb_left = max(0, g.max_rebuilds - turn.rebuilds)
@@ -105,18 +99,18 @@ def plan_turn(
     full = n0 if (prune or win_possible) else n0 + 1
     if engine == "links":
         if not (g.rebuild_from_start or g.rebuild_into_empty):
-            return _search_links(turn, rows0, hand0, needed, reb_left, budget, full, prune, lay_at)
+            return search_links(turn, rows0, hand0, needed, reb_left, budget, full, prune, lay_at)
         try:  # (on a sandbox: should carrying the plan out fail, the turn is as it was)
-            return _search_links(turn, rows0, hand0, needed, reb_left, budget, full, prune)
+            return search_links(turn, rows0, hand0, needed, reb_left, budget, full, prune)
         except PlanError:  # the tail swaps of a start segment ran out of rebuilds: search the runs
             pass
     sb = turn.sandbox(scratch=True)
     if engine == "rows":
-        return _search_rows(sb, needed, reb_left, budget, prune)
+        return search_rows(sb, needed, reb_left, budget, prune)
     engine = "runs"
-    cand, parents, moves_, truncated, nodes = _search_runs(g, rows0, hand0, needed, reb_left, budget, full)
+    cand, parents, moves_, truncated, nodes = search_runs(g, rows0, hand0, needed, reb_left, budget, full)
     if not cand:
-        return _no_plan(g, rows0, hand0, nodes, truncated, engine)
+        return no_plan(g, rows0, hand0, nodes, truncated, engine)
     best: tuple[float, int] | None = None
     for idx, rows_, hand_ in cand:  # candidates lay the most cards; breadth-first order
         val = evaluate(g, rows_, hand_)
@@ -125,9 +119,9 @@ def plan_turn(
     if best is None:  # cand is not empty (checked above)
         raise PlanError("the runs search returned no candidate")
     val, idx = best
-    seq = [Lay(a, b) if kind == 0 else Rebuild(a, b, c, d) for kind, a, b, c, d in _path(parents, moves_, idx)]
+    seq = [Lay(a, b) if kind == 0 else Rebuild(a, b, c, d) for kind, a, b, c, d in plan_path(parents, moves_, idx)]
     before = sb.laid
-    _replay(sb, seq)
+    replay(sb, seq)
     return Plan(
         moves=tuple(seq),
         laid=sb.laid - before,
@@ -158,10 +152,10 @@ def engine_for(turn: Turn) -> str:
     g = turn.g
     if turn.phase == DONE:
         return "none"
-    if turn.m_start or turn.m_equal or turn.skips or not _simple_rules(g):
+    if turn.m_start or turn.m_equal or turn.skips or not simple_rules(g):
         return "clones"
-    plain = _plain(turn)
-    if plain and _links_apply(g, turn.rows, len(turn.hand), max(0, g.max_rebuilds - turn.rebuilds)):
+    plain = plain_turn(turn)
+    if plain and links_apply(g, turn.rows, len(turn.hand), max(0, g.max_rebuilds - turn.rebuilds)):
         return "links"
     if not plain or len(g.steps) != 1 or g.step == 0 or g.value_max - g.value_min >= 250:
         return "rows"

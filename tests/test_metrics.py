@@ -522,7 +522,12 @@ def test_answer_names_the_fairer_arm_only_where_resolved():
     assert "skewed is further from fair than base" in skewed and "2 players" in skewed
     assert "closer to fair" not in skewed
     assert "same games on every deal" in same and "fair than" not in same
-    assert any(line.startswith("ANSWER, skewed against base") for line in text_summary(inp, st, answer))
+    summary = text_summary(inp, st, answer)
+    assert any(line.startswith("ANSWER, skewed against base") for line in summary)
+    # every Answer line says something (the fairness block at one player count is a table and its headline)
+    answers = [line for line in summary if line.startswith("ANSWER, ")]
+    assert answers and all(line.split(": ", 1)[1].strip() for line in answers), answers
+    assert any(line.startswith("ANSWER, How fair is each player count?: Base:") for line in answers), answers
     verdict_lines = [line for line in text_summary(inp, compute(inp)) if line.startswith("  2 players, #")]
     by_arm = {line.split(": ")[0].split(" ")[-1]: line for line in verdict_lines}
     assert by_arm["skewed"].endswith("; further from fair than base (resolved)")

@@ -314,7 +314,22 @@ def _players_list(ps: list[int]) -> str:
     return (", ".join(str(p) for p in ps[:-1]) + " and " + str(ps[-1]) if len(ps) > 1 else str(ps[0])) + " players"
 
 
+def _unshared(key: str, st: dict | None) -> str:
+    """A sentence when arm ``key`` shares no deal with the arm it is compared with (its differences are the deals')."""
+    mine = [d for d in (st or {}).get("deltas", []) if key in (d["b"], d["a"])]
+    if mine and not any(d["delta"].paired for d in mine):
+        return (
+            " Its games were played on other deals than the arm it is compared with (the records share no deal): "
+            "the differences shown come from the deals, not from the rule."
+        )
+    return ""
+
+
 def _unused_text(inp: ReportInput, key: str, st: dict | None = None) -> str:
+    return _unused_words(inp, key, st) + _unshared(key, st)
+
+
+def _unused_words(inp: ReportInput, key: str, st: dict | None = None) -> str:
     c = next(x for x in inp.conditions if x.key == key)
     rules = (st or {}).get("unused_rules", {}).get(key)
     if rules:
@@ -327,19 +342,30 @@ def _unused_text(inp: ReportInput, key: str, st: dict | None = None) -> str:
         )
         if counted and legal == 0:
             return text + (
-                " The position where the rule applies never arose at the start of a turn in its games: with "
-                "these bots the rule changes nothing (a stronger or different bot may still reach it)."
+                " The position where the rule applies never arose at the start of a turn in its games: these "
+                "bots never met it (a stronger or different bot may still reach it)."
             )
         if counted:
-            return text + (
-                f" Such a move was legal at the start of {legal:,} turn(s), and the bots ({c.bots}) never chose "
-                "it"
-                + (
-                    ": the planner never found it lays more cards that turn, so for a player maximising the "
-                    "cards laid each turn this rule changes nothing."
-                    if "planner" in str(c.bots)
-                    else '. Fix: give the arm (or the study) a bot that weighs the rule, e.g. bots = "planner".'
+            bots = str(c.bots)
+            if "search" in bots:
+                why = (
+                    ": the search bot, which plays each option several turns ahead on sampled deals, never found it "
+                    "worth playing, so for players of its strength this rule changes nothing."
                 )
+            elif "planner" in bots:
+                why = (
+                    ": the planner never found it lays more cards that turn, so for a player maximising the cards "
+                    "laid each turn this rule changes nothing. Whether it pays over several turns, the search bot "
+                    '(bots = "search"), which plays turns ahead, can tell.'
+                )
+            else:
+                why = (
+                    '. Fix: give the arm (or the study) a bot that weighs the rule, e.g. bots = "planner" or "search".'
+                )
+            return (
+                text
+                + f" Such a move was legal at the start of {legal:,} turn(s), and the bots ({bots}) never chose it"
+                + why
             )
         return text + (
             f" Its bots ({c.bots}) never used what tells this arm from its baseline. Fix: give the arm (or the "
@@ -379,7 +405,9 @@ def text_summary(inp: ReportInput, st: dict, answer: dict | None = None) -> list
     labels = {c.key: c.label for c in inp.conditions}
     lines = [f"WARNING: {_unused_text(inp, k, st)}" for k in st.get("unused", [])]
     for block in (answer or {}).get("blocks", []):
-        lines.append(f"ANSWER, {block['title']}: " + " ".join(block.get("lines", [])))
+        said = " ".join(block.get("lines", [])) or block.get("headline", "")
+        if said:  # (a block that is only a table, e.g. fairness at one player count, says it in its headline)
+            lines.append(f"ANSWER, {block['title']}: {said}")
     for c, p, g in _cells(inp, st):
         s0 = g["seats"][g["first"]]
         lines.append(

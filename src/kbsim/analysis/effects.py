@@ -30,6 +30,7 @@ from kbsim.analysis.tables import _delta_text, _signed
 
 MEASURES = [SEAT_GAP, *METRICS]
 HANDFUL = 10  # an arm that differs from its baseline on at most this many deals gets those deals named
+HANDFUL_SHARE = 0.25  # ... and on at most this share of the deals they share (3 of 3 deals is no handful)
 
 
 # ------------------------------------------------------------------ tests
@@ -396,8 +397,8 @@ def _handful(page: Page, fam: dict) -> list[str]:
         b, a = fam["pairs"][r]
         for p in page.players:
             deals = differing_deals(df, b, a, p)
-            if deals is None or not 0 < len(deals) <= HANDFUL:
-                continue
+            if deals is None or not 0 < len(deals) <= min(HANDFUL, _shared_deals(df, b, a, p) * HANDFUL_SHARE):
+                continue  # (the arms differ on none, or on too many deals, or on most of a small sample)
             seeds = [s for s, _ in deals]
             uses = rule_uses_on(df, b, p, seeds)
             where = ", ".join(f"game {i}" for _, i in deals)
@@ -422,6 +423,13 @@ def _handful(page: Page, fam: dict) -> list[str]:
                 f"({where}){used}."
             )
     return out
+
+
+def _shared_deals(df: pl.DataFrame, b: str, a: str, players: int) -> int:
+    """How many deals (seeds) arms ``b`` and ``a`` both played at ``players`` players."""
+    sub = df.filter(pl.col("players") == players)
+    seeds = [set(sub.filter(pl.col("condition") == k)["seed"].to_list()) for k in (b, a)]
+    return len(seeds[0] & seeds[1])
 
 
 def differing_deals(df: pl.DataFrame, b: str, a: str, players: int) -> list[tuple[int, int]] | None:

@@ -92,7 +92,7 @@ def test_bad_ladders_name_the_rung(tmp_path, ladder, mention):
 
 def test_with_ladder_replaces_the_ladder_and_keeps_the_source(tmp_path):
     st = with_ladder(study_from_dict(_study(tmp_path, ladder=["random"]), tmp_path / "lad.toml"), ["greedy"])
-    assert st.ladder == ["greedy"] and st.source == tmp_path / "lad.toml"
+    assert [r.bot for r in st.ladder or []] == ["greedy"] and st.source == tmp_path / "lad.toml"
 
 
 def test_cli_ladder_plays_each_rung_once_and_reuses_its_records(tmp_path):

@@ -25,7 +25,7 @@ from kbsim.analysis.ladder import NONE, interaction_tests, skill_verdict
 from kbsim.analysis.metrics import Delta
 from kbsim.analysis.page import Page
 from kbsim.analysis.pooling import pool
-from kbsim.analysis.reading import ReportInput
+from kbsim.analysis.reading import ReportInput, deals_words
 from kbsim.analysis.tables import _delta_text, _signed
 
 MEASURES = [SEAT_GAP, *METRICS]
@@ -154,7 +154,11 @@ def _verdict(page: Page, idx: dict, fam: dict, players: int | None, metric: str)
         return ""
     per_rung = [idx.get((*fam["pairs"][r], players, metric)) for r in fam["rungs"]]
     dependence = [idx.get((*fam["pairs"][r], players, metric, "x")) for r in fam["rungs"][1:]]
-    return skill_verdict([d["delta"] if d else None for d in per_rung], [d["delta"] if d else None for d in dependence])
+    return skill_verdict(
+        [d["delta"] if d else None for d in per_rung],
+        [d["delta"] if d else None for d in dependence],
+        names=fam["rungs"],
+    )
 
 
 # ------------------------------------------------------------------ build
@@ -283,12 +287,12 @@ def effects_answer(page: Page, data: dict) -> list[dict]:
                 line += f"; resolved at {_players(sorted(set(per_count_resolved)))} only"
             lines.append(line + ".")
         if quiet:
-            deals = _deals(page)
+            deals = _deals(page, fam)
             text = f"No resolved difference in {', '.join(quiet)}"
             if keys & unused:
                 text += " (the arm's rule was never used in some of its cells: see the warning)"
             elif deals:
-                text += f" at {deals:,} deals per cell"
+                text += f" at {deals}"
             lines.append(text + ".")
         lines += _handful(page, fam)
         headline = f"{fam['b']} against {fam['a']}: " + (
@@ -384,9 +388,15 @@ def _players(ps: list[int]) -> str:
     return (", ".join(str(p) for p in ps[:-1]) + " and " + str(ps[-1]) if len(ps) > 1 else str(ps[0])) + " players"
 
 
-def _deals(page: Page) -> int:
-    ns = [g["deals"] for g in page.stats["groups"].values()]
-    return min(ns) if ns else 0
+def _deals(page: Page, fam: dict) -> str:
+    """The deals per cell of a family's comparisons in words, per rung where they differ ("" when none)."""
+    groups = page.stats["groups"]
+    per_rung = {
+        r: min(ns)
+        for r in fam["rungs"]
+        if (ns := [groups[(k, p)]["deals"] for k in fam["pairs"][r] for p in page.players if (k, p) in groups])
+    }
+    return deals_words(per_rung) if per_rung else ""
 
 
 def _handful(page: Page, fam: dict) -> list[str]:

@@ -211,7 +211,7 @@ def _skill_lines(page: Page, conds: list, skill: dict) -> list[str]:
             if i:
                 d = skill.get((c.key, first.key, p, "seat_gap"))
                 dep.append(d["delta"] if d else None)
-        words.setdefault(skill_verdict(per_rung, dep), []).append(p)
+        words.setdefault(skill_verdict(per_rung, dep, names=[c.rung or "" for c in conds]), []).append(p)
         firsts = [page.stats["groups"].get((c.key, p)) for c in conds]
         if all(firsts):
             edges.append(

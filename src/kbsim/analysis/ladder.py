@@ -196,7 +196,9 @@ def _sign(d: Delta) -> int:
     return 0 if not d.resolved or d.mean == 0 else (1 if d.mean > 0 else -1)
 
 
-def skill_verdict(per_rung: Sequence[Delta | None], dependence: Sequence[Delta | None]) -> str:
+def skill_verdict(
+    per_rung: Sequence[Delta | None], dependence: Sequence[Delta | None], names: Sequence[str] = ()
+) -> str:
     """An effect across the rungs of a ladder, in words.
 
     Args:
@@ -205,12 +207,35 @@ def skill_verdict(per_rung: Sequence[Delta | None], dependence: Sequence[Delta |
         dependence: for each rung after the first, the test of whether the effect differs from the first rung
             (the arm x rung interaction, or for a property of one arm its difference between rungs); None where
             not measured.
+        names: the rungs' names (bot specs), in the order of ``per_rung``; when given, :data:`NOT_SHOWN` names the
+            rungs where the effect is not resolved, with their deals when fewer than the other rungs' (a rung
+            played on fewer deals has a wider interval: its effect is not resolved, not shown to be the same).
 
     Returns:
         One of :data:`HOLDS`, :data:`GROWS`, :data:`SHRINKS`, :data:`APPEARS`, :data:`FADES`, :data:`REVERSES`,
-        :data:`NOT_SHOWN` and :data:`NONE`. A dependence on skill (grows, shrinks, appears, fades, reverses) is
-        said only when a dependence test is resolved; the direction comes from the resolved rungs.
+        :data:`NOT_SHOWN` (``not shown to depend on skill: not resolved with search at its 300 deals`` with
+        ``names``) and :data:`NONE`. A dependence on skill (grows, shrinks, appears, fades, reverses) is said
+        only when a dependence test is resolved; the direction comes from the resolved rungs.
     """
+    words = _verdict(per_rung, dependence)
+    if words == NOT_SHOWN and names:
+        words += _unresolved(per_rung, names)
+    return words
+
+
+def _unresolved(per_rung: Sequence[Delta | None], names: Sequence[str]) -> str:
+    """``: not resolved with R1 and R2 at its N deals``: the rungs where the effect is not resolved ("" if none)."""
+    measured = [(r, d) for r, d in zip(names, per_rung, strict=False) if d is not None]
+    most = max((d.n for _, d in measured), default=0)
+    open_ = [(r, d) for r, d in measured if _sign(d) == 0]
+    if not open_:
+        return ""
+    parts = [r + (f" at its {d.n:,} deals" if d.n < most else "") for r, d in open_]
+    return ": not resolved with " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
+
+
+def _verdict(per_rung: Sequence[Delta | None], dependence: Sequence[Delta | None]) -> str:
+    """:func:`skill_verdict` without the rungs' names."""
     rungs = [d for d in per_rung if d is not None]
     if not rungs:
         return NONE

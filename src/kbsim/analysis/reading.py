@@ -25,7 +25,7 @@ from kbsim.records import (
     open_records,
     staged_chunks,
 )
-from kbsim.sim.conditions import Condition, SweepInfo
+from kbsim.sim.conditions import Condition, SweepInfo, deals_at
 
 NEEDED_COLUMNS = ["game_index", "seed", "players", "bots", "winners", "end_reason", "turns"]
 OPTIONAL_COLUMNS = [
@@ -69,6 +69,8 @@ class ReportInput:
             (:class:`kbsim.analysis.sequential.Stopping`), else None.
         seats: who deals and who plays first, from the records' metadata (:func:`kbsim.analysis.seats.seats_of`;
             the first file that says), or None.
+        rung_games: the ladder rungs played on fewer deals per cell than the page's (their own deal count) ->
+            those deals (at full size; a look of a study run until decided plays the same share of them).
     """
 
     title: str
@@ -85,6 +87,7 @@ class ReportInput:
     ladder: list[str] = field(default_factory=list)
     stopping: Any = None
     seats: dict | None = None
+    rung_games: dict[str, int] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------ records
@@ -363,8 +366,44 @@ __all__ = [
     "ReportError",
     "ReportInput",
     "compare_input",
+    "deals_words",
     "study_input",
 ]
+
+
+def deals_words(per_rung: dict[Any, int]) -> str:
+    """Deals per cell in words, per rung where they differ.
+
+    Args:
+        per_rung: rung name (or None without a ladder) -> deals per cell.
+
+    Returns:
+        ``10,000 deals per cell``, or where rungs differ ``10,000 deals per cell with greedy and planner, 300 with
+        search`` (most deals first).
+    """
+    by_n: dict[int, list[str]] = {}
+    for r, n in per_rung.items():
+        by_n.setdefault(n, []).append(str(r))
+    if len(by_n) == 1:
+        return f"{next(iter(by_n)):,} deals per cell"
+    parts = [
+        f"{n:,}{' deals per cell' if i == 0 else ''} with "
+        + (", ".join(rs[:-1]) + " and " + rs[-1] if len(rs) > 1 else rs[0])
+        for i, (n, rs) in enumerate(sorted(by_n.items(), reverse=True))
+    ]
+    return ", ".join(parts)
+
+
+def _deals_row(plan: Any, upto: int | None) -> str:
+    """The parameters row of deals per cell: the page's, the rungs with their own count, the study file's."""
+    st = plan.study
+    cap = plan.games
+    text = f"{min(upto, cap):,} (played until decided; cap {cap:,})" if upto else f"{cap:,}"
+    own = {c.rung: c.games for c in plan.conditions if c.rung is not None and c.games is not None}
+    if own:
+        at = [f"{r}: {deals_at(upto, n, cap):,} (cap {n:,})" if upto else f"{r}: {n:,}" for r, n in own.items()]
+        text += f"; {'; '.join(at)}, the first deals of the same seeds"
+    return text + ("" if cap == st.games else f" (study file: {st.games:,})")
 
 
 def _bots_text(plan: Any, lineups: list[str]) -> str:
@@ -399,13 +438,16 @@ def study_input(plan: Any, upto: int | None = None) -> ReportInput:
     missing = [p for p, src in sources.items() if src is None or not src.is_file()]
     if missing:
         raise ReportError(f"{plan.source}: records missing (e.g. {missing[0]}); run the study first")
-    files = {r.path: [r.path] if upto is None or r.path.is_file() else staged_chunks(r.path, upto) for r in plan.runs}
+    look = {r.path: None if upto is None else plan.upto_of(r, upto) for r in plan.runs}  # a smaller rung: its share
+    files = {
+        r.path: [r.path] if upto is None or r.path.is_file() else staged_chunks(r.path, look[r.path]) for r in plan.runs
+    }
     opened = {p: [_open(f) for f in fs] for p, fs in files.items()}
     frames = []
     for r in plan.runs:
         for rf in opened[r.path]:
             frame = _read(rf, NEEDED_COLUMNS).with_columns(condition=pl.lit(r.condition.key))
-            frames.append(frame if upto is None else frame.filter(pl.col("game_index") < upto))
+            frames.append(frame if upto is None else frame.filter(pl.col("game_index") < look[r.path]))
     if not frames:
         raise ReportError(f"{plan.source}: no records to report")
     records = pl.concat(frames, how="diagonal_relaxed")
@@ -421,11 +463,7 @@ def study_input(plan: Any, upto: int | None = None) -> ReportInput:
         ("study file", str(plan.source)),
         ("game (rule file)", f"{st.game} ({plan.rules_source})"),
         ("player counts", ", ".join(str(p) for p in st.players)),
-        (
-            "deals per cell",
-            (f"{min(upto, plan.games):,} (played until decided; cap {plan.games:,})" if upto else f"{plan.games:,}")
-            + ("" if plan.games == st.games else f" (study file: {st.games:,})"),
-        ),
+        ("deals per cell", _deals_row(plan, upto)),
         ("run seed", str(st.seed)),
         ("bots", _bots_text(plan, lineups)),
         (
@@ -478,4 +516,5 @@ def study_input(plan: Any, upto: int | None = None) -> ReportInput:
         names=names,
         ladder=list(getattr(plan, "ladder", []) or []),
         seats=next((s for m in metas if (s := seats_of(m)) is not None), None),
+        rung_games={c.rung: c.games for c in plan.conditions if c.rung is not None and c.games is not None},
     )

@@ -9,7 +9,9 @@ same family as a fixed-size page: arms, rungs, interactions, averages) is
   (``margin`` percentage points for rates, shares and the seat gap, ``turns_margin`` for turns per game,
   ``changes_margin`` for lead changes per game),
 
-and the deals stop at the first look where every comparison is one or the other, or at the cap.
+and the deals stop at the first look where every comparison is one or the other, or at the cap. A ladder rung
+with its own, smaller deal count plays the same share of its deals at every look (rounded up), so every
+comparison, at that rung or across rungs on the deals they share, has the same information fraction.
 
 The method is a **group-sequential test with the Lan-DeMets alpha-spending function of O'Brien-Fleming type**
 (Lan and DeMets, *Biometrika* 70, 1983; O'Brien and Fleming, *Biometrics* 35, 1979): by information fraction
@@ -43,6 +45,7 @@ import numpy as np
 from kbsim.analysis.metrics import ALPHA, NAN, Delta
 from kbsim.analysis.pooling import interval_se
 from kbsim.analysis.reading import ReportInput
+from kbsim.sim.conditions import deals_at
 
 _GRID = np.linspace(-12.0, 12.0, 1201)  # the S = Z sqrt(t) scale of the recursion (t <= 1, so |S| <= 12 suffices)
 _ALPHAS = np.geomspace(1e-9, 0.999, 120)  # the levels at which boundaries are tabulated for repeated p-values
@@ -174,6 +177,8 @@ class Stopping:
         margin: equivalence margin for rates (a share, e.g. 0.02).
         turns_margin: equivalence margin for turns per game.
         changes_margin: equivalence margin for lead changes per game.
+        rungs: the ladder rungs with their own, smaller deal count -> that count (their cap); at each look such a
+            rung has played the same share of its deals as the others (:func:`kbsim.sim.conditions.deals_at`).
     """
 
     batch: int
@@ -186,6 +191,7 @@ class Stopping:
     margin: float = 0.02
     turns_margin: float = 1.0
     changes_margin: float = 0.25
+    rungs: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         """The stopping record as JSON-able data."""
@@ -202,7 +208,11 @@ class Stopping:
             "turns_margin": self.turns_margin,
             "changes_margin": self.changes_margin,
             "method": "group-sequential, Lan-DeMets O'Brien-Fleming alpha spending; repeated p-values, Holm",
+            "rungs": {r: {"deals": self._rung_deals(r), "cap": c} for r, c in self.rungs.items()},
         }
+
+    def _rung_deals(self, rung: str) -> int:
+        return deals_at(self.looks[-1] if self.looks else 0, self.rungs[rung], self.cap)
 
     @property
     def sentence(self) -> str:
@@ -213,8 +223,10 @@ class Stopping:
             if self.decided
             else f"the cap was reached with {self.open} comparison{'s' if self.open != 1 else ''} still open"
         )
+        own = "; ".join(f"{r}: {self._rung_deals(r):,} of its {c:,}" for r, c in self.rungs.items())
         return (
-            f"Played until decided: {n:,} deals per cell after {len(self.looks)} look"
+            f"Played until decided: {n:,} deals per cell{f' ({own}: the same share)' if own else ''} after "
+            f"{len(self.looks)} look"
             f"{'s' if len(self.looks) != 1 else ''} of {self.batch:,} (cap {self.cap:,}); stopped because {why} "
             f"({self.resolved} resolved, {self.equivalent} within the equivalence margin of "
             f"±{100 * self.margin:g} pp for rates, ±{self.turns_margin:g} turns and ±{self.changes_margin:g} lead "
@@ -385,6 +397,7 @@ def run_until_decided(
         stats = compute(inp, section_tests())
         seq.add(n, stats)
         stopping = seq.apply(stats)
+        stopping.rungs = dict(inp.rung_games)
         if on_look is not None:
             on_look(stopping)
         if stopping.decided:

@@ -47,7 +47,8 @@ def report(
             "--ladder",
             help="Skill ladder: bot specs from the weakest to the strongest, comma-separated (greedy,planner or "
             "greedy,search(iterations=100)); every arm whose lineup is one bot is played once per rung, the rung's "
-            "bot in every seat. Replaces the study's ladder.",
+            "bot in every seat. SPEC:N plays a rung on the first N of the study's deals per cell "
+            "(greedy,planner,search:300). Replaces the study's ladder.",
         ),
     ] = None,
     until_decided: Annotated[
@@ -135,14 +136,14 @@ def report(
     )
 
 
-def _ladder(text: str) -> list[str]:
-    """The rungs of ``--ladder`` (commas inside parentheses belong to a spec), as written."""
-    from kbsim.bots.spec import BotSpecError, parse_lineup
+def _ladder(text: str) -> list:
+    """The rungs of ``--ladder`` (commas inside parentheses belong to a spec; ``SPEC:N`` a rung's own deals)."""
+    from kbsim.sim.ladder_spec import parse_ladder
 
     try:
-        return [spec.canonical() for spec in parse_lineup(text)]
-    except BotSpecError as e:
-        fail(f"--ladder: {e}")
+        return list(parse_ladder(text))
+    except ValueError as e:
+        fail(f"--ladder {text}: {e}")
         raise  # unreachable: fail raises
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Condition", "SweepInfo"]
+__all__ = ["Condition", "SweepInfo", "deals_at"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,8 @@ class Condition:
             the arm is not played on a ladder (no ladder, or a head-to-head arm whose mixed lineup is the subject).
         stem: what identifies the arm and sweep value apart from the rung: the conditions of one arm at every
             rung share it (default: the key).
+        games: deals per cell of this condition when fewer than the page's (a rung of a skill ladder with its
+            own deal count: the first ``games`` of the page's deals), else None.
     """
 
     key: str
@@ -50,6 +52,7 @@ class Condition:
     bar_words: str = ""
     rung: str | None = None
     stem: str = ""
+    games: int | None = None
 
     @property
     def arm_key(self) -> str:
@@ -69,3 +72,20 @@ class SweepInfo:
     baseline: Any
     arms: list[str]
     keys: dict
+
+
+def deals_at(look: int, games: int, cap: int) -> int:
+    """The deals a cell of ``games`` deals plays at a look of ``look`` deals per cell of a page capped at ``cap``.
+
+    A cell of the full size plays ``look`` deals; a smaller cell (a ladder rung with its own deal count) plays the
+    same share of its own deals, rounded up, so every comparison has the same share of its information at every
+    look of a study run until decided (:mod:`kbsim.analysis.sequential`).
+
+    Args:
+        look: deals per cell of the look (at most ``cap``).
+        games: the cell's own deals per cell (at most ``cap``).
+        cap: the page's deals per cell.
+    """
+    if games >= cap:
+        return min(look, games)
+    return min(games, -(-look * games // cap))

@@ -12,6 +12,7 @@ cell and one run seed. Example::
     games = 10000                      # deals per cell
     seed = 20240601
     baseline = "base"                  # arm the others are compared with (default: the first)
+    ladder = ["greedy", { bot = "search", games = 300 }]  # optional; a rung may play the first N deals only
 
     [[arms]]
     name = "base"
@@ -76,7 +77,8 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from kbsim.engine.seeds import MAX_SEED
 from kbsim.rules.files import display_path, format_validation
-from kbsim.sim.conditions import Condition
+from kbsim.sim.conditions import Condition, deals_at
+from kbsim.sim.ladder_spec import Rung, head_to_head
 from kbsim.sim.tune_spec import TuneSection
 from kbsim.strict_io import (
     MAX_LIST,
@@ -274,12 +276,13 @@ class Study(_Strict):
         description="Restricted play: move kinds (patterns with *, e.g. characters.play.*), one arm each with a "
         "seat of the baseline arm's bot barred from it.",
     )
-    ladder: list[str] | None = Field(
+    ladder: list[Rung] | None = Field(
         None,
         min_length=1,
         max_length=12,
         description="Skill ladder: bot specs from the weakest to the strongest; every arm whose lineup is one bot "
-        "is played once per rung with the rung's bot in every seat.",
+        'is played once per rung with the rung\'s bot in every seat. A rung { bot = "search", games = 300 } plays '
+        "the first 300 of the study's deals per cell.",
     )
     until_decided: UntilDecided | None = Field(
         None, description="Play deals in batches until every comparison is decided (games is the cap)."
@@ -337,8 +340,13 @@ class Study(_Strict):
         if self.baseline is not None and self.baseline not in seen:
             raise ValueError(f"baseline: {self.baseline!r} is not the name of an arm")
         for i, rung in enumerate(self.ladder or []):
-            if not rung.strip():
+            if not rung.bot.strip():
                 raise ValueError(f"ladder.{i}: expected a bot spec, e.g. greedy or search(iterations=100)")
+            if rung.games is not None and rung.games > self.games:
+                raise ValueError(
+                    f"ladder.{i}.games: {rung.games:,} is more than the study's games; expected at most "
+                    f"{self.games:,} (a rung plays the first N of the study's deals)"
+                )
         return self
 
     @property
@@ -457,17 +465,19 @@ def study_from_dict(doc: dict[str, Any], source: Path | str = "<study>") -> Stud
     return study
 
 
-def with_ladder(study: Study, ladder: list[str]) -> Study:
+def with_ladder(study: Study, ladder: list[str | Rung]) -> Study:
     """The study played on another skill ladder (``kbsim report --ladder``), its source kept.
 
     Args:
         study: a validated study.
-        ladder: bot specs from the weakest to the strongest (checked by :func:`plan_study`).
+        ladder: rungs from the weakest to the strongest: bot specs, or :class:`Rung` with their own deals per
+            cell (the specs are checked by :func:`plan_study`).
 
     Raises:
-        StudyError: an empty ladder or an empty rung.
+        StudyError: an empty ladder or an empty rung, or a rung with more deals than the study's games.
     """
-    doc = study.model_dump(mode="python", exclude_unset=True) | {"ladder": list(ladder)}
+    rungs = [r.model_dump(exclude_none=True) if isinstance(r, Rung) else r for r in ladder]
+    doc = study.model_dump(mode="python", exclude_unset=True) | {"ladder": rungs}
     return study_from_dict(doc, study.source or f"{study.name}.toml")
 
 
@@ -563,6 +573,10 @@ class StudyPlan:
     rules_source: str = ""
     ladder: list[str] = field(default_factory=list)
 
+    def upto_of(self, run: CellRun, upto: int) -> int:
+        """The deals ``run`` plays at a look of ``upto`` deals per cell (:func:`kbsim.sim.conditions.deals_at`)."""
+        return deals_at(upto, run.spec.games, self.games)
+
 
 def _condition_label(arm: Arm, study: Study, value: Any) -> str:
     if study.sweep is None:
@@ -630,15 +644,6 @@ def _bar_words(game: Any) -> dict[str, str]:
     return family_of(game).part("bar_kinds")(game)
 
 
-def head_to_head(lineups: dict[int, tuple[str, ...]]) -> bool:
-    """Whether an arm's lineups mix bots: a head-to-head arm, played as written even on a ladder.
-
-    Its lineup is what it measures (each bot's share of the wins), so a rung replacing every seat's bot would
-    measure something else.
-    """
-    return any(len(set(lu)) > 1 for lu in lineups.values())
-
-
 def _rung_lineups(
     where: str, arm: Arm, rung: str | None, lineups: dict[int, tuple[str, ...]], players: list[int], game: Any
 ) -> dict[int, tuple[str, ...]]:
@@ -651,23 +656,23 @@ def _rung_lineups(
     return _canonical_lineups(where, {p: arm.lineup(p, rung) for p in players}, game)
 
 
-def _canonical_ladder(source: Path, ladder: list[str], family: str) -> list[str]:
-    """The ladder's bot specs in canonical form, each once.
+def _canonical_ladder(source: Path, ladder: list[Rung], family: str) -> dict[str, int | None]:
+    """The ladder's bot specs in canonical form, each once, weakest first -> the rung's own games (or None).
 
     Raises:
         StudyError: an unknown bot, parameter or value, or a rung given twice.
     """
     from kbsim.bots import UnknownBot, canonical_bot
 
-    out: list[str] = []
+    out: dict[str, int | None] = {}
     for i, rung in enumerate(ladder):
         try:
-            spec = canonical_bot(rung, family)
+            spec = canonical_bot(rung.bot, family)
         except UnknownBot as e:
             raise StudyError(f"{source}: ladder.{i}: {e}") from None
         if spec in out:
-            raise StudyError(f"{source}: ladder.{i}: {spec!r} is already rung {out.index(spec)} of the ladder")
-        out.append(spec)
+            raise StudyError(f"{source}: ladder.{i}: {spec!r} is already rung {list(out).index(spec)} of the ladder")
+        out[spec] = rung.games
     return out
 
 
@@ -748,7 +753,7 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
     conditions: list[Condition] = []
     runs: list[CellRun] = []
     key_of: dict[tuple[str, str, str | None], str] = {}
-    ladder: list[str] | None = None
+    ladder: dict[str, int | None] | None = None
     for i, arm in enumerate(study.arms):
         where = f"{source}: arm {arm.name!r} (arms.{i})"
         lineups = {p: arm.lineup(p) for p in study.players}
@@ -780,6 +785,8 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
                 stem += f"-{j:02d}-{slug(study.sweep.option, 16)}={slug(json.dumps(value), 16)}"
             meta = rules_metadata(loaded, g)
             for k, rung in enumerate(rungs):
+                own = ladder.get(rung) if ladder and rung is not None else None
+                cell_games = n_games if own is None else min(own, n_games)  # (a quick look caps every rung)
                 key = stem if rung is None else f"{stem}-L{k}-{slug(rung, 24)}"
                 key_of[(arm.name, json.dumps(value, sort_keys=True), rung)] = key
                 cells = _rung_lineups(where, arm, rung, lineups, study.players, g)
@@ -799,9 +806,10 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
                     stem=stem if rung is not None else "",
                     bar=tuple(arm.bar),
                     bar_words="; ".join(_bar_words(g).get(k, k) for k in arm.bar),
+                    games=cell_games if cell_games < n_games else None,
                 )
                 conditions.append(cond)
-                runs += _cell_runs(study, cond, cells, g, loaded, n_games, records_dir, meta)
+                runs += _cell_runs(study, cond, cells, g, loaded, cell_games, records_dir, meta)
     comparisons = _comparisons(study, values, key_of, list(ladder) if ladder else [None])
     return StudyPlan(
         study=study,
@@ -923,7 +931,8 @@ def run_study(
         progress: called as ``progress(games_done_now, games_to_play)`` after each chunk
             (and once with 0 before the first game).
         upto: play only the first ``upto`` deals of every run (a look of a study run until decided: the
-            chunks that start below it); runs stay unfinished until their last chunk is played.
+            chunks that start below it; a ladder rung with fewer deals plays the same share of its own,
+            :meth:`StudyPlan.upto_of`); runs stay unfinished until their last chunk is played.
 
     Returns:
         :class:`RunStats`.
@@ -946,6 +955,7 @@ def run_study(
         be = backend
     stats = RunStats(runs=len(plan.runs), paths=[r.path for r in plan.runs])
     opened = []
+    look: dict[int, int | None] = {}  # id of an opened run -> its deals at this look (a smaller rung: its share)
     for run in plan.runs:
         try:
             opened.append(
@@ -966,9 +976,11 @@ def run_study(
         if opened[-1].output.complete:
             stats.reused += 1
             opened.pop()
+        else:
+            look[id(opened[-1])] = None if upto is None else plan.upto_of(run, upto)
     if upto is not None:
         for r in opened:  # only the chunks that start below the look
-            r.pending_games = sum(len(c) for c in r.pending() if c.start < upto)
+            r.pending_games = sum(len(c) for c in r.pending() if c.start < look[id(r)])  # type: ignore[operator]
         opened = [r for r in opened if r.pending_games or _close(r)]
     total = sum(r.pending_games for r in opened)
     played = 0
@@ -982,7 +994,7 @@ def run_study(
             progress(played, total)
 
     for r in opened:
-        play_run(r, be, advance, upto=upto)
+        play_run(r, be, advance, upto=look[id(r)])
         stats.played += 1
     stats.games_played = played
     return stats

@@ -417,10 +417,11 @@ def test_rule_file_fields_page_covers_every_family(html_dir: Path) -> None:
 
 
 def test_studies_page_documents_the_study_format(html_dir: Path) -> None:
+    from kbsim.sim.ladder_spec import Rung
     from kbsim.sim.study import Arm, Study, Sweep
 
     text = _page_text(html_dir / "guide" / "studies.html")
-    for model in (Study, Arm, Sweep):
+    for model in (Study, Arm, Sweep, Rung):
         for name, info in model.model_fields.items():
             assert (info.alias or name) in text, f"the studies page does not mention {model.__name__}.{name}"
     for command in ("kbsim report", "kbsim compare", "kbsim.records.load"):

@@ -191,7 +191,12 @@ def effects_build(page: Page) -> dict | None:
                 else:
                     skill_rows.setdefault(_tab(p), []).append(row)
     tabs = [(_tab(p), f"{p} players" if p is not None else "average over player counts") for p in counts]
-    rung_cols = [(f"r{i}", f"{r}" if r else "B − A [95%]", True) for i, r in enumerate(rung_names)]
+    deals = _rung_deals(page)
+    differ = len(set(deals.values())) > 1
+    rung_cols = [
+        (f"r{i}", (f"{r} ({deals[r]:,} deals)" if differ and r in deals else f"{r}") if r else "B − A [95%]", True)
+        for i, r in enumerate(rung_names)
+    ]
     arm_cols = [("b", "B", False), ("a", "A", False), ("measure", "measure", False), *rung_cols]
     if len(ladder) > 1:
         arm_cols += [("depends", "rung − first rung (interaction)", True), ("verdict", "across the ladder", False)]
@@ -207,6 +212,7 @@ def effects_build(page: Page) -> dict | None:
         "skill_columns": skill_cols,
         "skill_rows": {k: [_shift(r) for r in v] for k, v in skill_rows.items()},
         "ladder": ladder,
+        "deals": deals_words(deals) if differ else "",
     }
 
 
@@ -388,14 +394,20 @@ def _players(ps: list[int]) -> str:
     return (", ".join(str(p) for p in ps[:-1]) + " and " + str(ps[-1]) if len(ps) > 1 else str(ps[0])) + " players"
 
 
+def _rung_deals(page: Page) -> dict:
+    """Rung (None for the cells off the ladder) -> the fewest deals per cell played at it (records' groups)."""
+    rung = {c.key: c.rung for c in page.inp.conditions}
+    out: dict = {}
+    for (key, _p), g in page.stats["groups"].items():
+        r = rung.get(key)
+        out[r] = min(out.get(r, g["deals"]), g["deals"])
+    return out
+
+
 def _deals(page: Page, fam: dict) -> str:
     """The deals per cell of a family's comparisons in words, per rung where they differ ("" when none)."""
-    groups = page.stats["groups"]
-    per_rung = {
-        r: min(ns)
-        for r in fam["rungs"]
-        if (ns := [groups[(k, p)]["deals"] for k in fam["pairs"][r] for p in page.players if (k, p) in groups])
-    }
+    deals = _rung_deals(page)
+    per_rung = {r: deals[r] for r in fam["rungs"] if r in deals}
     return deals_words(per_rung) if per_rung else ""
 
 

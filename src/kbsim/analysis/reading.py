@@ -401,8 +401,13 @@ def _deals_row(plan: Any, upto: int | None) -> str:
     text = f"{min(upto, cap):,} (played until decided; cap {cap:,})" if upto else f"{cap:,}"
     own = {c.rung: c.games for c in plan.conditions if c.rung is not None and c.games is not None}
     if own:
-        at = [f"{r}: {deals_at(upto, n, cap):,} (cap {n:,})" if upto else f"{r}: {n:,}" for r, n in own.items()]
-        text += f"; {'; '.join(at)}, the first deals of the same seeds"
+        at = [
+            f"{r}: {deals_at(upto, n, cap):,} (cap {n:,}, the same share)"
+            if upto
+            else f"{r}: {n:,} (the first {n:,} of the {cap:,})"
+            for r, n in own.items()
+        ]
+        text += f"; {'; '.join(at)}"
     return text + ("" if cap == st.games else f" (study file: {st.games:,})")
 
 

@@ -164,6 +164,7 @@ def test_the_page_says_each_rungs_deals(played):
     assert "6 deals per cell with greedy, 3 with random" in page  # the Answer's "no resolved difference" line
     assert "random (3 deals)" in page and "greedy (6 deals)" in page  # the effects table's rung columns
     assert "Deals per cell differ between rungs (6 deals per cell with greedy, 3 with random)" in page
+    assert "The rungs played\n  different numbers of deals (6 deals per cell with greedy, 3 with random;" in page  # Answer
     assert result is not None
     # rung-vs-rung comparisons pair on the deals both rungs played: the small rung's
     skill = [d for d in result.stats["deltas"] if {d["b"], d["a"]} <= {c.key for c in plan.conditions}]

@@ -19,14 +19,18 @@ def answer_data(page: Page, blocks: list[dict]) -> dict:
     Returns:
         ``blocks``, ``warnings`` (one sentence per arm that measured nothing), ``adjustment`` (the page's
         family of tests), ``nothing_resolved`` (no comparison on the page is resolved), ``stopping`` (the
-        stopping rule's sentence, when the deals were played until decided) and ``question``.
+        stopping rule's sentence, when the deals were played until decided), ``deals`` (the deals per cell per
+        rung when the ladder's rungs played different numbers, else "") and ``question``.
     """
+    from kbsim.analysis.ladder import rung_deals
+    from kbsim.analysis.reading import deals_words
     from kbsim.analysis.tables import _unused_text
 
     st = page.stats
     adj = st["adjustment"]
     tested = adj["comparisons"] + adj["untestable"]
     stopping = getattr(page.inp.stopping, "sentence", None) if page.inp.stopping is not None else None
+    deals = {r: n for r, n in rung_deals(page.inp.conditions, st["groups"]).items() if r is not None}
     return {
         "question": page.inp.question,
         "blocks": blocks,
@@ -34,6 +38,7 @@ def answer_data(page: Page, blocks: list[dict]) -> dict:
         "adjustment": adj,
         "nothing_resolved": bool(tested) and not adj["resolved"],
         "stopping": stopping,
+        "deals": deals_words(deals) if len(set(deals.values())) > 1 else "",
     }
 
 

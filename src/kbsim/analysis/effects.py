@@ -21,7 +21,7 @@ import polars as pl
 
 from kbsim.analysis import metrics as M
 from kbsim.analysis.arms import METRICS, SEAT_GAP
-from kbsim.analysis.ladder import NONE, interaction_tests, skill_verdict
+from kbsim.analysis.ladder import NONE, interaction_tests, rung_deals, skill_verdict
 from kbsim.analysis.metrics import Delta
 from kbsim.analysis.page import Page
 from kbsim.analysis.pooling import pool
@@ -396,12 +396,7 @@ def _players(ps: list[int]) -> str:
 
 def _rung_deals(page: Page) -> dict:
     """Rung (None for the cells off the ladder) -> the fewest deals per cell played at it (records' groups)."""
-    rung = {c.key: c.rung for c in page.inp.conditions}
-    out: dict = {}
-    for (key, _p), g in page.stats["groups"].items():
-        r = rung.get(key)
-        out[r] = min(out.get(r, g["deals"]), g["deals"])
-    return out
+    return rung_deals(page.inp.conditions, page.stats["groups"])
 
 
 def _deals(page: Page, fam: dict) -> str:
@@ -550,6 +545,7 @@ def skill_answer(page: Page) -> list[dict]:
     base = page.inp.comparisons[0][1] if page.inp.comparisons else None  # the baseline arm at the first rung
     fam = next((f for f in fams if any(f["pairs"][r][1] == base for r in f["rungs"])), fams[0])
     first = fam["first"]
+    deals = _rung_deals(page)
     scope = None if len(page.players) > 1 else page.players[0]
     lines = []
     for metric, (label, unit, verb) in _VALUE_OF.items():
@@ -571,6 +567,9 @@ def skill_answer(page: Page) -> list[dict]:
             for r in resolved:
                 d = changes[r]
                 text = f"{r} − {first} {_effect_words(d)} {_scope(page, scope)}" if d else f"{r} − {first}"
+                shared = min(deals.get(r, 0), deals.get(first, 0))
+                if shared and deals.get(r) != deals.get(first):  # the values above are over each rung's own deals
+                    text += f" on the {shared:,} deals per cell both played"
                 if counts[r] and len(counts[r]) < len(page.players):
                     text += f", resolved at {_players(counts[r])}"
                 parts.append(text)

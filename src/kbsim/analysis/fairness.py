@@ -36,17 +36,17 @@ def _gap_text(g: dict) -> str:
     return f"seat {g['seat']} {100 * g['gap']:+.1f} pp [{100 * g['low']:+.1f}, {100 * g['high']:+.1f}]"
 
 
-def _as_delta(g: dict) -> Delta | None:
+def _as_delta(g: dict, deals: int = 0) -> Delta | None:
     """A cell's largest gap as an effect on its size: found (resolved) when its interval excludes a fair share.
 
     The size, not the signed gap: at two players seat 0's +13 pp and seat 1's -13 pp are the same distance from
-    fair, and whichever seat a cell names must not read as a reversal across the ladder.
+    fair, and whichever seat a cell names must not read as a reversal across the ladder. ``deals``: the cell's.
     """
     if math.isnan(g.get("gap", NAN)):
         return None
     found = g["low"] > 0 or g["high"] < 0
     lo, hi = _size_bounds(g)
-    return Delta(abs(g["gap"]), lo, hi, NAN, 0, p=0.0 if found else 1.0, test="Wilson interval")
+    return Delta(abs(g["gap"]), lo, hi, NAN, deals, p=0.0 if found else 1.0, test="Wilson interval")
 
 
 def _arms(page: Page) -> list[list]:
@@ -207,7 +207,7 @@ def _skill_lines(page: Page, conds: list, skill: dict) -> list[str]:
         per_rung, dep = [], []
         for i, c in enumerate(conds):
             g = page.stats["groups"].get((c.key, p))
-            per_rung.append(_as_delta(g["balance"]["verdict"]["largest"]) if g else None)
+            per_rung.append(_as_delta(g["balance"]["verdict"]["largest"], g["deals"]) if g else None)
             if i:
                 d = skill.get((c.key, first.key, p, "seat_gap"))
                 dep.append(d["delta"] if d else None)

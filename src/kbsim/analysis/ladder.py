@@ -192,6 +192,21 @@ NOT_SHOWN = "not shown to depend on skill"
 NONE = "not resolved at any rung"
 
 
+def rung_deals(conditions: Sequence, groups: dict) -> dict:
+    """Rung (None for cells off the ladder) -> the fewest deals per cell played at it.
+
+    Args:
+        conditions: the page's :class:`~kbsim.sim.conditions.Condition` list.
+        groups: the page's per-cell statistics, ``(condition key, players) -> {"deals": ..., ...}``.
+    """
+    rung = {c.key: c.rung for c in conditions}
+    out: dict = {}
+    for (key, _p), g in groups.items():
+        r = rung.get(key)
+        out[r] = min(out.get(r, g["deals"]), g["deals"])
+    return out
+
+
 def _sign(d: Delta) -> int:
     return 0 if not d.resolved or d.mean == 0 else (1 if d.mean > 0 else -1)
 
@@ -276,6 +291,7 @@ __all__ = [
     "SHRINKS",
     "interaction_pairs",
     "interaction_tests",
+    "rung_deals",
     "seat_gap_interaction",
     "skill_verdict",
 ]

@@ -164,7 +164,9 @@ def test_the_page_says_each_rungs_deals(played):
     assert "6 deals per cell with greedy, 3 with random" in page  # the Answer's "no resolved difference" line
     assert "random (3 deals)" in page and "greedy (6 deals)" in page  # the effects table's rung columns
     assert "Deals per cell differ between rungs (6 deals per cell with greedy, 3 with random)" in page
-    assert "The rungs played\n  different numbers of deals (6 deals per cell with greedy, 3 with random;" in page  # Answer
+    assert (
+        "The rungs played\n  different numbers of deals (6 deals per cell with greedy, 3 with random;" in page
+    )  # Answer
     assert result is not None
     # rung-vs-rung comparisons pair on the deals both rungs played: the small rung's
     skill = [d for d in result.stats["deltas"] if {d["b"], d["a"]} <= {c.key for c in plan.conditions}]
@@ -192,7 +194,7 @@ def test_a_wide_small_rung_is_named_not_counted_as_the_same_effect():
     per_rung = [_d(0.05, True, 10_000), _d(0.05, True, 10_000), _d(0.04, False, 300)]
     dependence = [_d(0.0, False, 10_000), _d(-0.01, False, 300)]
     words = skill_verdict(per_rung, dependence, names=["greedy", "planner", "search"])
-    assert words == f"{NOT_SHOWN}: not resolved with search at its 300 deals"
+    assert words == f"{NOT_SHOWN}: not resolved with search on only 300 deals per cell"
     assert skill_verdict(per_rung, dependence) == NOT_SHOWN
     assert "holds at every rung" not in words
     same = [_d(0.05, True, 300), _d(0.04, False, 300)]

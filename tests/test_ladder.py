@@ -321,3 +321,15 @@ def test_first_seat_headline_reads_the_seat_roles_of_the_records(seats, side):
     _, _, answer = build_page(inp, st)
     headlines = [b["headline"] for b in answer["blocks"] if "headline" in b]
     assert headlines and f"the first seat wins alone {side} often than its fair share" in headlines[0]
+
+
+def test_first_seat_headline_gives_one_value_when_the_player_counts_agree():
+    """Seat 0 wins 45 of 60 two-player games (+25.0 pp over a fair 50%) and 35 of 60 three-player games
+    (+25.0 pp over a fair 33.3%): the headline gives the edge once, never "+25.0 to +25.0 pp"."""
+    frames = []
+    for p, wins in ((2, 45), (3, 35)):
+        winners = [0] * wins + [1] * (60 - wins)
+        frames += [_games(k, p, range(60), winners, [30] * 60) for k in ("A0", "A1", "B0", "B1")]
+    _, _, answer = build_page(_ladder_input(frames, [2, 3]), compute(_ladder_input(frames, [2, 3]), section_tests()))
+    headline = next(b["headline"] for b in answer["blocks"] if "headline" in b)
+    assert "+25.0 pp" in headline and "+25.0 to +25.0" not in headline

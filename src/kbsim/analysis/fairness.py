@@ -135,7 +135,11 @@ def _headline(page: Page, conds: list) -> str:
             clear = all(_size_bounds(g)[0] > hi_f for p, g in gaps.items() if p != fair)
             fairest.append((fair, clear, who))
         lo, hi = min(f["gap"] for f in firsts), max(f["gap"] for f in firsts)
-        span = f"{100 * lo:+.1f} pp" if len(firsts) == 1 else f"{100 * lo:+.1f} to {100 * hi:+.1f} pp"
+        span = (
+            f"{100 * lo:+.1f} pp"
+            if f"{100 * lo:+.1f}" == f"{100 * hi:+.1f}"
+            else f"{100 * lo:+.1f} to {100 * hi:+.1f} pp"
+        )
         side = "more" if all(f["low"] > 0 for f in firsts) else "less" if all(f["high"] < 0 for f in firsts) else ""
         edges.append((side, span, who))
     label = conds[0].label.rsplit(" · ", 1)[0] if conds[0].rung else conds[0].label

@@ -21,7 +21,7 @@ turns per second, median over the rounds: how many of its decisions the bot make
 reference plays one turn of the base game. For a bot in every seat this equals the turns ratio; it is the figure
 to compare for a searching bot, whose cost is per decision, not per game. ``search`` plays in every seat at its
 default budget. After the rows, a summary table repeats each workload's ratio and, for the timed bots, the
-decision figures.
+decision figures and the decision ratio's inverse (how many reference turns one decision costs).
 
 Not a timed test: nothing here fails on a slow machine.
 """
@@ -235,6 +235,7 @@ def print_summary(rows: list[dict]) -> None:
     print(
         f"\n{'workload (' + str(rows[0]['players']) + 'p)' if rows else 'workload':<28}{'games':>7}{'games/s':>10}"
         f"{'ratio':>9}{'pooled':>9}{'decisions/s':>13}{'mean ms':>10}{'worst ms':>10}{'decision ratio':>16}"
+        f"{'ref turns per decision':>24}"
     )
     for r in rows:
         if "games_per_s" not in r:
@@ -244,12 +245,17 @@ def print_summary(rows: list[dict]) -> None:
         if "decisions_per_s" in r:
             mean = r.get("mean_turn_cpu_ms", r["mean_turn_ms"])
             worst = r.get("worst_turn_cpu_ms", r["worst_turn_ms"])
-            dr = f"{r['decision_ratio']:>16.4f}" if "decision_ratio" in r else f"{'-':>16}"
+            dr = (
+                f"{r['decision_ratio']:>16.3g}{1 / r['decision_ratio']:>24,.0f}"
+                if r.get("decision_ratio")
+                else f"{'-':>16}{'-':>24}"
+            )
             line += f"{r['decisions_per_s']:>13,.1f}{mean:>10.2f}{worst:>10.1f}{dr}"
         print(line)
     print(
         "ratio, pooled: games/s over the reference's; decisions/s: per second of kbsim's wall time; mean, worst ms:"
-        " CPU time of one decision (this thread); decision ratio: decisions/s over the reference's turns/s"
+        " CPU time of one decision (this thread); decision ratio: decisions/s over the reference's turns/s (ref turns"
+        " per decision: its inverse, the reference's greedy turns played in the time of one decision)"
     )
 
 

@@ -29,7 +29,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 BUDGETS = (32, 128, 512)
 DEFAULT = 128
 PLAYERS = (2, 4)
-GOALS = {2: 0.60, 4: 1 / 3}
+GOALS = {2: 0.60, 4: 0.33}
 """Issue 26's goals for the win rate of ``search`` against the planner (2 players: 60%; 4 players: 33%)."""
 
 

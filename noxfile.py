@@ -81,7 +81,9 @@ def docs(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Games and turns per second on one core per workload, as a ratio to ../shared/bench/baseline.py.
 
-    The baseline is timed in the same process (see benchmarks/bench.py and docs/performance.md); options after --
+    For the planner and ``search`` also decisions per second, CPU ms per decision (mean, worst) and the decision
+    ratio (decisions/s over the baseline's turns/s), in the summary table at the end. The baseline is timed in the
+    same process (see benchmarks/bench.py and docs/performance.md); options after --
     go to the script. Measures the build users get from ``pip install .``: compiled with mypyc where a C compiler
     is present (the script's first line says which).
     """

@@ -13,10 +13,15 @@ rounds' time on each side (steadier where a round holds a few long games of vari
 game). Absolute figures move with the load
 of the machine; the ratios are what to compare. When the reference is absent only kbsim's figures are printed;
 ``--reference PATH`` names it where the checkout has no ``../shared`` beside it (a git worktree elsewhere).
-For the planner and the search bot the worst and 99th-percentile time of a turn are printed as wall time and as
-CPU time of the process's thread (the latter moves less with the load of a shared machine), and for the search
-bot its decisions (turns) per second of CPU time and the mean CPU time of a decision; ``search`` plays in every
-seat at its default budget.
+For the planner and the search bot every decision (one seat's whole turn, forced turns included) is timed, as
+wall time and as CPU time of the process's thread (the latter moves less with the load of a shared machine): the
+worst and 99th-percentile turn, the mean, and **decisions per second** (of kbsim's wall time, and of the timed
+turns' CPU time). Their **decision ratio** is kbsim's decisions per second divided by the reference's (greedy)
+turns per second, median over the rounds: how many of its decisions the bot makes in the time the hand-coded
+reference plays one turn of the base game. For a bot in every seat this equals the turns ratio; it is the figure
+to compare for a searching bot, whose cost is per decision, not per game. ``search`` plays in every seat at its
+default budget. After the rows, a summary table repeats each workload's ratio and, for the timed bots, the
+decision figures and the decision ratio's inverse (how many reference turns one decision costs).
 
 Not a timed test: nothing here fails on a slow machine.
 """
@@ -138,13 +143,15 @@ def run(
         ref_n = max(20, round(n * (20 if policy == "greedy" else 30) * (1 if bot == "greedy" else 0.2)))
         k_stats = [0.0, 0, 0]
         r_stats = [0.0, 0, 0]
-        ratios, turn_ratios = [], []
+        ratios, turn_ratios, decision_ratios = [], [], []
         times: list[float] = []
         cpu: list[float] = []
         rng = random.Random(seed)
         for rnd in range(rounds):
             seeds = [game_seed(seed, rnd * n + i) for i in range(n)]
+            before = len(times)
             kt, kg, ktu = kbsim_batch(game, bot, players, seeds, times if bot in TIMED else None, cpu)
+            decided = len(times) - before
             for i, v in enumerate((kt, kg, ktu)):
                 k_stats[i] += v
             if ref is not None:
@@ -153,6 +160,8 @@ def run(
                     r_stats[i] += v
                 ratios.append((kg / kt) / (rg / rt))
                 turn_ratios.append((ktu / kt) / (rtu / rt))
+                if decided:
+                    decision_ratios.append((decided / kt) / (rtu / rt))
         row = {
             "workload": label,
             "players": players,
@@ -175,6 +184,13 @@ def run(
                 pooled_ratio=(k_stats[1] / k_stats[0]) / (r_stats[1] / r_stats[0]),
             )
         if times:
+            row.update(
+                decisions=len(times),
+                decisions_per_s=len(times) / k_stats[0],
+                mean_turn_ms=1000 * sum(times) / len(times),
+            )
+            if decision_ratios:
+                row.update(decision_ratio=statistics.median(decision_ratios))
             times.sort()
             row.update(worst_turn_ms=times[-1] * 1000, p99_turn_ms=times[int(0.99 * (len(times) - 1))] * 1000)
         if cpu:
@@ -208,6 +224,39 @@ def print_row(r: dict) -> None:
     if r["workload"].startswith("search") and "decisions_per_s_cpu" in r:
         line += f" | {r['decisions_per_s_cpu']:.0f} decisions/s (CPU), mean {r['mean_turn_cpu_ms']:.1f} ms"
     print(line, flush=True)
+
+
+def print_summary(rows: list[dict]) -> None:
+    """The main table: per workload its games/s and ratio; for the timed bots, decisions/s, ms and decision ratio.
+
+    ``ms per decision`` is the mean and the worst decision in CPU time of the thread (wall time when absent);
+    ``decision ratio`` is decisions/s over the reference's turns/s (see the module docstring).
+    """
+    print(
+        f"\n{'workload (' + str(rows[0]['players']) + 'p)' if rows else 'workload':<28}{'games':>7}{'games/s':>10}"
+        f"{'ratio':>9}{'pooled':>9}{'decisions/s':>13}{'mean ms':>10}{'worst ms':>10}{'decision ratio':>16}"
+        f"{'ref turns per decision':>24}"
+    )
+    for r in rows:
+        if "games_per_s" not in r:
+            continue
+        ratio = f"{r['ratio']:>9.4f}{r['pooled_ratio']:>9.4f}" if "ratio" in r else f"{'-':>9}{'-':>9}"
+        line = f"{r['workload']:<28}{r['games']:>7}{r['games_per_s']:>10,.1f}{ratio}"
+        if "decisions_per_s" in r:
+            mean = r.get("mean_turn_cpu_ms", r["mean_turn_ms"])
+            worst = r.get("worst_turn_cpu_ms", r["worst_turn_ms"])
+            dr = (
+                f"{r['decision_ratio']:>16.3g}{1 / r['decision_ratio']:>24,.0f}"
+                if r.get("decision_ratio")
+                else f"{'-':>16}{'-':>24}"
+            )
+            line += f"{r['decisions_per_s']:>13,.1f}{mean:>10.2f}{worst:>10.1f}{dr}"
+        print(line)
+    print(
+        "ratio, pooled: games/s over the reference's; decisions/s: per second of kbsim's wall time; mean, worst ms:"
+        " CPU time of one decision (this thread); decision ratio: decisions/s over the reference's turns/s (ref turns"
+        " per decision: its inverse, the reference's greedy turns played in the time of one decision)"
+    )
 
 
 def main() -> None:
@@ -271,6 +320,7 @@ def main() -> None:
         if not args.json:
             print(f"main job: kbsim run --players 4 --games 10000: {wall:.2f} s wall (all cores, start-up included)")
     if not args.json:
+        print_summary(rows)
         print(f"load average at end: {os.getloadavg() if hasattr(os, 'getloadavg') else None}")
     else:
         print(json.dumps({"load_start": load, "build": build, "rows": rows}, indent=2))

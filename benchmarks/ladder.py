@@ -13,7 +13,10 @@ Ladder (``python benchmarks/ladder.py ladder``)
     (:func:`kbsim.analysis.metrics.wilson`); the score with ties counted as half a win is shown too.
     Bots are bot specs (``search(iterations=64)``; quote them in the shell). ``--check`` exits with status 1
     unless every interval lies wholly above the fair share. The CPU time of A's decisions is measured per
-    turn (mean and worst). Results do not depend on ``--workers``.
+    turn (mean and worst). Results do not depend on ``--workers``. Deals are played ten at a time; with
+    ``--chunks FILE`` each ten deals' outcome is appended to that JSON-lines file as soon as it is played, and a
+    run started again with the same file (same pair, game, variants, players and seed) plays only the chunks not
+    in it yet, so a long run cut short loses at most the chunks under way.
 
 Benchmark (``python benchmarks/ladder.py bench``)
     4-player planner-only games on one core: games per second (wall clock and CPU time), and the planner's
@@ -74,6 +77,10 @@ class _Timed:
         self._sink.append(time.thread_time() - t0)
 
 
+CHUNK = 10
+"""Deals per chunk: the unit of work of a worker, and of saving with ``--chunks``."""
+
+
 def _play_deals(args: tuple) -> tuple[list[tuple[int, int, int]], list[float]]:
     """Play deals ``lo..hi-1`` once per seat of A; per deal: (A's sole wins, B's sole wins, ties); A's turn times."""
     a, b, lo, hi, seed, game, variants, players = args
@@ -99,22 +106,91 @@ def _play_deals(args: tuple) -> tuple[list[tuple[int, int, int]], list[float]]:
     return out, times
 
 
+def _chunk_key(a: str, b: str, game: str, variants: tuple[str, ...], players: int, seed: int) -> dict:
+    return {"a": a, "b": b, "game": game, "variants": list(variants), "players": players, "seed": seed}
+
+
+def _saved_chunks(path: str | None, key: dict) -> dict[int, dict]:
+    """The chunks of ``path`` (JSON lines) played for ``key``, by first deal; empty when there is no file."""
+    if not path or not os.path.exists(path):
+        return {}
+    out: dict[int, dict] = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                rec = json.loads(line)
+                if all(rec.get(k) == v for k, v in key.items()):
+                    out[rec["lo"]] = rec
+    return out
+
+
+def _timed_chunk(job: tuple) -> dict:
+    """Play one chunk of deals (:func:`_play_deals`); its outcome, A's turn times and the chunk's cost."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    per_deal, times = _play_deals(job)
+    return {
+        "lo": job[2],
+        "hi": job[3],
+        "per_deal": [list(r) for r in per_deal],
+        "times_n": len(times),
+        "times_sum": sum(times),
+        "times_max": max(times, default=0.0),
+        "wall": time.perf_counter() - w0,
+        "cpu": time.process_time() - c0,
+        "load1": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+    }
+
+
+def _keep(chunks: dict[int, dict], path: str | None, key: dict, rec: dict) -> None:
+    """Add a played chunk to ``chunks`` and, with ``path``, append it (with its ``key``) to that file at once."""
+    chunks[rec["lo"]] = rec
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(key | rec) + "\n")
+
+
 def ladder(
-    pairs, deals: int, seed: int, workers: int, variants: tuple[str, ...], game: str = "kingsbridge", players: int = 2
+    pairs,
+    deals: int,
+    seed: int,
+    workers: int,
+    variants: tuple[str, ...],
+    game: str = "kingsbridge",
+    players: int = 2,
+    chunks_path: str | None = None,
 ) -> list[dict]:
-    """Play every pair; return one result dict per pair (see the module docstring)."""
+    """Play every pair; return one result dict per pair (see the module docstring).
+
+    With ``chunks_path``, each chunk of :data:`CHUNK` deals is appended to that JSON-lines file when played, and
+    chunks already in it (same pair, game, variants, players, seed) are read back instead of played again.
+    """
     results = []
-    chunk = max(1, min(50, deals // (workers * 4) or 1))
     for a, b in pairs:
         t0 = time.perf_counter()
-        jobs = [(a, b, lo, min(lo + chunk, deals), seed, game, variants, players) for lo in range(0, deals, chunk)]
-        if workers > 1:
+        key = _chunk_key(a, b, game, variants, players, seed)
+        done = _saved_chunks(chunks_path, key)
+        jobs = [
+            (a, b, lo, min(lo + CHUNK, deals), seed, game, variants, players)
+            for lo in range(0, deals, CHUNK)
+            if not (lo in done and done[lo]["hi"] == min(lo + CHUNK, deals))
+        ]
+        chunks = {lo: rec for lo, rec in done.items() if lo < deals and rec["hi"] <= deals}
+
+        if workers > 1 and len(jobs) > 1:
             with ProcessPoolExecutor(workers) as ex:
-                parts = list(ex.map(_play_deals, jobs))
+                played = ex.map(_timed_chunk, jobs)
+                for rec in played:
+                    _keep(chunks, chunks_path, key, rec)
         else:
-            parts = [_play_deals(job) for job in jobs]
-        per_deal = [r for part, _ in parts for r in part]
-        times = [t for _, ts in parts for t in ts]
+            for job in jobs:
+                _keep(chunks, chunks_path, key, _timed_chunk(job))
+        ordered = [chunks[lo] for lo in sorted(chunks)]
+        per_deal = [tuple(r) for rec in ordered for r in rec["per_deal"]]
+        if len(per_deal) != deals:
+            raise ValueError(f"{chunks_path}: its chunks cover {len(per_deal)} deals, not 0..{deals - 1}")
+        n_times = sum(rec["times_n"] for rec in ordered)
+        sum_times = sum(rec["times_sum"] for rec in ordered)
+        loads = [rec["load1"] for rec in ordered if rec.get("load1") is not None]
         wa = sum(r[0] for r in per_deal)
         wb = sum(r[1] for r in per_deal)
         ties = sum(r[2] for r in per_deal)
@@ -139,9 +215,13 @@ def ladder(
                 "a_score_ties_half": (wa + ties / 2) / games,
                 "deals_a_won_all": sum(1 for r in per_deal if r[0] == players),
                 "deals_b_won_all": sum(1 for r in per_deal if r[1] == players),
-                "a_turn_ms_mean": 1000 * sum(times) / len(times) if times else float("nan"),
-                "a_turn_ms_max": 1000 * max(times) if times else float("nan"),
+                "a_turn_ms_mean": 1000 * sum_times / n_times if n_times else float("nan"),
+                "a_turn_ms_max": 1000 * max((rec["times_max"] for rec in ordered), default=float("nan")),
+                "a_turns": n_times,
                 "seconds": time.perf_counter() - t0,
+                "cpu_seconds": sum(rec["cpu"] for rec in ordered),
+                "load1_range": [min(loads), max(loads)] if loads else None,
+                "per_deal": [list(r) for r in per_deal],
             }
         )
     return results
@@ -262,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     lp.add_argument("--variant", action="append", default=[], help="rule variant (repeatable)")
     lp.add_argument("--check", action="store_true", help="exit 1 unless every A beats its B (interval above 50%%)")
     lp.add_argument("--json", dest="json_path", help="also write the results to this JSON file")
+    lp.add_argument(
+        "--chunks", dest="chunks_path", help="JSON-lines file: save each ten deals when played; resume from it"
+    )
     bp = sub.add_parser("bench", help="planner decision time and games/s, one core")
     bp.add_argument("--games", type=int, default=300, help="games (default 300)")
     bp.add_argument("--players", type=int, default=4, help="players (default 4)")
@@ -282,7 +365,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.deals < 1 or args.players < 2 or any(len(p) != 2 for p in pairs):
             ap.error("--deals must be >= 1, --players >= 2 and --pairs a list of A:B separated by semicolons")
         results = ladder(
-            pairs, args.deals, args.seed, max(1, args.workers), tuple(args.variant), args.game, args.players
+            pairs,
+            args.deals,
+            args.seed,
+            max(1, args.workers),
+            tuple(args.variant),
+            args.game,
+            args.players,
+            args.chunks_path,
         )
         print(
             f"ladder: {args.game}, {args.deals} deals x {args.players} seatings per pair, {args.players} players, "

@@ -31,7 +31,7 @@ def assert_refused(turn: Turn, move) -> None:
     before = (
         [list(r) for r in turn.rows],
         list(turn.hand),
-        list(turn._pile),
+        list(turn.pile),
         list(turn.discard),
         turn.phase,
         turn.laid,
@@ -44,7 +44,7 @@ def assert_refused(turn: Turn, move) -> None:
     after = (
         [list(r) for r in turn.rows],
         list(turn.hand),
-        list(turn._pile),
+        list(turn.pile),
         list(turn.discard),
         turn.phase,
         turn.laid,
@@ -136,7 +136,8 @@ def test_rulebook_big_example(game):
 
 def test_turn_has_one_public_mutator():
     """Bots, replays and searches change the table only through Turn.apply: every other public method is a
-    read-only query (or a copy), so a new public verb is a deliberate change of this list."""
+    read-only query (or a copy), so a new public verb is a deliberate change of this list. (The verbs behind
+    apply are engine code, kbsim.engine.rows.verbs; an import-linter contract keeps bots and tools off them.)"""
     public = {n for n in dir(Turn) if not n.startswith("_") and callable(getattr(Turn, n))}
     assert public == {
         "apply",
@@ -166,6 +167,7 @@ def test_turn_has_one_public_mutator():
         "lay_path",
         "lay_reachable",
         "legal_moves",
+        "must_lay_pending",  # read-only: a hand card the rules say must be laid now
         "light_copy",  # a copy holding only what laying and rebuilding read (searches, powers)
         "minus_moves",
         "play_moves",
@@ -422,7 +424,7 @@ def test_exchange_short_pile(game):
     t = make_turn(game, [[9]] * 6, hand=[1, 2, 3, 4, 5, 6], pile_top_first=[12, 13])
     t.apply(Exchange((1, 2, 3, 4)))
     assert sorted(t.hand) == [1, 2, 5, 6, 12, 13]
-    assert t._pile[::-1] == [3, 4]  # top first
+    assert t.pile[::-1] == [3, 4]  # top first
     assert t.phase == DONE and t.laid == 0 and t.exchanged == 4
 
 
@@ -430,8 +432,8 @@ def test_exchange_long_pile(game):
     t = make_turn(game, [[9]] * 6, hand=[1, 2, 3, 4, 5, 6], pile_top_first=[7, 8, 10, 11])
     t.apply(Exchange((6, 1)))
     assert sorted(t.hand) == [2, 3, 4, 5, 7, 8]
-    assert sorted(t._pile) == [1, 6, 10, 11]
-    assert t._pile[::-1][:2] == [10, 11]  # the old pile's cards stay on top, exchanged cards go under
+    assert sorted(t.pile) == [1, 6, 10, 11]
+    assert t.pile[::-1][:2] == [10, 11]  # the old pile's cards stay on top, exchanged cards go under
 
 
 def test_exchange_of_zero_cards_refused(game):
@@ -524,13 +526,13 @@ def test_refill_to_hand_size(game):
     t.apply(Lay(4, 0))
     t.apply(Lay(5, 0))
     t.apply(EndTurn())
-    assert sorted(t.hand) == [1, 1, 1, 1, 7, 8] and t._pile[::-1] == [9, 10]
+    assert sorted(t.hand) == [1, 1, 1, 1, 7, 8] and t.pile[::-1] == [9, 10]
 
 
 def test_sandbox_hides_pile_and_is_independent(game):
     t = make_turn(game, [[3], [], [], [], [], []], hand=[4], pile_top_first=[7, 8])
     sb = t.sandbox()
-    assert sb.pile_size == 2 and 7 not in sb._pile and 8 not in sb._pile
+    assert sb.pile_size == 2 and 7 not in sb.pile and 8 not in sb.pile
     sb.apply(Lay(4, 0))
     assert t.rows[0] == [3] and t.hand == [4]
 

@@ -21,7 +21,7 @@ def answer_data(page: Page, blocks: list[dict]) -> dict:
         family of tests), ``nothing_resolved`` (no comparison on the page is resolved), ``stopping`` (the
         stopping rule's sentence, when the deals were played until decided) and ``question``.
     """
-    from kbsim.analysis.tables import _unused_text
+    from kbsim.analysis.tables import unused_text
 
     st = page.stats
     adj = st["adjustment"]
@@ -30,7 +30,7 @@ def answer_data(page: Page, blocks: list[dict]) -> dict:
     return {
         "question": page.inp.question,
         "blocks": blocks,
-        "warnings": [_unused_text(page.inp, k, st) for k in st.get("unused", [])],
+        "warnings": [unused_text(page.inp, k, st) for k in st.get("unused", [])],
         "adjustment": adj,
         "nothing_resolved": bool(tested) and not adj["resolved"],
         "stopping": stopping,

@@ -195,7 +195,7 @@ class SearchBot(BaseBot):
         worlds: list[RowsWorld] = []
         turns = self.depth * n if self.depth and not g.all_out else g.turn_limit
         rollers = self.rollers
-        seed = self._seed
+        seed = self.seed
 
         def pull(c: int, w: int) -> float:
             while len(worlds) <= w:

@@ -683,7 +683,7 @@ class HandLoop:
         Its count of the other seats' cards is read from this loop's state, its draws wait for
         :meth:`finish_turn` (as those of :meth:`start_turn`), and it is handed this loop's knowledge.
         """
-        turn._opponents = partial(_counts_after, self.state, turn.seat)
+        turn.opponent_counts = partial(_counts_after, self.state, turn.seat)
         turn.defer_draws = True
         turn.seen = self.know
         return turn

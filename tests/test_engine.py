@@ -589,14 +589,14 @@ class Exchanger(BaseBot):
             turn.apply(Pass())
 
 
-@pure_only("kbsim.engine.rows.game")
+@pure_only("kbsim.engine.rows.ending")
 @pytest.mark.parametrize("players, winners", [(2, (0, 1)), (3, (2,)), (4, (2, 3)), (5, (3, 4))])
 def test_stalemate_winners_are_all_seats_with_fewest_cards(game, players, winners, monkeypatch):
     # the idle-turn count is only the trigger; here the exact test is told the position is stuck,
     # to check the trigger's timing and the winners (the exact test has its own tests)
-    import kbsim.engine.rows.game as game_mod
+    import kbsim.engine.rows.ending as ending
 
-    monkeypatch.setattr(game_mod, "stalemate_confirmed", lambda g, st, bars=None: True)
+    monkeypatch.setattr(ending, "stalemate_confirmed", lambda g, st, bars=None: True)
     held = {2: [49, 49], 3: [33, 33, 32], 4: [25, 25, 24, 24], 5: [20, 20, 20, 19, 19]}[players]
     r = play_game(game, [Exchanger() for _ in range(players)], 99, check=True)
     assert r.end_reason == STALEMATE
@@ -618,11 +618,11 @@ def test_idle_trigger_without_a_real_stalemate_runs_to_the_turn_limit(game):
     assert r.end_reason == TURN_LIMIT and r.winners == () and r.turns == 300
 
 
-@pure_only("kbsim.engine.rows.game")
+@pure_only("kbsim.engine.rows.ending")
 def test_shared_win_is_never_a_single_seat_win(game, monkeypatch):
-    import kbsim.engine.rows.game as game_mod
+    import kbsim.engine.rows.ending as ending
 
-    monkeypatch.setattr(game_mod, "stalemate_confirmed", lambda g, st, bars=None: True)  # see the test above
+    monkeypatch.setattr(ending, "stalemate_confirmed", lambda g, st, bars=None: True)  # see the test above
     results = [play_game(game, [Exchanger(), Exchanger()], s) for s in range(3)]
     cols = {
         "game_index": [0, 1, 2],
@@ -638,14 +638,14 @@ def test_shared_win_is_never_a_single_seat_win(game, monkeypatch):
     assert [seat["shared_wins"] for seat in s["seats"]] == [3, 3]
 
 
-@pure_only("kbsim.engine.rows.game")
+@pure_only("kbsim.engine.rows.ending")
 def test_shared_win_kept_in_records(game, monkeypatch):
-    import kbsim.engine.rows.game as game_mod
+    import kbsim.engine.rows.ending as ending
     from kbsim import bots as bots_mod
     from kbsim.sim.records import to_table
     from kbsim.sim.runner import Backend, RunSpec, run_games
 
-    monkeypatch.setattr(game_mod, "stalemate_confirmed", lambda g, st, bars=None: True)  # the trigger decides here
+    monkeypatch.setattr(ending, "stalemate_confirmed", lambda g, st, bars=None: True)  # the trigger decides here
     monkeypatch.setitem(bots_mod.BOTS, "exchanger", Exchanger)
     spec = RunSpec(game=game, players=4, bots=("exchanger",) * 4, games=3, seed=5)
     cols = run_games(spec, Backend())

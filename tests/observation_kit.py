@@ -172,7 +172,7 @@ def market_points(game, players: int, seed: int, at: tuple[int, ...], policy: st
         ctx = point.context()
         bots[t.seat].play_turn(handed(t, ctx))
         if t.phase != DONE:
-            t._close()
+            t.close()
         step += 1
         if point.choosing < players:
             point.choosing += 1

@@ -127,7 +127,7 @@ def test_trial_key_tells_apart_positions_the_lay_phase_tells_apart(monkeypatch) 
         for r, row in enumerate(t.rows):
             if len(row) > 1:
                 yield changed(lambda v, r=r: v.rows[r].pop())
-        yield changed(lambda v: v._pile.clear())
+        yield changed(lambda v: v.pile.clear())
         yield changed(lambda v: setattr(v, "m_equal", not v.m_equal))
         yield changed(lambda v: setattr(v, "m_start", not v.m_start))
         yield changed(lambda v: setattr(v, "skips", v.skips + 1))

@@ -533,8 +533,8 @@ def test_answer_names_the_fairer_arm_only_where_resolved():
     assert by_arm["skewed"].endswith("; further from fair than base (resolved)")
     assert by_arm["same"].endswith("; same games as base on every deal")
     assert by_arm["base"].endswith("; baseline")
-    from kbsim.analysis.tables import _tables
+    from kbsim.analysis.tables import report_tables
 
-    cell = next(r for r in _tables(inp, compute(inp))["deltas"] if r["b"] == "skewed")["cells"]["seat_gap"]
+    cell = next(r for r in report_tables(inp, compute(inp))["deltas"] if r["b"] == "skewed")["cells"]["seat_gap"]
     assert cell["resolved"] and cell["status"].startswith("resolved (p(adj)") and "raw" not in cell["status"]
     assert "raw" in cell["detail"] and M.SEAT_GAP_TEST in cell["detail"]  # the tooltip keeps the whole status

@@ -144,7 +144,7 @@ class MarketPeeker(MarketGreedyBot):
     name = "peeker"
 
     def play_turn(self, turn) -> None:
-        relay = turn._relay
+        relay = turn.relay
         if relay is not None and relay.__closure__:
             real = next(c.cell_contents for c in relay.__closure__ if hasattr(c.cell_contents, "state"))
             top = [d[-1] if d else 0 for d in real.state.decks]

@@ -552,7 +552,7 @@ def test_a_market_view_refuses_a_barred_take():
             t = MarketTurn(g, st, s, phase=CHOOSE)
             t.apply(t.legal_moves()[0])
             if t.phase != DONE:
-                t._close()
+                t.close()
         play = MarketPlay(g, st, seat=g.first_seat % 2, bars=[bar, None])
         turn = play.new_turn() if play.seat == 0 else None
         if turn is None:

@@ -149,22 +149,22 @@ def test_report_warns_when_the_arms_rule_is_never_used(tmp_path):
 def test_warning_tells_never_chosen_from_never_possible():
     from types import SimpleNamespace
 
-    from kbsim.analysis.tables import _unused_text
+    from kbsim.analysis.tables import unused_text
 
     inp = SimpleNamespace(conditions=[SimpleNamespace(key="b", label="split", bots="planner")])
     st = {"unused_rules": {"b": [usage.INTO_EMPTY]}, "rule_chances": {"b": {usage.INTO_EMPTY: 12}}}
-    text = _unused_text(inp, "b", st)
+    text = unused_text(inp, "b", st)
     assert "legal at the start of 12 turn(s)" in text and "never found it lays more cards" in text
     st["rule_chances"] = {"b": {usage.INTO_EMPTY: 0}}
-    assert "never arose" in _unused_text(inp, "b", st)
+    assert "never arose" in unused_text(inp, "b", st)
     inp.conditions[0].bots = "greedy"
     st["rule_chances"] = {"b": {usage.INTO_EMPTY: 3}}
-    assert 'bots = "planner"' in _unused_text(inp, "b", st)
+    assert 'bots = "planner"' in unused_text(inp, "b", st)
     st["rule_chances"] = {}  # records before schema 6: no chances known
-    assert 'bots = "planner"' in _unused_text(inp, "b", st)
+    assert 'bots = "planner"' in unused_text(inp, "b", st)
     inp.conditions[0].bots = "search"
     st["rule_chances"] = {"b": {usage.INTO_EMPTY: 3}}
-    assert "the search bot" in _unused_text(inp, "b", st) and "Fix:" not in _unused_text(inp, "b", st)
+    assert "the search bot" in unused_text(inp, "b", st) and "Fix:" not in unused_text(inp, "b", st)
 
 
 def test_warning_says_when_the_arm_was_played_on_other_deals():
@@ -173,15 +173,15 @@ def test_warning_says_when_the_arm_was_played_on_other_deals():
     from types import SimpleNamespace
 
     from kbsim.analysis.metrics import Delta
-    from kbsim.analysis.tables import _unused_text
+    from kbsim.analysis.tables import unused_text
 
     inp = SimpleNamespace(conditions=[SimpleNamespace(key="b", label="either", bots="greedy")])
     unpaired = Delta(2.1, 0.4, 3.8, float("nan"), 300, paired=False)
     st = {"unused_rules": {"b": [usage.SEGMENTS]}, "rule_chances": {"b": {usage.SEGMENTS: 0}}}
     st["deltas"] = [{"b": "b", "a": "base", "delta": unpaired}]
-    assert "come from the deals, not from the rule" in _unused_text(inp, "b", st)
+    assert "come from the deals, not from the rule" in unused_text(inp, "b", st)
     st["deltas"] = [{"b": "b", "a": "base", "delta": Delta(0.0, -1.0, 1.0, 2.0, 300)}]
-    assert "come from the deals" not in _unused_text(inp, "b", st)
+    assert "come from the deals" not in unused_text(inp, "b", st)
 
 
 def test_run_summary_notes_a_rule_no_game_used(tmp_path):

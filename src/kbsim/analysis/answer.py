@@ -24,7 +24,7 @@ def answer_data(page: Page, blocks: list[dict]) -> dict:
     """
     from kbsim.analysis.ladder import rung_deals
     from kbsim.analysis.reading import deals_words
-    from kbsim.analysis.tables import _unused_text
+    from kbsim.analysis.tables import unused_text
 
     st = page.stats
     adj = st["adjustment"]
@@ -34,7 +34,7 @@ def answer_data(page: Page, blocks: list[dict]) -> dict:
     return {
         "question": page.inp.question,
         "blocks": blocks,
-        "warnings": [_unused_text(page.inp, k, st) for k in st.get("unused", [])],
+        "warnings": [unused_text(page.inp, k, st) for k in st.get("unused", [])],
         "adjustment": adj,
         "nothing_resolved": bool(tested) and not adj["resolved"],
         "stopping": stopping,

@@ -26,7 +26,7 @@ from kbsim.analysis.metrics import Delta
 from kbsim.analysis.page import Page
 from kbsim.analysis.pooling import pool
 from kbsim.analysis.reading import ReportInput, deals_words
-from kbsim.analysis.tables import _delta_text, _signed
+from kbsim.analysis.tables import delta_text, signed_text
 
 MEASURES = [SEAT_GAP, *METRICS]
 HANDFUL = 10  # an arm that differs from its baseline on at most this many deals gets those deals named
@@ -139,12 +139,12 @@ def _cell(d: dict | None, unused: frozenset[str] | set[str] = frozenset()) -> di
     if d is None:
         return {"text": "–"}
     idle = d["b"] in unused
-    v, interval, status = _delta_text(d, short=True, unused=idle)
+    v, interval, status = delta_text(d, short=True, unused=idle)
     return {
         "text": f"{v} {interval}",
         "status": status,
         "cls": "ok" if d["delta"].resolved else "unresolved",
-        "title": _delta_text(d, unused=idle)[2],
+        "title": delta_text(d, unused=idle)[2],
     }
 
 
@@ -227,7 +227,7 @@ def _shift(row: dict) -> dict:
 
 # ------------------------------------------------------------------ answer
 def _pp(x: float, unit: str) -> str:
-    return _signed(x, unit)
+    return signed_text(x, unit)
 
 
 def _effect_words(d: dict | None) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from typing import Any
 
@@ -9,10 +10,16 @@ from kbsim.analysis import metrics as M
 from kbsim.analysis.arms import FIGURE_METRICS, METRICS, SEAT_GAP
 from kbsim.analysis.reading import ReportInput
 from kbsim.analysis.seats import starts_text
-from kbsim.analysis.tables import _delta_text, _esc
+from kbsim.analysis.tables import delta_text
 from kbsim.sim.conditions import Condition
 
+
 # ------------------------------------------------------------------ figures
+def _esc(text: Any) -> str:
+    """Escape user text for plotly labels (plotly shows entities as the characters they stand for)."""
+    return html.escape(str(text), quote=True)
+
+
 _PALETTE = [
     "#1f77b4",
     "#ff7f0e",
@@ -271,7 +278,7 @@ def _fig_deltas(inp: ReportInput, st: dict, labels: dict):
                 ys.append(y)
                 err.append((pd.high - pd.mean) * scale)  # a bootstrap interval need not be symmetric
                 err_minus.append((pd.mean - pd.low) * scale)
-                v, interval, status = _delta_text(d)
+                v, interval, status = delta_text(d)
                 cd.append([v, interval, status, pd.n])
             fig.add_trace(
                 go.Scatter(

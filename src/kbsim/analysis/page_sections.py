@@ -13,13 +13,13 @@ from kbsim.analysis.fairness import fairness_answer
 from kbsim.analysis.page import Page, Section
 from kbsim.analysis.restricted import restricted_tests
 from kbsim.analysis.strength import strength_answer, strength_tests
-from kbsim.analysis.tables import _tables
+from kbsim.analysis.tables import report_tables
 
 
 def tables(page: Page) -> dict:
-    """The page's tables (:func:`kbsim.analysis.tables._tables`), made once per page."""
+    """The page's tables (:func:`kbsim.analysis.tables.report_tables`), made once per page."""
     if "_tables" not in page.data:
-        page.data["_tables"] = _tables(page.inp, page.stats)
+        page.data["_tables"] = report_tables(page.inp, page.stats)
     return page.data["_tables"]
 
 

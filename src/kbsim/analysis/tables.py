@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import html
 import math
-from typing import Any
 
 from kbsim.analysis import metrics as M
 from kbsim.analysis.arms import METRICS, SEAT_GAP
@@ -19,13 +17,14 @@ def _num(x: float | None, digits: int = 1) -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:,.{digits}f}"
 
 
-def _signed(x: float, unit: str) -> str:
+def signed_text(x: float, unit: str) -> str:
+    """A difference with its sign: percentage points (``unit`` ``"pp"``, ``x`` a fraction) or plain; "–" for none."""
     if x is None or math.isnan(x):
         return "–"
     return f"{100 * x:+.2f} pp" if unit == "pp" else f"{x:+.2f}"
 
 
-def _delta_text(d: dict, short: bool = False, unused: bool = False) -> tuple[str, str, str]:
+def delta_text(d: dict, short: bool = False, unused: bool = False) -> tuple[str, str, str]:
     """(value, interval, status) texts of one delta row; ``short`` for table cells.
 
     The status gives the test, the raw and the Holm-adjusted p-value, whether the difference is resolved after
@@ -37,16 +36,16 @@ def _delta_text(d: dict, short: bool = False, unused: bool = False) -> tuple[str
     if pd.n == 0:
         return "–", "–", "no games to compare" if short else "no games of one arm at this player count"
     if pd.n < 2:
-        return _signed(pd.mean, unit), "–", f"not resolved: only {pd.n} common deal"
+        return signed_text(pd.mean, unit), "–", f"not resolved: only {pd.n} common deal"
     if pd.identical:
         return (
-            _signed(pd.mean, unit),
+            signed_text(pd.mean, unit),
             "[0, 0]",
             "identical on every deal"
             if short
             else "not resolved: identical on every deal (the bots may never use what differs)",
         )
-    interval = f"[{_signed(pd.low, unit)}, {_signed(pd.high, unit)}]"
+    interval = f"[{signed_text(pd.low, unit)}, {signed_text(pd.high, unit)}]"
     kind = "" if pd.paired else "independent samples · "
     ps = f"{M.fmt_p(pd.p)} raw, {M.fmt_p(pd.p_adj).replace('p ', 'p(adj) ')} {M.ADJUSTMENT_NAME}"
     differing = f"{pd.discordant} differing deal{'' if pd.discordant == 1 else 's'}"
@@ -63,7 +62,7 @@ def _delta_text(d: dict, short: bool = False, unused: bool = False) -> tuple[str
     elif pd.test == M.SEAT_GAP_TEST:
         ps += f"; {pd.test}, {differing}, bootstrap interval"
     if pd.resolved:
-        return _signed(pd.mean, unit), interval, f"{kind}resolved ({ps})"
+        return signed_text(pd.mean, unit), interval, f"{kind}resolved ({ps})"
     status = f"{kind}not resolved ({ps})"
     if pd.resolved_raw:
         status = f"{kind}not resolved after adjustment ({ps})"
@@ -80,12 +79,7 @@ def _delta_text(d: dict, short: bool = False, unused: bool = False) -> tuple[str
         status += f"; no deal count: {pd.deals_needed_reason}"
     elif pd.deals_needed_reason.startswith("effect within"):
         status += " · effect indistinguishable from 0"
-    return _signed(pd.mean, unit), interval, status
-
-
-def _esc(text: Any) -> str:
-    """Escape user text for plotly labels (plotly shows entities as the characters they stand for)."""
-    return html.escape(str(text), quote=True)
+    return signed_text(pd.mean, unit), interval, status
 
 
 # ------------------------------------------------------------------ tables and text
@@ -123,7 +117,8 @@ def _gap_against(st: dict, labels: dict[str, str]) -> dict[tuple[str, int], str]
     return {k: "; ".join(v) if v else "baseline" for k, v in out.items()}
 
 
-def _tables(inp: ReportInput, st: dict) -> dict:
+def report_tables(inp: ReportInput, st: dict) -> dict:
+    """The page's tables (summary, deltas, ...) as template data, from the input and its statistics ``st``."""
     labels = {c.key: c.label for c in inp.conditions}
     summary = []
     for c, p, g in _cells(inp, st):
@@ -165,7 +160,7 @@ def _tables(inp: ReportInput, st: dict) -> dict:
     deltas: dict[tuple, dict] = {}
     unused = set(st.get("unused", []))
     for d in st["deltas"]:
-        v, interval, status = _delta_text(d, short=True, unused=d["b"] in unused)
+        v, interval, status = delta_text(d, short=True, unused=d["b"] in unused)
         row = deltas.setdefault(
             (d["b"], d["a"], d["players"]),
             {"b": labels[d["b"]], "a": labels[d["a"]], "players": d["players"], "n": f"{d['delta'].n:,}", "cells": {}},
@@ -174,7 +169,7 @@ def _tables(inp: ReportInput, st: dict) -> dict:
             "value": v,
             "interval": interval,
             "status": status,
-            "detail": _delta_text(d, unused=d["b"] in unused)[2],
+            "detail": delta_text(d, unused=d["b"] in unused)[2],
             "resolved": d["delta"].resolved,
         }
     bots = [
@@ -230,7 +225,7 @@ def _tables(inp: ReportInput, st: dict) -> dict:
             ],
         }
     return {
-        "unused": [_unused_text(inp, k, st) for k in st.get("unused", [])],
+        "unused": [unused_text(inp, k, st) for k in st.get("unused", [])],
         "summary": summary,
         "verdicts": verdicts,
         "deltas": list(deltas.values()),
@@ -325,7 +320,8 @@ def _unshared(key: str, st: dict | None) -> str:
     return ""
 
 
-def _unused_text(inp: ReportInput, key: str, st: dict | None = None) -> str:
+def unused_text(inp: ReportInput, key: str, st: dict | None = None) -> str:
+    """The warning for arm ``key``, whose rule the games never used: why, and how to fix the study."""
     return _unused_words(inp, key, st) + _unshared(key, st)
 
 
@@ -403,7 +399,7 @@ def text_summary(inp: ReportInput, st: dict, answer: dict | None = None) -> list
         and seat-gap differences.
     """
     labels = {c.key: c.label for c in inp.conditions}
-    lines = [f"WARNING: {_unused_text(inp, k, st)}" for k in st.get("unused", [])]
+    lines = [f"WARNING: {unused_text(inp, k, st)}" for k in st.get("unused", [])]
     for block in (answer or {}).get("blocks", []):
         said = " ".join(block.get("lines", [])) or block.get("headline", "")
         if said:  # (a block that is only a table, e.g. fairness at one player count, says it in its headline)
@@ -456,7 +452,7 @@ def text_summary(inp: ReportInput, st: dict, answer: dict | None = None) -> list
     if shown:
         lines.append("differences B − A (paired on the same deals unless marked independent samples):")
     for d in shown:
-        v, interval, status = _delta_text(d, unused=d["b"] in st.get("unused", []))
+        v, interval, status = delta_text(d, unused=d["b"] in st.get("unused", []))
         lines.append(
             f"  {labels[d['b']]} − {labels[d['a']]}, {d['players']} players, {d['label']}: {v} {interval} "
             f"(n {d['delta'].n:,}): {status}"

@@ -62,6 +62,7 @@ def _cards(zones: list) -> int:
 class BaseBot:
     """Keeps the per-game context every bot needs; ``self.rng`` is created on first use.
 
+    ``game``, ``seat``, ``players``, ``seed``: the arguments of the last :meth:`new_game` (read only).
     ``bar``: the move kinds this bot's seat is barred from (restricted play), empty unless its spec names some.
     """
 
@@ -86,7 +87,7 @@ class BaseBot:
         self.game = game
         self.seat = seat
         self.players = players
-        self._seed = seed
+        self.seed = seed
         self._rng: random.Random | None = None
         self._still: tuple | None = None
 
@@ -133,5 +134,5 @@ class BaseBot:
     def rng(self) -> random.Random:
         """This seat's random stream for the current game (independent of the deal's)."""
         if self._rng is None:
-            self._rng = seeded(bot_seed(self._seed, self.seat))  # (random.Random(...), see kbsim.engine.rng)
+            self._rng = seeded(bot_seed(self.seed, self.seat))  # (random.Random(...), see kbsim.engine.rng)
         return self._rng

@@ -121,7 +121,7 @@ class MarketSearchBot(BaseBot):
         worlds: list[MarketWorld] = []
         rollers = self.rollers
         finisher = self.finisher
-        seed = self._seed
+        seed = self.seed
         limit = self.depth * n if self.depth else g.turn_limit
 
         def pull(c: int, w: int) -> float:

@@ -147,7 +147,7 @@ class RandomBot(BaseBot):
         from kbsim.bots.greedy import GreedyBot
 
         fallback = GreedyBot()
-        fallback.new_game(g, self.seat, self.players, self._seed)
+        fallback.new_game(g, self.seat, self.players, self.seed)
         fallback.play_turn(turn)
 
     def _play_first(self, turn: Turn, option: str) -> None:

@@ -38,8 +38,8 @@ from kbsim.bots.planner import PlannerBot
 from kbsim.bots.random_bot import RandomBot
 from kbsim.bots.search_turns import Candidate, TurnCandidates
 from kbsim.engine.rows.compiled import CompiledGame
+from kbsim.engine.rows.ending import team_score
 from kbsim.engine.rows.forward import RowsWorld, determinize
-from kbsim.engine.rows.game import team_score
 from kbsim.engine.rows.turn import Turn
 
 MARGIN = 0.01
@@ -195,7 +195,7 @@ class SearchBot(BaseBot):
         worlds: list[RowsWorld] = []
         turns = self.depth * n if self.depth and not g.all_out else g.turn_limit
         rollers = self.rollers
-        seed = self._seed
+        seed = self.seed
 
         def pull(c: int, w: int) -> float:
             while len(worlds) <= w:

@@ -37,7 +37,7 @@ class RulesError(Exception):
         super().__init__("\n".join(self.lines))
 
 
-def _shipped_dir() -> Path | None:
+def shipped_dir() -> Path | None:
     """The rule files inside the installed package, or the checkout's ``rules/``."""
     packaged = resources.files("kbsim") / "_rules"
     if packaged.is_dir():

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kbsim.rules.families import RuleDocument, rule_model
-from kbsim.rules.files import RulesError, _shipped_dir, display_path, format_validation, read_document
+from kbsim.rules.files import RulesError, display_path, format_validation, read_document, shipped_dir
 from kbsim.strict_io import InputFileError, check_regular_file, load_yaml_scalar
 
 _CACHE: dict[tuple, tuple[LoadedRules, list]] = {}  # key -> (rules, [(file it depends on, mtime)])
@@ -27,7 +27,7 @@ _CACHE: dict[tuple, tuple[LoadedRules, list]] = {}  # key -> (rules, [(file it d
 
 def shipped_games() -> list[str]:
     """Names of the games whose rule files ship with kbsim, sorted."""
-    d = _shipped_dir()
+    d = shipped_dir()
     return sorted(p.stem for p in d.glob("*.yaml")) if d else []
 
 
@@ -52,7 +52,7 @@ def find_rule_file(game: str) -> Path:
         except InputFileError as e:
             raise RulesError(str(e)) from None
         return p
-    d = _shipped_dir()
+    d = shipped_dir()
     if d is not None and (d / f"{game}.yaml").is_file():
         return d / f"{game}.yaml"
     known = ", ".join(shipped_games()) or "none"

@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
 
-from kbsim.rules.files import RulesError, _shipped_dir, display_path, format_validation, read_document
+from kbsim.rules.files import RulesError, display_path, format_validation, read_document, shipped_dir
 from kbsim.rules.schema import (
     MAX_POINTS,
     MAX_TURNS,
@@ -719,7 +719,7 @@ def resolve_card_table(ref: str, rule_file: Path | None) -> Path:
         if rule_file is not None:
             candidates.append(rule_file.parent / p)
         candidates.append(Path.cwd() / p)
-        shipped = _shipped_dir()
+        shipped = shipped_dir()
         if rule_file is None and shipped is not None:
             candidates.append(shipped / p)
     for c in candidates:

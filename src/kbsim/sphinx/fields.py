@@ -15,7 +15,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 
 from kbsim.sphinx.helpers import code, table
-from kbsim.sphinx.records_schema import SchemaDirective, _models_in_order
+from kbsim.sphinx.records_schema import SchemaDirective, models_in_order
 
 
 def _resolve(target: str) -> Any:
@@ -33,7 +33,7 @@ class FieldsDirective(SchemaDirective):
         """The models' field tables (anchors ``PREFIX-MODEL``), then the terms table if asked for."""
         root = _resolve(self.arguments[0])
         prefix = self.options.get("prefix", "fields")
-        models = _models_in_order(root)
+        models = models_in_order(root)
         anchors = {cls: f"{prefix}-{cls.__name__.lower()}" for cls in models}
         out: list[nodes.Node] = [self.model_section(cls, anchors, prefix) for cls in models]
         if "terms" in self.options:

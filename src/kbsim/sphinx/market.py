@@ -99,7 +99,7 @@ class MarketRulesRenderer(ReferenceRenderer):
         """The card table: provisional warning, file, totals against the published ones, the card lists."""
         m = self.model
         _ = self._
-        sec = self.section(self._id("rule-cards"), _("Card table"))
+        sec = self.section(self.section_id("rule-cards"), _("Card table"))
         box = self.provisional(cards)
         if box:
             hint = para(
@@ -333,7 +333,7 @@ class MarketRulesRenderer(ReferenceRenderer):
         if forms:
             out.append(para(nodes.strong(_("Moves."), _("Moves.")), " ", *forms))
         if getattr(m, "example_cards", None) is not None:
-            sub = self.section(self._id("examples-cards"), _("Cards the examples use"))
+            sub = self.section(self.section_id("examples-cards"), _("Cards the examples use"))
             if m.example_cards.summary:
                 sub += para(m.example_cards.summary)
             sub += para(
@@ -474,7 +474,7 @@ class MarketRulesRenderer(ReferenceRenderer):
         m = self.model
         _ = self._
         st = ex.state
-        sec = self.section(self._id(f"example-{slug(ex.name)}"), code(ex.name))
+        sec = self.section(self.section_id(f"example-{slug(ex.name)}"), code(ex.name))
         if ex.summary:
             sec += para(ex.summary)
         setup: list[tuple[str, Any]] = []

@@ -67,7 +67,8 @@ class RecordsDirective(SphinxDirective):
 
 
 # ------------------------------------------------------------------ rule-file schema
-def _models_in_order(root: type[BaseModel]) -> list[type[BaseModel]]:
+def models_in_order(root: type[BaseModel]) -> list[type[BaseModel]]:
+    """``root`` and every model its fields use, each once, in the order they are first met (depth first)."""
     seen: list[type[BaseModel]] = []
 
     def walk(cls: type[BaseModel]) -> None:
@@ -141,7 +142,7 @@ class SchemaDirective(SphinxDirective):
         per_family: list[tuple[str, type[BaseModel], list[type[BaseModel]]]] = []
         for family, root in roots:
             mine = []
-            for cls in _models_in_order(root):
+            for cls in models_in_order(root):
                 if cls in anchors:
                     continue
                 ident = f"schema-{cls.__name__.lower()}"

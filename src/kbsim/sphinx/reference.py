@@ -134,7 +134,8 @@ class ReferenceRenderer:
         self._ = Words(getattr(self.model, "language", DEFAULT) or DEFAULT)
 
     # ---- plumbing
-    def _id(self, wanted: str) -> str:
+    def section_id(self, wanted: str) -> str:
+        """A section anchor unused on the page so far: ``wanted``, or ``wanted-2``, ``wanted-3``, ... (recorded)."""
         ident, n = wanted, 2
         while ident in self.used_ids or ident in self.document.ids:
             ident, n = f"{wanted}-{n}", n + 1
@@ -271,7 +272,7 @@ class ReferenceRenderer:
         examples (run, with a warning for each stated result the engine misses).
         """
         m = self.model
-        page = self.section(self._id(f"rules-{self.game}"), self.page_title())
+        page = self.section(self.section_id(f"rules-{self.game}"), self.page_title())
         page += self.provisional(m)
         page += self.overview()
         page += self.components_section()
@@ -294,7 +295,7 @@ class ReferenceRenderer:
     def front_page(self) -> nodes.section:
         """The first page: provisional warning, overview, components, the other pages, the published studies."""
         m = self.model
-        page = self.section(self._id(f"rules-{self.game}"), self.page_title())
+        page = self.section(self.section_id(f"rules-{self.game}"), self.page_title())
         page += self.provisional(m)
         page += self.overview()
         page += self.components_section()
@@ -326,7 +327,7 @@ class ReferenceRenderer:
 
     def contents(self) -> nodes.section:
         """The list of the reference's other pages, each linked (the characters' own pages are on theirs)."""
-        sec = self.section(self._id("contents"), self._("In this reference"))
+        sec = self.section(self.section_id("contents"), self._("In this reference"))
         items = []
         for part in self.parts(self.model)[1:]:
             if part.startswith(("character-", "examples-")):
@@ -344,7 +345,7 @@ class ReferenceRenderer:
         reports = list(getattr(self.env.config, "kbsim_reports", None) or [])
         if not reports:
             return []
-        sec = self.section(self._id("studies"), self._("Studies"))
+        sec = self.section(self.section_id("studies"), self._("Studies"))
         sec += para(self._("Balance studies of these rules, simulated and reported with kbsim:"))
         up = "../" * self.env.docname.count("/")
         items = []
@@ -358,7 +359,7 @@ class ReferenceRenderer:
     def components_section(self) -> nodes.section:
         """The components (cards, table...): :attr:`components`, each a rule section."""
         m = self.model
-        components = self.section(self._id("components"), self._("Components"))
+        components = self.section(self.section_id("components"), self._("Components"))
         for key in self.components:
             if getattr(m, key, None) is not None:
                 components += self.component(key, getattr(m, key))
@@ -374,7 +375,7 @@ class ReferenceRenderer:
         """Players, rule file, game name and the file's other top-level scalars."""
         m = self.model
         _ = self._
-        sec = self.section(self._id("overview"), _("Overview"))
+        sec = self.section(self.section_id("overview"), _("Overview"))
         sec += para(m.summary)
         players = (
             f"{m.players.min}"
@@ -436,7 +437,7 @@ class ReferenceRenderer:
                 body += self.item_table(key, value)
         if not summary and not params and not getattr(obj, "provisional", None) and len(children) == 1:
             return body  # a section with nothing of its own around a single sub-rule (``table.rows``)
-        sec = self.section(self._id("rule-" + slug(path.replace(".", "-").replace("_", "-"))), title)
+        sec = self.section(self.section_id("rule-" + slug(path.replace(".", "-").replace("_", "-"))), title)
         sec += self.provisional(obj)
         if summary:
             sec += para(summary)
@@ -479,7 +480,9 @@ class ReferenceRenderer:
     def collection(self, path: str, value: Any) -> list[nodes.Node]:
         """A list or mapping of rule models (a future card table, objectives, ...): one subsection each."""
         key = path.rsplit(".", 1)[-1]
-        sec = self.section(self._id("rule-" + slug(path.replace(".", "-").replace("_", "-"))), self.title_for(key))
+        sec = self.section(
+            self.section_id("rule-" + slug(path.replace(".", "-").replace("_", "-"))), self.title_for(key)
+        )
         for name, item in items_of(value):
             named = getattr(item, "title", None) or getattr(item, "name", None)
             sub_title: str | nodes.Node = str(named) if named else code(name)
@@ -527,7 +530,7 @@ class ReferenceRenderer:
                 characters itself.
             apart: each character has a page of its own (:meth:`parts`): list them, linked, instead.
         """
-        sec = self.section(self._id("characters"), self._("Characters"))
+        sec = self.section(self.section_id("characters"), self._("Characters"))
         roster = characters
         if isinstance(characters, BaseModel) and "roster" in type(characters).model_fields:
             roster = characters.roster
@@ -596,7 +599,7 @@ class ReferenceRenderer:
         chars = getattr(self.model, "characters", None)
         in_roster = isinstance(chars, BaseModel) and "roster" in type(chars).model_fields
         base = f"characters.roster.{key}" if in_roster else f"characters.{key}"
-        sub = self.section(self._id(f"character-{slug(key)}"), name)
+        sub = self.section(self.section_id(f"character-{slug(key)}"), name)
         index = self.register(sub, "rule-character", key, N_("character"))
         sub += self.provisional(ch)
         if getattr(ch, "summary", ""):
@@ -677,7 +680,7 @@ class ReferenceRenderer:
         """The options: an overview table, then one entry each (default, values, path, variants, clarification)."""
         m = self.model
         _ = self._
-        sec = self.section(self._id("options"), _("Options"))
+        sec = self.section(self.section_id("options"), _("Options"))
         usage = _("--option NAME=VALUE")
         sec += para(
             *_.parts(
@@ -709,7 +712,7 @@ class ReferenceRenderer:
             widths=[4, 2, 5, 2],
         )
         for name, opt in m.options.items():
-            sub = self.section(self._id(f"option-{name}"), code(name))
+            sub = self.section(self.section_id(f"option-{name}"), code(name))
             index = self.register(sub, "rule-option", name, N_("rule option"))
             sub += para(opt.summary)
             default = self.defaults[name]
@@ -783,7 +786,7 @@ class ReferenceRenderer:
 
         m = self.model
         _ = self._
-        sec = self.section(self._id("variants"), _("Variants"))
+        sec = self.section(self.section_id("variants"), _("Variants"))
         usage = _("--variant NAME")
         sec += para(
             *_.parts(
@@ -796,7 +799,7 @@ class ReferenceRenderer:
             sec += para(_("This rule file declares no variants."))
             return sec
         for name, var in m.variants.items():
-            sub = self.section(self._id(f"variant-{name}"), code(name))
+            sub = self.section(self.section_id(f"variant-{name}"), code(name))
             index = self.register(sub, "rule-variant", name, N_("variant"))
             sub += self.provisional(var)
             sub += para(var.summary)
@@ -830,7 +833,7 @@ class ReferenceRenderer:
         """The clarifications, each with its confidence, option and the other readings."""
         m = self.model
         _ = self._
-        sec = self.section(self._id("clarifications"), _("Clarifications"))
+        sec = self.section(self.section_id("clarifications"), _("Clarifications"))
         sec += para(
             _(
                 "Where the sources are silent or can be read two ways, kbsim picks one reading and, when the "
@@ -840,7 +843,7 @@ class ReferenceRenderer:
         if not m.clarifications:
             sec += para(_("This rule file has no clarifications."))
         for c in m.clarifications:
-            sub = self.section(self._id(self._clarification_id(c.topic)), c.topic)
+            sub = self.section(self.section_id(self._clarification_id(c.topic)), c.topic)
             sub += para(c.reading)
             items: list[tuple[str, Any]] = [
                 (_("Confidence"), [code(c.confidence), f" ({_(CONFIDENCE.get(c.confidence, ''))})"])
@@ -901,7 +904,7 @@ class ReferenceRenderer:
 
     def examples_section(self) -> nodes.section:
         """The examples (:meth:`examples_intro`, then each drawn by :meth:`example`), all on one page."""
-        sec = self.section(self._id("examples"), self._("Examples"))
+        sec = self.section(self.section_id("examples"), self._("Examples"))
         sec += self.examples_intro()
         for ex in self.model.examples:
             sec += self.example(ex)
@@ -910,7 +913,7 @@ class ReferenceRenderer:
     def examples_list(self) -> nodes.section:
         """The examples page when they fill several: the intro, then each example's name (linked) and summary."""
         _ = self._
-        sec = self.section(self._id("examples"), _("Examples"))
+        sec = self.section(self.section_id("examples"), _("Examples"))
         sec += self.examples_intro()
         rows = [
             [[self.ref(f"example-{slug(ex.name)}", code(ex.name))], getattr(ex, "summary", "") or ""]
@@ -925,7 +928,7 @@ class ReferenceRenderer:
         first = (number - 1) * EXAMPLES_PER_PAGE
         chunk = examples[first : first + EXAMPLES_PER_PAGE]
         title = self._("Examples {first} to {last}").format(first=first + 1, last=first + len(chunk))
-        sec = self.section(self._id(f"examples-{number}"), title)
+        sec = self.section(self.section_id(f"examples-{number}"), title)
         for ex in chunk:
             sec += self.example(ex)
         return sec
@@ -963,6 +966,6 @@ class ReferenceRenderer:
     def confidence_legend(self) -> nodes.section:
         """The legend of the confidence marks."""
         _ = self._
-        sec = self.section(self._id("confidence"), _("Confidence marks"))
+        sec = self.section(self.section_id("confidence"), _("Confidence marks"))
         sec += table([_("Mark"), _("Meaning")], [[[code(k)], _(v)] for k, v in CONFIDENCE.items()])
         return sec

@@ -167,7 +167,7 @@ class RulesRenderer(ReferenceRenderer):
     def example(self, ex: Any) -> nodes.section:
         """One example: its setting, the board before, the moves, the stated result and the board after."""
         _ = self._
-        sec = self.section(self._id(f"example-{slug(ex.name)}"), code(ex.name))
+        sec = self.section(self.section_id(f"example-{slug(ex.name)}"), code(ex.name))
         sec += para(ex.summary)
         setup: list[tuple[str, Any]] = []
         for k, v in ex.options.items():

@@ -94,7 +94,7 @@ class MarketWorld:
             t.seen = self._context()
         bot.play_turn(t)
         if t.phase != DONE:
-            t._close()
+            t.close()
         self._advance()
 
     def clone(self) -> MarketWorld:

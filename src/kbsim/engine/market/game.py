@@ -202,7 +202,7 @@ class MarketPlay:
             IllegalMove: the turn cannot end yet (a card or a character is due).
         """
         if turn.phase != DONE:
-            turn._close()
+            turn.close()
         g, n, s = self.game, self.state.players, self.seat
         self.yields[s] += turn.bar_yielded
         for char in turn.resolved:
@@ -304,7 +304,7 @@ def play_market_game(
         views[s] = view.state
         bot.play_turn(view)
         if t.phase != DONE:
-            t._close()
+            t.close()
         moves_log.append((s, t.log))
     course.mark(0, standings(game, st))  # (the contracts chosen)
     while play.turns < game.turn_limit:

@@ -174,7 +174,7 @@ def handed(turn: MarketTurn, context: MarketContext, last: MarketState | None = 
         refresh(last, turn.state, seat)
     view = turn.on_state(last)
     view.seen = context
-    view._legal = list(turn.legal_moves())  # (listed once, on the table: the list depends on public zones only)
+    view.listed_moves = list(turn.legal_moves())  # (listed once, on the table: the list depends on public zones only)
 
     def relay(move: Move) -> None:
         # ending the take or claim phase changes only the phase (the table is as the view shows it); any other move
@@ -188,9 +188,9 @@ def handed(turn: MarketTurn, context: MarketContext, last: MarketState | None = 
         view.claims = turn.claims
         view.lost = turn.lost
         view.resolved = list(turn.resolved)
-        view._legal = list(turn.legal_moves())
+        view.listed_moves = list(turn.legal_moves())
 
-    view._relay = relay
+    view.relay = relay
     return view
 
 

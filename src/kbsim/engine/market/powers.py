@@ -46,7 +46,7 @@ def face_up_takes(st: MarketState) -> list[Move]:
 
 
 def _take_free(turn: Any, move: Move) -> None:
-    turn._take(move.a, move.b, free=True)
+    turn.take(move.a, move.b, free=True)
 
 
 def _steal_moves(g: MarketGame, st: MarketState, seat: int) -> list[Move]:

@@ -27,6 +27,10 @@ class MarketTurn:
         state: the table (shared with the game loop; a sandbox has its own copy).
         seat: the seat to play.
         phase: ``take`` for a normal turn, ``choose`` for the contract choice.
+
+    Engine fields (set by the game loop and :mod:`kbsim.engine.market.observe`; bots leave them alone):
+    ``listed_moves`` (the legal moves listed for the position now, or None: listed on demand) and ``relay``
+    (on the view a bot is handed: the link that makes a move on the real turn; None on a real turn).
     """
 
     def __init__(self, game: MarketGame, state: MarketState, seat: int, phase: str = TAKE):
@@ -40,13 +44,13 @@ class MarketTurn:
         self.resolved: list[int] = []  # character kinds that acted
         self.log: list[Move] | None = None
         self.on_move: Callable[[MarketTurn], None] | None = None
-        self._legal: list[Move] | None = None
+        self.listed_moves: list[Move] | None = None
         # restricted play (kbsim.engine.market.restrict): the move kinds this seat is barred from, set by the game
         # loop, and whether the bar yielded at some decision of this turn
         self.bar: frozenset[str] | None = None
         self.bar_yielded = False
         # the game loop's link from the view a bot is handed to the real turn (kbsim.engine.market.observe), or None
-        self._relay: Callable[[Move], None] | None = None
+        self.relay: Callable[[Move], None] | None = None
         # the turn-loop counts everybody knows (kbsim.engine.market.observe.MarketContext), set by the game loop
         self.seen: object | None = None
         self.phase = phase
@@ -143,8 +147,8 @@ class MarketTurn:
         t.resolved = list(self.resolved)
         t.log = None
         t.on_move = None
-        t._legal = None
-        t._relay = None
+        t.listed_moves = None
+        t.relay = None
         return t
 
     # ---- moves
@@ -160,7 +164,7 @@ class MarketTurn:
         A seat with a bar (:attr:`bar`) gets no move of a barred kind, unless every legal move is of one: the bar
         then yields (:attr:`bar_yielded`; :mod:`kbsim.engine.market.restrict`).
         """
-        if self._legal is None:
+        if self.listed_moves is None:
             moves = legal_moves(self.game, self.state, self.seat, self.phase)
             bar = self.bar
             if bar is not None and moves:
@@ -169,8 +173,8 @@ class MarketTurn:
                     moves = kept
                 elif any(barred(self.game, self.state, m, bar) for m in moves):
                     self.bar_yielded = True
-            self._legal = moves
-        return self._legal
+            self.listed_moves = moves
+        return self.listed_moves
 
     def apply(self, move: Move) -> None:
         """Apply a legal move.
@@ -178,8 +182,8 @@ class MarketTurn:
         Raises:
             IllegalMove: ``move`` is not among :meth:`legal_moves` (the message says why).
         """
-        if self._relay is not None:  # the view a bot is handed: the game makes the move, then shows the result
-            self._relay(move)
+        if self.relay is not None:  # the view a bot is handed: the game makes the move, then shows the result
+            self.relay(move)
             return
         if move not in self.legal_moves():
             kind = barred(self.game, self.state, move, self.bar) if self.bar is not None else ""
@@ -189,7 +193,7 @@ class MarketTurn:
                     f"(restricted play: its player's bar=[{', '.join(sorted(self.bar or ()))}])"
                 )
             raise IllegalMove(self._why(move))
-        self._legal = None
+        self.listed_moves = None
         g, st, me = self.game, self.state, self.seat
         op = move.op
         if self.log is not None:
@@ -199,7 +203,7 @@ class MarketTurn:
                 self.phase = CLAIM
             else:
                 self.took = True
-                self._take(move.a, move.b, free=False)
+                self.take(move.a, move.b, free=False)
         elif self.phase == RESOLVE:
             char = st.pending.pop()
             POWERS[g.kinds[char].op].act(self, move)
@@ -235,7 +239,14 @@ class MarketTurn:
         if self.on_move is not None:
             self.on_move(self)
 
-    def _take(self, d: int, p: int, free: bool) -> None:
+    def take(self, d: int, p: int, free: bool) -> None:
+        """Take the card at place ``p`` of line ``d`` (engine code: the move ``take``, and powers with ``free``).
+
+        Args:
+            d: the line (0-based).
+            p: the place in the line (0-based).
+            free: True when a power gives the card (no price is paid).
+        """
         g, st, me = self.game, self.state, self.seat
         card = st.lines[d][p]
         if not free:
@@ -259,14 +270,14 @@ class MarketTurn:
         """Lose pending characters that cannot act; set the phase to ``resolve`` or ``claim``."""
         st = self.state
         while st.pending:
-            self._legal = None
+            self.listed_moves = None
             if self._resolve_moves():
                 self.phase = RESOLVE
                 return
             st.box[st.pending.pop()] += 1
             self.lost += 1
         st.close_lines(self.game)
-        self._legal = None
+        self.listed_moves = None
         self.phase = CLAIM if self.game.claims_per_turn > 0 else DONE
 
     def _hint(self, path: str) -> str:
@@ -327,7 +338,7 @@ class MarketTurn:
             return f"contract {move.a} is not among those offered to this seat: {self.offered}"
         return f"{op!r} is not possible in the {ph} phase"
 
-    def _close(self) -> None:
+    def close(self) -> None:
         """Finish the turn for the game loop (the claim is optional; a choice keeps the first contracts offered).
 
         Bots end a turn with ``apply(END)``; this is the loop's way to close a turn a bot left open.

@@ -9,7 +9,7 @@ turn's own search (:meth:`~kbsim.engine.rows.turn.Turn.lay_path`).
 
 Boards are tuples of row tuples; the rebuilds of a board are listed by a scratch
 :class:`~kbsim.engine.rows.turn.Turn` (the one definition of a legal rebuild), and applied with
-:func:`~kbsim.engine.rows.turn.segment_move` (the one definition of what a rebuild moves).
+:func:`~kbsim.engine.rows.verbs.segment_move` (the one definition of what a rebuild moves).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from typing import Final
 from kbsim.engine.rows.compiled import CompiledGame
 from kbsim.engine.rows.moves import Rebuild
 from kbsim.engine.rows.state import GameState
-from kbsim.engine.rows.turn import Turn, segment_move
+from kbsim.engine.rows.turn import Turn
+from kbsim.engine.rows.verbs import segment_move
 
 _OPENINGS_MEMO: dict[tuple, tuple] = {}  # (id(game), board) -> (game, reachable_openings); per process
 _OPENINGS_KEPT: Final = 256  # boards kept (any seat, any bot: a function of the board, which exchanges leave alone)
@@ -29,8 +30,8 @@ def _successors(game: CompiledGame, board: tuple, turn: Turn) -> list[tuple[tupl
     """The boards one rebuild away from ``board`` (a tuple of row tuples).
 
     A rebuild listed for a board (so legal there) makes the new board from the old one (:func:`segment_move`,
-    then a completed row is cleared and an emptied extra row vanishes, as :meth:`Turn._complete` and
-    :meth:`Turn._prune` do) without copying the other rows or checking the rebuild again.
+    then a completed row is cleared and an emptied extra row vanishes, as :func:`~kbsim.engine.rows.verbs.complete` and
+    :func:`~kbsim.engine.rows.verbs.prune` do) without copying the other rows or checking the rebuild again.
 
     Args:
         game: the compiled rules.

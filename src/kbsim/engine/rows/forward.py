@@ -37,7 +37,8 @@ from dataclasses import replace
 
 from kbsim.engine.rng import randbelow, sample, seeded, shuffle
 from kbsim.engine.rows.compiled import CompiledGame
-from kbsim.engine.rows.game import HandLoop, hand_penalties, hand_winners, match_dealer, match_over
+from kbsim.engine.rows.ending import hand_winners
+from kbsim.engine.rows.game import HandLoop, hand_penalties, match_dealer, match_over
 from kbsim.engine.rows.moves import DONE, END_TURN, Move
 from kbsim.engine.rows.observe import Knowledge, observe
 from kbsim.engine.rows.restrict import bar_turn

@@ -422,7 +422,7 @@ def mask(state: GameState, know: Knowledge, seat: int, turn: Turn | None = None)
                         blank[s] = masked
             piles[s] = masked
     if turn is not None:
-        turn._pile = piles[seat]
+        turn.pile = piles[seat]
     known = know.known
     for s in range(len(hands)):
         if s != seat:
@@ -476,7 +476,7 @@ def unmask(state: GameState, vault: Vault, exchanged: int, turn: Turn | None = N
             break
         piles[i] = now[:k] + real_piles[i] + now[k + size :]
     if turn is not None:
-        turn._pile = piles[seat]
+        turn.pile = piles[seat]
     hands = state.hands
     for s in range(len(hands)):
         if len(hands[s]) != len(vault.hands[s]):

@@ -45,6 +45,7 @@ from typing import ClassVar
 
 from kbsim.engine.results import IllegalMove
 from kbsim.engine.rows.moves import DONE, LAYING
+from kbsim.engine.rows.verbs import complete, joker_removed, out_check, prune, take_from_hand
 
 
 class Primitive(ABC):
@@ -146,9 +147,9 @@ def _remove_to_discard(turn, r: int, i: int) -> None:
     removed = row[i:]
     del row[i:]
     if any(c < 0 for c in removed):
-        turn._joker_removed()
+        joker_removed(turn)
     turn.discard.extend(c for c in removed if c > 0)
-    turn._prune()
+    prune(turn)
 
 
 class ModifierStep(Primitive):
@@ -326,7 +327,7 @@ class TakeFromDiscardStep(Primitive):
             turn.skips -= 1
         turn.discard.remove(card)
         row.append(card)
-        turn._complete(r)
+        complete(turn, r)
 
     @staticmethod
     def _possible(turn) -> bool:
@@ -465,12 +466,12 @@ class ExtraRowStep(Primitive):
             a, b = args[i - 1], args[i]
             if b - a not in g.steps:
                 raise IllegalMove(f"{b} does not continue {a} in the extra row")
-        turn._take_from_hand(args)
+        take_from_hand(turn, args)
         turn.rows.append(list(args))
         turn.laid += len(args)
         turn.phase = max(turn.phase, LAYING) if turn.phase != DONE else DONE
-        turn._complete(len(turn.rows) - 1)
-        turn._out_check()
+        complete(turn, len(turn.rows) - 1)
+        out_check(turn)
 
     def parse(self, text: str) -> tuple:
         """``"C C ..."`` -> ``(C, C, ...)``."""
@@ -515,7 +516,7 @@ class GiveRowStartsStep(Primitive):
         n = st.players
         seat = (turn.seat + 1 + i) % n if n > 1 else turn.seat
         st.piles[seat].append(row.pop(0))
-        turn._prune()
+        prune(turn)
 
     choices_apply: ClassVar[bool] = True  # each tuple is listed by taking the row starts as apply does
 
@@ -565,7 +566,7 @@ def _give_tuples(out: list[tuple], cap: int, n: int, n_fixed: int, rows: tuple, 
     for r, row in enumerate(rows):
         if row and row[0] > 0 and len(out) < cap:
             nxt = (*rows[:r], row[1:], *rows[r + 1 :])
-            if len(nxt) > n_fixed:  # (Turn._prune)
+            if len(nxt) > n_fixed:  # (as verbs.prune)
                 nxt = (*nxt[:n_fixed], *(x for x in nxt[n_fixed:] if x))
             _give_tuples(out, cap, n, n_fixed, nxt, (*prefix, r))
 
@@ -604,7 +605,7 @@ class ParkStep(Primitive):
         """
         if not self.lo <= len(args) <= self.hi:
             raise IllegalMove(f"park {self.lo} to {self.hi} hand card(s)")
-        turn._take_from_hand(args)
+        take_from_hand(turn, args)
         turn.state.parked[turn.seat].extend((c, turn.state.turn_no) for c in args)
 
     def parse(self, text: str) -> tuple:
@@ -675,10 +676,10 @@ class JokerStep(Primitive):
             raise IllegalMove(f"a joker as {value} does not continue row {r + 1}")
         if not row and not g.may_open(value, r):
             raise IllegalMove(f"a joker as {value} may not open a row")
-        key = turn._playing if turn._playing is not None else next(c.key for c in g.roster if c.is_joker)
+        key = turn.playing if turn.playing is not None else next(c.key for c in g.roster if c.is_joker)
         turn.state.joker = key
         row.append(-value)
-        turn._complete(r)
+        complete(turn, r)
 
     def parse(self, text: str) -> tuple:
         """``"V on R"`` -> ``(V, R - 1)``.

@@ -65,6 +65,7 @@ from kbsim.engine.rows.restrict import narrowed
 from kbsim.engine.rows.state import GameState
 from kbsim.engine.rows.turn import Turn
 from kbsim.engine.rows.usage import FILL_GAP, JOKER_SWAP, PARKED
+from kbsim.engine.rows.verbs import rebuild
 
 PLAYS_LISTED: Final = 100_000  # plays of one character listed at a position; a longer listing is undecided
 # what the boards rebuilds reach accept, per (id(game), canonical board) -> (game, openings, boards visited): a
@@ -411,7 +412,7 @@ class _Search:
             n_fixed=self.n_fixed,
         )
         t = Turn(self.g, st.rows, st.hands[seat], st.piles[seat], st.discard, state=st, seat=seat)
-        t._undo = ()  # a search copy: no snapshot of provisional moves
+        t.undo = ()  # a search copy: no snapshot of provisional moves
         bar = self.bars[seat] if self.bars else None
         if bar is not None:  # restricted play: the seat makes none of its barred moves
             t.g = narrowed(self.g, bar)
@@ -548,7 +549,7 @@ def _rebuild_closure(turn: Turn) -> list[Turn] | None:
         t = stack.pop()
         for mv in t.rebuild_moves():
             nt = t.clone()
-            nt._rebuild(mv.src, mv.count, mv.dst, mv.from_start, mv.to_start)
+            rebuild(nt, mv.src, mv.count, mv.dst, mv.from_start, mv.to_start)
             key = turn.board_key(nt.rows)
             if key in seen:
                 continue

@@ -78,11 +78,11 @@ def test_resume_after_sigterm_gives_identical_records(tmp_path):
         "-p",
         "4",
         "-n",
-        "6000",
+        "2000",
         "--seed",
         "21",
         "--chunk-size",
-        "100",
+        "50",
         "--workers",
         "2",
         "--out",
@@ -102,8 +102,8 @@ def test_resume_after_sigterm_gives_identical_records(tmp_path):
     assert proc.returncode == 143  # 128 + SIGTERM, as a shell reports a process stopped by it
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1 and "games are safe" in lines[0] and "--resume" in lines[0], err
-    safe = len(list(parts.glob("chunk-*.parquet"))) * 100
-    assert 0 < safe < 6000
+    safe = len(list(parts.glob("chunk-*.parquet"))) * 50
+    assert 0 < safe < 2000
     assert not (tmp_path / "r.parquet").exists()
     # without --resume the unfinished run is protected
     again = kbsim(*args, cwd=tmp_path)
@@ -111,14 +111,14 @@ def test_resume_after_sigterm_gives_identical_records(tmp_path):
     done = kbsim(*args, "--resume", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
-    assert summary["games"] == 6000
-    assert summary["games_played_now"] == 6000 - safe
+    assert summary["games"] == 2000
+    assert summary["games_played_now"] == 2000 - safe
     ref = kbsim(
         "run",
         "-p",
         "4",
         "-n",
-        "6000",
+        "2000",
         "--seed",
         "21",
         "--workers",
@@ -132,7 +132,7 @@ def test_resume_after_sigterm_gives_identical_records(tmp_path):
     assert ref.returncode == 0, ref.stderr
     a = pl.read_parquet(tmp_path / "r.parquet")
     b = pl.read_parquet(tmp_path / "ref.parquet")
-    assert a["game_index"].to_list() == list(range(6000))  # no duplicates, nothing missing
+    assert a["game_index"].to_list() == list(range(2000))  # no duplicates, nothing missing
     assert a.equals(b)
 
 

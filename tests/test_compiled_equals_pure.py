@@ -23,6 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 GAMES_PER_ARM = {"planner": 2, "search": 1}  # games per (game, variant, bot); default 3
 PURE_SEARCH = "search(iterations=12)"
@@ -94,6 +96,7 @@ def digests(small: bool = False) -> dict[str, str]:
     return out
 
 
+@pytest.mark.long
 def test_compiled_and_pure_play_the_same_games():
     from kbsim.build_info import build_info
 

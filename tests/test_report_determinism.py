@@ -192,6 +192,7 @@ def _render(inp: ReportInput, path: Path) -> tuple[list[str], dict]:
 
 
 @pytest.mark.parametrize("name", SHIPPED)
+@pytest.mark.long
 def test_shipped_study_renders_the_same_numbers_twice(tmp_path, monkeypatch, name):
     """Each shipped study (a few deals per cell) rendered twice from the same records: the same numbers.
 

@@ -72,6 +72,7 @@ def test_chunks_written_atomically_and_merged_in_order(tmp_path):
     assert oct(os.stat(tmp_path / "r.parquet").st_mode & 0o777) != oct(0o600)  # normal file permissions
 
 
+@pytest.mark.long
 def test_resume_after_sigterm_gives_identical_records(tmp_path):
     args = [
         "run",

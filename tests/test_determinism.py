@@ -107,6 +107,7 @@ def _records(path):
     return table.drop(["run_id"]).to_pylist()
 
 
+@pytest.mark.long
 def test_cli_workers_do_not_matter(tmp_path):
     args = ["run", "--players", "3", "--games", "40", "--backend", "processes"]
     p1 = run_cli(*args, "--seed", "11", "--workers", "1", "--out", "w1.parquet", cwd=tmp_path)

@@ -48,6 +48,10 @@ pytest.importorskip("furo")
 from conftest_browser import browser, console_errors, needs_chromium, page_height, search, serve  # noqa: E402
 from kbsim.rules.loader import load_rules, shipped_games  # noqa: E402
 
+# one worker runs every test of this file: the first builds the documentation (minutes), and a second worker that
+# reached these tests meanwhile would wait for that build, idle, on its lock
+pytestmark = pytest.mark.xdist_group("docs")
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 GAMES = shipped_games()

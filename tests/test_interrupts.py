@@ -108,6 +108,7 @@ RUN = ["run", "-p", "4", "--seed", "42", "--workers", "2", "--no-progress", "-o"
 
 
 @pytest.mark.parametrize("steps", [("INT", 0.3, "INT"), ("INT", 0.05, "INT", 0.05, "INT"), ("TERM", 0.3, "INT")])
+@pytest.mark.long
 def test_signals_to_the_group_during_a_run_stop_it_and_it_resumes(tmp_path, steps):
     """The handed case: `kbsim run -p 4 -n 40000 --seed 42 -o i2.parquet --workers 2`, Ctrl-C twice quickly."""
     run = Interrupted([*RUN, "-n", "3000", "--chunk-size", "100"], tmp_path)
@@ -190,6 +191,7 @@ TUNE_STUDY = (
 
 
 @pytest.mark.parametrize("steps", [("INT",), ("TERM", 0.3, "INT")])
+@pytest.mark.long
 def test_tune_stops_on_signals_keeps_its_search_and_continues(tmp_path, steps):
     """`kbsim tune` stopped mid-trial: exit 128 + signal, one line saying where the search is kept, no worker left;
     the same command again finishes the search and writes the page."""

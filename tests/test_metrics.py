@@ -455,6 +455,7 @@ def test_seat_gap_permutation_p_is_exact_for_few_differing_deals():
     assert d.discordant == 8 and d.p == pytest.approx(2 / 2**8)
 
 
+@pytest.mark.long
 def test_seat_gap_permutation_test_is_calibrated_under_no_effect():
     """Arms that are the same game on every deal (the outcome a fresh draw): p < 0.05 in about 5% of studies.
 

@@ -184,6 +184,7 @@ def test_warning_says_when_the_arm_was_played_on_other_deals():
     assert "come from the deals" not in unused_text(inp, "b", st)
 
 
+@pytest.mark.long
 def test_run_summary_notes_a_rule_no_game_used(tmp_path):
     """`kbsim run` says when the variant's rule was never used (and whether it was ever legal); the base game
     enables no counter and prints no such note."""

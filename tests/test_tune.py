@@ -306,6 +306,7 @@ RECOVERY_SEEDS = range(10) if os.environ.get("KBSIM_FULL_RECOVERY") else range(2
 
 
 @pytest.mark.parametrize("search_seed", RECOVERY_SEEDS)
+@pytest.mark.long
 def test_tune_recovers_the_known_fairest_setting(tmp_path, search_seed):
     """The synthetic match (tests/data/tune/rotation-match.yaml) is fair exactly when the dealer rotates and the
     number of hands is a multiple of the player count. KBSIM_FULL_RECOVERY=1 runs all 10 seeded searches."""
@@ -323,6 +324,7 @@ def test_tune_recovers_the_known_fairest_setting(tmp_path, search_seed):
     assert d.high < 0 and "[" in delta_text(t0, d, with_p=False)
 
 
+@pytest.mark.long
 def test_search_is_deterministic_and_resumes(tmp_path):
     a = _recovery_study(tmp_path / "a", 3, trials=6, games=60)
     first = _tune(a)

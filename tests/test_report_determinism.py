@@ -34,7 +34,8 @@ SHIPPED = ["bots", "characters", "seat-advantage", "sweep-hand-size", "variants"
 DEALS = {"bots": 16, "characters": 10, "seat-advantage": 16, "sweep-hand-size": 16, "variants": 10}
 # player counts played where the study lists more: the characters study's restricted arms rotate the barred seat
 # through every seat, so its 4- and 5-player cells held 9 of its 14 seat rotations of the planner in the complete
-# game (three quarters of the study's cost); 2 and 3 players render every section and table of its page
+# game (three quarters of the study's cost); at 2 and 3 players every arm, rung and restricted arm is still played
+# and rendered, with more than one player count to pool
 PLAYERS = {"characters": [2, 3]}
 ARMS = ["a", "b", "c"]
 EPOCH = "1700000000"  # SOURCE_DATE_EPOCH: the page's "generated" time, the one thing not taken from the records

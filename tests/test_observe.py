@@ -24,9 +24,10 @@ from kbsim.bots.market import MarketGreedyBot
 from kbsim.engine.market.compiled import HIDDEN as MARKET_HIDDEN
 from kbsim.engine.market.game import play_market_game
 from kbsim.engine.market.moves import CHOOSE
+from kbsim.engine.rows.forward import determinize
 from kbsim.engine.rows.game import play_game
 from kbsim.engine.rows.moves import Exchange
-from kbsim.engine.rows.observe import Knowledge
+from kbsim.engine.rows.observe import Knowledge, observe
 from kbsim.engine.rows.turn import HIDDEN, HIDDEN_CHARACTER, Turn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -204,6 +205,13 @@ def test_a_bot_sees_no_hidden_card(arm):
     assert _Inspector.seen_turns - before == r.turns
 
 
+def rows_view(point) -> Turn:
+    """The observation the seat of a rows decision point is handed."""
+    view = point.turn.on_state(observe(point.loop.state, point.loop.know, point.turn.seat))
+    view.seen = point.loop.know
+    return view
+
+
 def _truth_holds(loop) -> None:
     """Everything the hand's knowledge says is true of its real zones (so the real deal is a possible world)."""
     st, know = loop.state, loop.know
@@ -213,8 +221,13 @@ def _truth_holds(loop) -> None:
         if not st.shared:
             pile = st.piles[s]
             assert know.own_bottom[s] + know.top[s] <= len(pile)
-            pooled_room = Counter(st.hands[s]) + Counter(pile[i] for i in know.pool_slots[s])
-            assert not Counter(know.pooled[s]) - pooled_room, f"seat {s}'s pooled cards are not where they may be"
+            # the pooled cards are in the pool slots, and the rest in at most ``eligible`` hand places (as many in
+            # the slots as their values allow: what is left must fit the hand beside its known cards)
+            need = Counter(know.pooled[s])
+            in_hand = need - Counter(pile[i] for i in know.pool_slots[s])
+            assert not in_hand - (hand - Counter(know.known[s])), f"seat {s}'s pooled cards are not where they may be"
+            assert 0 <= sum(in_hand.values()) <= know.eligible[s], f"seat {s} holds more pooled cards than eligible"
+        assert 0 <= know.eligible[s] <= len(st.hands[s]), f"seat {s}'s eligible count is impossible"
         for values, n in know.voids[s]:
             assert sum(1 for c in st.hands[s] if c in values) <= len(st.hands[s]) - n, f"seat {s} breaks a void"
 
@@ -229,17 +242,59 @@ def _truth_holds(loop) -> None:
         ("kings-corners", ("kings-at-once",), 4),
     ],
 )
-def test_what_everybody_knows_is_true(name, variants, players):
+@pytest.mark.parametrize("policy", ["greedy", "random"])
+def test_what_everybody_knows_is_true(name, variants, players, policy):
     """Checked at every turn of whole games where the knowledge is rich (a power puts cards on top of piles,
-    a must-lay card or a minus-pile move proves what a hand lacks)."""
+    a must-lay card or a minus-pile move proves what a hand lacks), and the moving seat's observation
+    determinizes (the random bot exchanges often: pooled cards, parked and laid copies of pooled values)."""
     g = kbsim.load_game(name, variants)
     rich = 0
-    for seed in range(6):
-        for point in rows_points(g, players, seed, tuple(range(1, 400))):
+    for seed in range(8):
+        for point in rows_points(g, players, seed, tuple(range(1, 400)), policy):
             _truth_holds(point.loop)
+            determinize(rows_view(point), random.Random(seed))
             k = point.loop.know
             rich += any(k.known) or any(k.pooled) or any(k.voids) or any(k.top)
     assert rich, "no turn with anything known beyond the zones: the check would prove nothing"
+
+
+def _knowledge_after(variants: tuple[str, ...], players: int, seed: int, policy: str, turns: int) -> Knowledge:
+    """What everybody knows at the start of turn ``turns`` + 1 of a hand played by ``policy`` bots."""
+    g = kbsim.load_game("kingsbridge", variants)
+    (point,) = rows_points(g, players, seed, (turns + 1,), policy)
+    _truth_holds(point.loop)
+    return point.loop.know
+
+
+def test_a_laid_copy_of_a_pooled_value_is_another_copy_when_no_pooled_card_may_be_in_the_hand():
+    """Handed case (search crashed in the complete game at 4 players: 'Sample larger than population').
+
+    Seat 3 exchanges its whole hand while two cards of it are known (13 and 9): both are now under its pile, no
+    pooled card may be in its hand. It draws another 13 and lays it on turn 24: that 13 is another copy, so the
+    pooled 13 and 9 stay under the pile (the count of hand places that may hold them stays 0, never -1)."""
+    before = _knowledge_after(("characters",), 4, 143, "greedy", 23)
+    assert (before.pooled[3], before.eligible[3]) == ([13, 9], 0)
+    after = _knowledge_after(("characters",), 4, 143, "greedy", 24)
+    assert (after.pooled[3], after.eligible[3]) == ([13, 9], 0)
+
+
+def test_a_card_parked_in_sight_on_an_exchange_turn_leaves_the_pooled_cards():
+    """Handed case: seat 2 holds a known 1 and a known 2; on turn 59 Wilwulf parks its 1 and 4 in sight of
+    everybody, then it exchanges a 12. The parked 1 is no longer its card to place: only the 2 is pooled."""
+    before = _knowledge_after(("characters",), 4, 23, "random", 58)
+    assert 1 in before.pooled[2] + before.known[2]
+    after = _knowledge_after(("characters",), 4, 23, "random", 59)
+    assert after.pooled[2] == [2] and after.known[2] == []
+
+
+def test_a_laid_copy_of_a_pooled_value_may_be_either_copy():
+    """Handed case: seat 1's pooled 7 went under its pile, its pooled 5 is in its hand; it draws another 7 and
+    lays it in sight. Either 7 may have been laid, so the 7 need no longer be placed, and the pooled 5 may
+    still be in the hand (the count of hand places that may hold pooled cards does not fall)."""
+    before = _knowledge_after(("characters",), 4, 99, "random", 33)
+    assert sorted(before.pooled[1]) == [5, 7] and before.eligible[1] == 1
+    after = _knowledge_after(("characters",), 4, 99, "random", 34)
+    assert after.pooled[1] == [5] and after.eligible[1] == 1
 
 
 def test_market_view_hides_decks_and_contracts():

@@ -209,11 +209,14 @@ class Knowledge:
         seat = turn.seat
         hand = state.hands[seat]
         shared = state.shared
+        if self._hand0 is not None:
+            # cards that left the hand in sight of everybody (laid, parked...), before an exchange pools the rest:
+            # the cards an exchange put under the pile left unseen, so they are not among them
+            under = state.piles[seat][: turn.exchanged] if turn.exchanged and not shared else NO_CARDS
+            self._left_hand(self._hand0, hand + under, seat)
+            self._hand0 = None
         if not shared:
             self._piles_after(state, seat, turn.exchanged, len(hand))
-        if not turn.exchanged and self._hand0 is not None:
-            self._left_hand(self._hand0, hand, seat)
-            self._hand0 = None
         pile = state.piles[seat]
         t = self.top[seat] if not shared else 0
         tops = pile[len(pile) - t :] if t else NO_CARDS
@@ -260,19 +263,28 @@ class Knowledge:
             self.pool_slots[seat] = list(range(exchanged)) + self.pool_slots[seat]
 
     def _left_hand(self, before: list[int], after: list[int], seat: int) -> None:
-        """Cards that left ``seat``'s hand in sight of everybody (laid, parked, on the minus pile)."""
+        """Cards that left ``seat``'s hand in sight of everybody (laid, parked, on the minus pile).
+
+        Args:
+            before: the hand's cards before (values, any order).
+            after: the cards still in the hand, plus any that left it unseen (an exchange's, under the pile).
+            seat: the seat.
+        """
         gone = Counter(before)
         gone.subtract(after)
         known = self.known[seat]
         pooled = self.pooled[seat]
         for card, n in gone.items():
             for _ in range(n):
-                # a card of a known value left: count it as the known one (the widest reading of what is left)
+                # a card of a known value left: count it as the known one (the widest reading of what is left).
+                # A pooled value is ambiguous: the pooled card, or another copy while the pooled one is under the
+                # pile. Either way the pooled card need no longer be placed, and at most ``eligible`` pooled
+                # cards are in the hand still (the widest reading of both). With no pooled card allowed in the
+                # hand (``eligible`` 0) it was another copy: every pooled card is under the pile still.
                 if card in known:
                     known.remove(card)
-                elif card in pooled:
+                elif card in pooled and self.eligible[seat] > 0:
                     pooled.remove(card)
-                    self.eligible[seat] -= 1
         self._clip(seat, len(after))
 
     def _took(self, state: GameState, seat: int, d: int, tops: list[int]) -> None:

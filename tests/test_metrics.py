@@ -79,13 +79,10 @@ def test_calibration_identical_arms_flag_at_most_5_percent_of_pages():
     tail, p > 0.01: 7 or more of 40 fail). A true rate of 20% fails it with probability 0.71, 30% with 0.98.
     Checked at 200 pages (seed 1): 5 flagged (2.5%) with Tarone's exclusions, 1 without.
     """
-    import gc
-
     from scipy.stats import binom
 
     rng = np.random.default_rng(20261130)
     pages, flagged, raw_flags, tested, untestable = 40, 0, 0, 0, 0
-    gc.freeze()  # statsmodels' Holm runs gc.collect() on every call: keep it cheap in a big test process
     for _ in range(pages):
         st = _page(_synthetic(rng, ["base", "b", "c", "d"], [2, 4], 100), ["base", "b", "c", "d"])
         adj = st["adjustment"]
@@ -93,13 +90,38 @@ def test_calibration_identical_arms_flag_at_most_5_percent_of_pages():
         untestable += adj["untestable"]
         flagged += adj["resolved"] > 0
         raw_flags += adj["resolved_raw"]
-    gc.unfreeze()
     # 3 comparisons x 2 player counts x 6 measures per page (5 per-game outcomes and the largest seat gap)
     assert tested + untestable == pages * 3 * 2 * 6
     # the turn-limit rate is 0 in every synthetic game: identical on every deal, left out of the family (Tarone)
     assert untestable >= pages * 3 * 2
     assert binom.sf(flagged - 1, pages, 0.05) > 0.01, f"{flagged} of {pages} pages flagged"
     assert raw_flags > 0  # without the adjustment, identical arms would be flagged
+
+
+def test_holm_gives_statsmodels_numbers_to_the_last_bit_without_a_garbage_collection(monkeypatch):
+    """:func:`metrics.holm` against ``multipletests(method="holm")``: random families (1 to 40 p-values), ties,
+    products above 1 (capped), a nan; equal bit for bit. statsmodels runs ``gc.collect()`` on every call (a whole
+    second per report page in a large test process); ours must not."""
+    import gc
+
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(7)
+    families = [list(rng.random(int(rng.integers(1, 41))) ** 3) for _ in range(200)]
+    families += [[0.01, 0.04, 0.03, 0.5], [0.02, 0.02, 0.02], [0.9, 0.6, 0.7], [0.003, float("nan"), 0.2], [0.5]]
+    expected = [[float(q) for q in multipletests(f, alpha=M.ALPHA, method="holm")[1]] for f in families]
+
+    def no_collect(*args):
+        raise AssertionError("gc.collect() called")
+
+    monkeypatch.setattr(gc, "collect", no_collect)
+    for f, want in zip(families, expected, strict=True):
+        got = M.holm(f)
+        assert len(got) == len(f)
+        assert np.array_equal(np.array(got), np.array(want), equal_nan=True), (f, got, want)
+        assert got == want or any(math.isnan(x) for x in f)
+    ds = [M.Delta(0.1, 0.01, 0.2, 0.5, 100, p=p) for p in families[0]]
+    assert [d.p_adj for d in M.adjust(ds)] == expected[0]
 
 
 def test_holm_adjustment_shown_raw_and_adjusted():

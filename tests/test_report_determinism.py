@@ -30,8 +30,11 @@ from kbsim.sim.study import load_study, plan_study, run_study
 from test_metrics import _input  # a report input of arms compared with the first
 
 SHIPPED = ["bots", "characters", "seat-advantage", "sweep-hand-size", "variants"]
-# deals per cell: enough for seat-gap permutation tests and bootstraps on every comparison, few enough to be quick
-DEALS = {"bots": 16, "characters": 10, "seat-advantage": 16, "sweep-hand-size": 16, "variants": 10}
+# deals per cell: enough for seat-gap permutation tests and bootstraps on every comparison, few enough to be quick.
+# The characters study plays 144 cells (its restricted arms rotate the barred seat), so 6 deals there: its page
+# still holds every character's value at both rungs, pooled over 2 and 3 players and per count, resampled
+# (paired permutation) seat gaps and a Holm family of hundreds of tested comparisons (checked in the test).
+DEALS = {"bots": 16, "characters": 6, "seat-advantage": 16, "sweep-hand-size": 16, "variants": 10}
 # player counts played where the study lists more: the characters study's restricted arms rotate the barred seat
 # through every seat, so its 4- and 5-player cells held 9 of its 14 seat rotations of the planner in the complete
 # game (three quarters of the study's cost); at 2 and 3 players every arm, rung and restricted arm is still played
@@ -199,7 +202,8 @@ def test_shipped_study_renders_the_same_numbers_twice(tmp_path, monkeypatch, nam
 
     The bots study is also rendered by the CLI in fresh processes with other hash seeds (the page must be the
     same byte for byte, its time pinned); the variants study's cells are also compared with ``compare``, listed
-    in another order and with every file's rows shuffled.
+    in another order and with every file's rows shuffled. The characters study's page is checked to hold what its
+    few deals must still cover (:func:`_check_characters_page`).
     """
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
     plan = _play(name, tmp_path / "records")
@@ -212,6 +216,22 @@ def test_shipped_study_renders_the_same_numbers_twice(tmp_path, monkeypatch, nam
     if name == "variants":  # comparisons whose seat gaps are resampled: the case the issue was filed on
         assert any(d["test"] == "paired permutation" and d["p"] is not None for d in sum1["deltas"])
         _check_compare_orders(plan, tmp_path)
+    if name == "characters":  # what the few deals (DEALS) must still put on the page, compared above
+        _check_characters_page(sum1)
+
+
+def _check_characters_page(summary: dict) -> None:
+    """Every character's restricted-play value at both rungs, pooled and per player count (2 and 3), resampled
+    seat gaps and a Holm family of tested comparisons: the numbers the page's determinism is checked on."""
+    items = summary["restricted"]
+    assert {(it["kind"], it["rung"]) for it in items} == {
+        (f"characters.play.{c}", rung)
+        for c in ("edgar", "ethelred", "aldred", "den", "ragna", "agatha", "wilwulf", "wynstan", "gytha", "wigelm")
+        for rung in ("greedy", "planner")
+    }
+    assert all([v["players"] for v in it["value"]] == [None, 2, 3] for it in items)
+    assert sum(d["test"] == "paired permutation" and d["p"] is not None for d in summary["deltas"]) >= 20
+    assert summary["adjustment"]["comparisons"] >= 200
 
 
 def _check_other_process(plan, tmp_path: Path, monkeypatch) -> None:

@@ -42,7 +42,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from kbsim.analysis.metrics import ALPHA, NAN, Delta
+from kbsim.analysis.metrics import ALPHA, NAN, Delta, holm
 from kbsim.analysis.pooling import interval_se
 from kbsim.analysis.reading import ReportInput
 from kbsim.sim.conditions import deals_at
@@ -307,8 +307,6 @@ class SequentialAnalysis:
             The :class:`Stopping` of the looks so far (``decided`` when every comparison is resolved or within
             the margin).
         """
-        from statsmodels.stats.multitest import multipletests
-
         looks = self._tables()
         c_k = looks.at_alpha[-1]
         rows = _rows(stats)
@@ -326,8 +324,7 @@ class SequentialAnalysis:
                 new = replace(new, p_adj=NAN)
             d["delta"] = new
         if family:
-            _, padj, _, _ = multipletests([d["delta"].p for d in family], alpha=ALPHA, method="holm")
-            for d, q in zip(family, padj, strict=True):
+            for d, q in zip(family, holm([d["delta"].p for d in family]), strict=True):
                 d["delta"] = replace(d["delta"], p_adj=float(q))
         resolved = equivalent = open_ = 0
         for _, d in rows:

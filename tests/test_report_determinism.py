@@ -202,8 +202,11 @@ def test_shipped_study_renders_the_same_numbers_twice(tmp_path, monkeypatch, nam
 
     The bots study is also rendered by the CLI in fresh processes with other hash seeds (the page must be the
     same byte for byte, its time pinned); the variants study's cells are also compared with ``compare``, listed
-    in another order and with every file's rows shuffled. The characters study's page is checked to hold what its
-    few deals must still cover (:func:`_check_characters_page`).
+    in another order and with every file's rows shuffled. The characters study plays 6 deals per cell (10 before:
+    its 144 cells were a third of this file's time); every arm, both rungs and every restricted arm at 2 and 3
+    players are still played and rendered, and :func:`_check_characters_page` checks that the page still holds
+    what the comparison needs: each character's value at each rung, pooled and per count, resampled seat gaps
+    (paired permutation) and a Holm family of tested comparisons (848 at this seed).
     """
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
     plan = _play(name, tmp_path / "records")

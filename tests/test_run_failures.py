@@ -132,3 +132,38 @@ def test_a_game_that_raises_is_named_by_the_note_run_failed_reads(monkeypatch):
     assert failed.game == f"game 2 (deal seed {seed}, bots greedy, greedy)"
     assert failed.where == f"arm 'x', 2 players, game 2 (deal seed {seed}, bots greedy, greedy)"
     assert str(failed) == "ValueError: bad state"
+
+
+_TUNE_STUDY = """
+name = "t"
+game = "kingsbridge"
+players = [2]
+games = 4
+seed = 5
+[tune]
+trials = 1
+[tune.options]
+hand_size = { low = 5, high = 7 }
+[[tune.targets]]
+measure = "seat_gap"
+minimise = true
+"""
+
+
+@pure_only("kbsim.sim.runner")
+@pytest.mark.parametrize("where", ["probe", "search"])
+def test_tune_says_a_failed_game_in_one_line(tmp_path, where):
+    """`kbsim tune`: a game that fails while the targets are checked (the probe games) or during the search is one
+    line and exit 1 (it was exit 2, a user's error)."""
+    from kbsim.tune.tuning import PROBE_DEALS
+
+    (tmp_path / "t.toml").write_text(_TUNE_STUDY, encoding="utf-8")
+    fail_at = 1 if where == "probe" else PROBE_DEALS + 2
+    proc = _kbsim(fail_at, "tune", "t.toml", "--workers", "1", "--no-progress", cwd=tmp_path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("kbsim: error: the run failed in ") and "(RuntimeError: boom in the engine)" in line, line
+    if where == "probe":
+        assert "the probe games of arm " in line and "nothing was kept" in line, line
+    else:
+        assert "the search so far is kept in " in line and line.endswith("run the same command again to continue")

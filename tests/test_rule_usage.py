@@ -234,3 +234,152 @@ def test_run_summary_notes_a_rule_no_game_used(tmp_path):
 
     usage_ = json.loads(js.stdout)["rule_usage"][usage.INTO_EMPTY]
     assert usage_["uses"] > 0 and usage_["legal_turns"] > 0  # greedy splits rows under rebuild-split
+
+
+# ------------------------------------------------------------------ usage per rung of a skill ladder (issue 23/26)
+def _rung_records(search_uses: list[int]):
+    """Synthetic records of two arms (base, either) at two rungs (planner, search), 2 players, 60 deals.
+
+    ``either`` enables the start-segment counter; the planner never makes such a rebuild (its games are the base
+    game's, deal by deal); the search bot makes ``search_uses[i]`` of them in game ``i`` (its games differ from
+    the base game's on the deals where it does, by a winner drawn at random).
+    """
+    import numpy as np
+    import polars as pl
+
+    rng = np.random.default_rng(5)
+    n = 60
+    seeds = list(range(n))
+
+    def games(key: str, winners, turns, uses) -> pl.DataFrame:
+        usage_rows = [[] if u is None else [{"rule": usage.SEGMENTS, "uses": u, "legal_turns": 4}] for u in uses]
+        return pl.DataFrame(
+            {
+                "condition": key,
+                "players": 2,
+                "seed": seeds,
+                "game_index": seeds,
+                "bots": [["planner" if key.endswith("0") else "search"] * 2] * n,
+                "winners": [[int(w)] for w in winners],
+                "end_reason": ["won"] * n,
+                "turns": list(turns),
+                "rule_usage": usage_rows,
+            },
+            schema_overrides={
+                "winners": pl.List(pl.Int8),
+                "players": pl.Int8,
+                "turns": pl.Int64,
+                "rule_usage": pl.List(pl.Struct({"rule": pl.String, "uses": pl.Int64, "legal_turns": pl.Int64})),
+            },
+        )
+
+    win = {r: rng.integers(0, 2, size=n) for r in "01"}
+    turns = {r: rng.integers(20, 40, size=n) for r in "01"}
+    other = rng.integers(0, 2, size=n)
+    b1_win = [o if u else w for o, u, w in zip(other, search_uses, win["1"], strict=True)]
+    b1_turns = [t + 3 * u for t, u in zip(turns["1"], search_uses, strict=True)]
+    return pl.concat(
+        [
+            games("A0", win["0"], turns["0"], [None] * n),
+            games("A1", win["1"], turns["1"], [None] * n),
+            games("B0", win["0"], turns["0"], [0] * n),  # the planner: never used, so the base game's games
+            games("B1", b1_win, b1_turns, search_uses),
+        ]
+    )
+
+
+def _rung_input(records):
+    from kbsim.analysis.reading import ReportInput
+    from kbsim.sim.conditions import Condition
+
+    conds = [
+        Condition("A0", "base · planner", "base", bots="planner", rung="planner", stem="A"),
+        Condition("A1", "base · search", "base", bots="search", rung="search", stem="A"),
+        Condition("B0", "either · planner", "either", bots="planner", rung="planner", stem="B"),
+        Condition("B1", "either · search", "either", bots="search", rung="search", stem="B"),
+    ]
+    return ReportInput(
+        title="t",
+        name="t",
+        question="",
+        source="test",
+        parameters=[],
+        conditions=conds,
+        comparisons=[("B0", "A0"), ("B1", "A1"), ("A1", "A0"), ("B1", "B0")],
+        sweep=None,
+        records=records,
+        ladder=["planner", "search"],
+    )
+
+
+def test_a_rule_unused_by_one_rung_is_said_per_rung():
+    """The planner never makes a start-segment rebuild, the search bot makes 3 in 60 games: every sentence, cell
+    and warning that says the rule was never used names the planner only, and the search rung keeps its deal count
+    (the page used to say per arm that the rule was never used and more deals would not help)."""
+    from kbsim.analysis.report import ReportResult
+    from kbsim.analysis.sections import build_page, section_tests
+    from kbsim.analysis.tables import delta_text, report_tables
+
+    uses = [0] * 60
+    for i in (4, 17, 33):
+        uses[i] = 1
+    inp = _rung_input(_rung_records(uses))
+    st = compute(inp, section_tests())
+    assert st["unused"] == ["B0"] and st["unused_rules"] == {"B0": [usage.SEGMENTS]}
+    _, _, answer = build_page(inp, st)
+    (block,) = [b for b in answer["blocks"] if b["title"] == "either against base"]
+    text = " ".join([block["headline"], *block["lines"]])
+    assert (
+        f"with planner its rule {usage.SEGMENTS} was never used in 60 games, so more deals with planner would not "
+        "help; with search it was used 3 times in 60 games" in text
+    )
+    assert "these bots" not in text and "in some of its cells" not in text
+    fair = [line for line in block["lines"] if line.startswith("Which of the two is fairer")]
+    assert fair, block["lines"]
+    for line in fair:  # the search rung gives what a study would need; only the planner's says it would not help
+        assert ("would not help" in line) == ("with planner" in line), line
+    (warning,) = answer["warnings"]
+    assert warning.startswith("arm 'either' with planner: no game of its 60 used its rule(s)")
+    assert "This holds with planner only: with search it was used 3 times in 60 games" in warning
+    assert st["rule_usage"]["B1"]["uses"] == {usage.SEGMENTS: 3} and st["rule_usage"]["B1"]["games"] == 60
+    # table cells and the text summary: the planner's comparison has no deal count, the search rung's may
+    long = {(d["b"], d["a"], d["metric"]): d for d in st["deltas"]}
+    searched = long[("B1", "A1", "turns")]
+    assert not searched["delta"].identical and not searched["delta"].resolved
+    assert (
+        "rule was never used with planner, so more deals with planner"
+        in delta_text(searched, unused=True, rung="planner")[2]
+    )
+    rows = {(r["b"], r["a"]): r for r in report_tables(inp, st)["deltas"]}
+    assert all(
+        "would not help" not in c["detail"] for c in rows[("either · search", "base · search")]["cells"].values()
+    )
+    assert all(
+        "would not help" not in c["detail"] for c in rows[("either · search", "either · planner")]["cells"].values()
+    )
+    # the JSON says it per rung (and stays strict JSON)
+    import json
+    from pathlib import Path
+
+    js = ReportResult(
+        path=Path("p.html"), size=0, seconds=0.0, figures=0, summary=[], stats=st, conditions=inp.conditions
+    ).as_json()
+    json.loads(json.dumps(js, allow_nan=False, default=str))
+    by = {u["condition"]: u for u in js["rule_usage"]}
+    assert by["B0"]["rung"] == "planner" and by["B0"]["never"] == [usage.SEGMENTS]
+    assert by["B1"]["rung"] == "search" and by["B1"]["uses"] == {usage.SEGMENTS: 3} and by["B1"]["never"] == []
+    assert {c["condition"]: c["rung"] for c in js["conditions"]}["B1"] == "search"
+
+
+def test_a_rule_no_rung_used_is_warned_at_every_rung():
+    """Neither bot ever uses the rule: both rungs are warned about (the search rung's baseline is the base game at
+    that rung, not the same arm under the planner, whose rules enable the same counter)."""
+    from kbsim.analysis.sections import build_page, section_tests
+
+    inp = _rung_input(_rung_records([0] * 60))
+    st = compute(inp, section_tests())
+    assert st["unused"] == ["B0", "B1"]
+    assert st["unused_rules"] == {"B0": [usage.SEGMENTS], "B1": [usage.SEGMENTS]}
+    _, _, answer = build_page(inp, st)
+    assert [w.split(":")[0] for w in answer["warnings"]] == ["arm 'either' with planner", "arm 'either' with search"]
+    assert not any("This holds with" in w for w in answer["warnings"])

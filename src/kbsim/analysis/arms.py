@@ -151,6 +151,13 @@ def compute(inp: ReportInput, extra: Mapping[str, Callable[..., list[dict]]] | N
         adjusted with the page: from the comparisons of the section ``restricted`` in ``extra``; [] without it or
         without a barred arm), ``players`` and ``games``.
 
+        Rule usage, per condition (so per rung of a skill ladder): ``rule_usage`` (per arm B with rules that
+        tell it from its baseline A: ``baseline`` A, ``rung``, ``games``, ``uses`` rule -> moves that needed it,
+        ``never``), ``unused_rules`` (B -> those rules no game of B used), ``unused`` (condition keys that
+        measured nothing: a rule never used, or every paired difference with another arm at the same rung
+        identical on every deal), ``unused_against`` (each of those -> the arms it was measured against;
+        :func:`idle` reads it) and ``rule_chances`` (B -> turns at whose start the unused rule was legal).
+
         With ``extra`` (name -> ``tests(inp, frame, deltas)``, the page's sections that add comparisons, see
         :mod:`kbsim.analysis.sections`), ``sections`` maps each name to its comparisons; they are adjusted
         together with ``deltas`` (one Holm family for the page). ``head_to_head`` lists the conditions whose
@@ -244,13 +251,19 @@ def compute(inp: ReportInput, extra: Mapping[str, Callable[..., list[dict]]] | N
     for rows in sections.values():
         for d in rows:
             d["delta"] = next(adjusted)
-    unused_rules = _unused_rules(inp, df)
+    skill = skill_pairs(inp.conditions, inp.comparisons)
+    arm_pairs = [pair for pair in inp.comparisons if pair not in skill]
+    usage = _rule_usage(inp, df, arm_pairs)
+    unused_rules = {k: u["never"] for k, u in usage.items() if u["never"]}
+    unused = sorted(
+        set(_unused_arms([d for d in deltas if (d["b"], d["a"]) in arm_pairs])) | set(unused_rules),
+        key=lambda k: next((i for i, c in enumerate(inp.conditions) if c.key == k), 0),
+    )
     return {
-        "unused": sorted(
-            set(_unused_arms(deltas)) | set(unused_rules),
-            key=lambda k: next((i for i, c in enumerate(inp.conditions) if c.key == k), 0),
-        ),
+        "unused": unused,
+        "unused_against": {k: [a for b, a in arm_pairs if b == k] for k in unused},
         "unused_rules": unused_rules,
+        "rule_usage": usage,
         "rule_chances": {k: _rule_uses(df, k, "legal_turns") for k in unused_rules},
         "players": players,
         "games": df.height,
@@ -325,23 +338,59 @@ def _rule_uses(df: pl.DataFrame, key: str, field: str = "uses") -> dict[str, int
     return dict(zip(u["rule"].to_list(), u[field].to_list(), strict=True))
 
 
-def _unused_rules(inp: ReportInput, df: pl.DataFrame) -> dict[str, list[str]]:
-    """Condition key B -> the rules that tell B from its baseline A and that no game of B used.
+def skill_pairs(conditions: Sequence[Condition], comparisons: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The comparisons ``(B, A)`` of one arm at a stronger rung against itself at the first rung (a skill ladder).
 
-    A rule tells B from A when B's records list its usage counter (the rules of B enable it, see the
-    records' ``rule_usage`` column) and A's do not. Measured, not inferred: records without the
-    ``rule_usage`` column give nothing here (the "identical on every deal" inference still applies).
+    Every other comparison is between two arms (or sweep values) played by the same bots: only there can an arm's
+    rule be "never used" (a skill comparison changes the bots, not the rules).
     """
-    out: dict[str, list[str]] = {}
-    base_of = {b: a for b, a in inp.comparisons}
+    conds = {c.key: c for c in conditions}
+    return {
+        (b, a)
+        for b, a in comparisons
+        if b in conds and a in conds and conds[b].rung is not None and conds[b].arm_key == conds[a].arm_key
+    }
+
+
+def idle(stats: Mapping, b: str, a: str) -> bool:
+    """Whether the comparison B − A of a page (``stats`` from :func:`compute`) measured an arm that used nothing.
+
+    True when arm B's rule was never used in its games (or B played exactly like its baseline on every deal) and
+    A is a baseline it was measured against at the same rung: more deals with the same bots would not resolve that
+    difference. A skill comparison (B and A one arm at two rungs) is never idle.
+    """
+    return a in stats.get("unused_against", {}).get(b, ())
+
+
+def _rule_usage(inp: ReportInput, df: pl.DataFrame, arm_pairs: Sequence[tuple[str, str]]) -> dict[str, dict]:
+    """Condition key B -> how B's games used the rules that tell B from its baseline A (at B's rung).
+
+    A rule tells B from A when B's records list its usage counter (the rules of B enable it, see the records'
+    ``rule_usage`` column) and A's do not; A is B's last comparison with another arm (``arm_pairs``: skill
+    comparisons left out). Measured per condition, so per rung of a skill ladder: a rule the planner never used may
+    be used by the search bot. Records without the ``rule_usage`` column give nothing here (the "identical on
+    every deal" inference still applies).
+
+    Returns:
+        Per B with such a rule: ``baseline`` (A's key), ``rung`` (B's rung or None), ``games`` (B's games),
+        ``uses`` (rule -> moves that needed it, summed over B's games) and ``never`` (the rules used 0 times).
+    """
+    out: dict[str, dict] = {}
+    base_of = dict(arm_pairs)
     for c in inp.conditions:
         a = base_of.get(c.key)
         if a is None or a == c.key:
             continue
         mine, theirs = _rule_uses(df, c.key), _rule_uses(df, a)
-        never = sorted(k for k, v in mine.items() if k not in theirs and not v)
-        if never:
-            out[c.key] = never
+        telling = {k: int(v or 0) for k, v in sorted(mine.items()) if k not in theirs}
+        if telling:
+            out[c.key] = {
+                "baseline": a,
+                "rung": c.rung,
+                "games": df.filter(pl.col("condition") == c.key).height,
+                "uses": telling,
+                "never": [k for k, v in telling.items() if not v],
+            }
     return out
 
 

@@ -20,13 +20,13 @@ from collections.abc import Sequence
 import polars as pl
 
 from kbsim.analysis import metrics as M
-from kbsim.analysis.arms import METRICS, SEAT_GAP
+from kbsim.analysis.arms import METRICS, SEAT_GAP, idle
 from kbsim.analysis.ladder import NONE, interaction_tests, rung_deals, skill_verdict
 from kbsim.analysis.metrics import Delta
 from kbsim.analysis.page import Page
 from kbsim.analysis.pooling import pool
 from kbsim.analysis.reading import ReportInput, deals_words
-from kbsim.analysis.tables import delta_text, signed_text
+from kbsim.analysis.tables import delta_text, signed_text, usage_phrase
 
 MEASURES = [SEAT_GAP, *METRICS]
 HANDFUL = 10  # an arm that differs from its baseline on at most this many deals gets those deals named
@@ -135,16 +135,17 @@ def _index(page: Page) -> dict:
     return idx
 
 
-def _cell(d: dict | None, unused: frozenset[str] | set[str] = frozenset()) -> dict:
+def _cell(d: dict | None, stats: dict | None = None, rung: str | None = None) -> dict:
+    """One table cell of a comparison ``d`` at ``rung``; ``stats`` tells whether B's rule was used there."""
     if d is None:
         return {"text": "–"}
-    idle = d["b"] in unused
-    v, interval, status = delta_text(d, short=True, unused=idle)
+    unused = stats is not None and idle(stats, d["b"], d["a"])
+    v, interval, status = delta_text(d, short=True, unused=unused)
     return {
         "text": f"{v} {interval}",
         "status": status,
         "cls": "ok" if d["delta"].resolved else "unresolved",
-        "title": delta_text(d, unused=idle)[2],
+        "title": delta_text(d, unused=unused, rung=rung)[2],
     }
 
 
@@ -168,7 +169,6 @@ def effects_build(page: Page) -> dict | None:
     if not fams:
         return None
     idx = _index(page)
-    unused = set(page.stats.get("unused", []))
     ladder = page.ladder
     counts: list = list(page.players) + ([None] if len(page.players) > 1 else [])
     rung_names = [r for r in ladder] if ladder else [None]
@@ -182,7 +182,7 @@ def effects_build(page: Page) -> dict | None:
                     continue
                 row = {"b": fam["b"], "a": fam["a"], "measure": label}
                 for i, r in enumerate(rung_names):
-                    row[f"r{i}"] = _cell(cells.get(r), unused)
+                    row[f"r{i}"] = _cell(cells.get(r), page.stats, r)
                 if fam["kind"] == "arm":
                     deps = [idx.get((*fam["pairs"][r], p, metric, "x")) for r in fam["rungs"][1:]]
                     row["depends"] = {"text": "; ".join(_cell(d)["text"] for d in deps if d)} if any(deps) else ""
@@ -253,13 +253,13 @@ def effects_answer(page: Page, data: dict) -> list[dict]:
     """Per arm against the baseline: the resolved effects, averaged over player counts, across the ladder."""
     idx = _index(page)
     scope = None if len(page.players) > 1 else page.players[0]
-    unused = set(page.stats.get("unused", []))
     blocks = []
     for fam in families(page):
         if fam["kind"] != "arm":
             continue
-        keys = {k for pair in fam["pairs"].values() for k in pair}
-        lines = _fairness_lines(page, idx, fam, scope, unused=bool(keys & unused))
+        idle_rungs = [r for r in fam["rungs"] if idle(page.stats, *fam["pairs"][r])]
+        on_ladder = any(r is not None for r in fam["rungs"])
+        lines = _fairness_lines(page, idx, fam, scope, idle_rungs)
         fairer = [line.split(" (")[0].removeprefix(f"{fam['b']} is ") for line in lines if " fair than " in line]
         short = ["; ".join(fairer) if fairer else "which is fairer not resolved"]
         quiet = []
@@ -295,7 +295,9 @@ def effects_answer(page: Page, data: dict) -> list[dict]:
         if quiet:
             deals = _deals(page, fam)
             text = f"No resolved difference in {', '.join(quiet)}"
-            if keys & unused:
+            if idle_rungs and on_ladder:
+                text += f" ({_usage_words(page, fam, idle_rungs)}: see the warning)"
+            elif idle_rungs:
                 text += " (the arm's rule was never used in some of its cells: see the warning)"
             elif deals:
                 text += f" at {deals}"
@@ -304,7 +306,14 @@ def effects_answer(page: Page, data: dict) -> list[dict]:
         headline = f"{fam['b']} against {fam['a']}: " + (
             "; ".join(short)
             if len(short) > 1 or fairer
-            else "no resolved difference" + (" (its rule was never used)" if keys & unused else "")
+            else "no resolved difference"
+            + (
+                f" ({_usage_words(page, fam, idle_rungs)})"
+                if idle_rungs and on_ladder
+                else " (its rule was never used)"
+                if idle_rungs
+                else ""
+            )
         )
         blocks.append({"title": f"{fam['b']} against {fam['a']}", "lines": lines, "headline": headline})
     return blocks
@@ -323,11 +332,26 @@ def _short(label: str, unit: str, per_rung: dict, verdict: str | None) -> str:
     return f"{label} {', '.join(parts)}{tail}"
 
 
-def _fairness_lines(page: Page, idx: dict, fam: dict, scope: int | None, unused: bool) -> list[str]:
+def _usage_words(page: Page, fam: dict, idle_rungs: Sequence[str | None]) -> str:
+    """What arm B did with its rule at each rung, and where more deals would not help (a family on a ladder)."""
+    parts = []
+    for r in fam["rungs"]:
+        said = usage_phrase(page.stats, fam["pairs"][r][0], r)
+        if r in idle_rungs:
+            said = (said or f"with {r} its rule was never used") + f", so more deals with {r} would not help"
+        if said:
+            parts.append(said)
+    return "; ".join(parts)
+
+
+def _fairness_lines(
+    page: Page, idx: dict, fam: dict, scope: int | None, idle_rungs: Sequence[str | None] = ()
+) -> list[str]:
     """Which of two arms is fairer (the largest seat gap, B − A), per rung: where resolved, where not, where equal.
 
-    Only differences resolved after the page's adjustment are stated as findings; "deals needed" is left out for
-    an arm whose rule no game used (more deals of the same bots would measure nothing either).
+    Only differences resolved after the page's adjustment are stated as findings; "deals needed" is left out at a
+    rung in ``idle_rungs``, where arm B's rule no game used (more deals of the same bots would measure nothing
+    either), and given at the other rungs.
     """
     lines = []
     b_label, a_label = fam["b"], fam["a"]
@@ -356,7 +380,9 @@ def _fairness_lines(page: Page, idx: dict, fam: dict, scope: int | None, unused:
         open_ = [d for d in per if not d["delta"].resolved and not d["delta"].identical]
         if open_ and not said:
             need = [d["delta"].deals_needed for d in open_ if d["delta"].deals_needed is not None]
-            if unused:
+            if r in idle_rungs and r is not None:
+                tail = f"; its rule was never used with {r}, so more deals with {r} would not help"
+            elif r in idle_rungs:
                 tail = "; its rule was never used in some cells, so more deals with these bots would not help"
             elif need:
                 lo, hi = min(need), max(need)

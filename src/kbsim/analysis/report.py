@@ -86,7 +86,14 @@ class ReportResult:
     conditions: list[Condition] = field(default_factory=list)
 
     def as_json(self) -> dict:
-        """JSON-able summary of the result (paths, sizes, per-group rates and deltas)."""
+        """JSON-able summary of the result (paths, sizes, per-group rates and deltas).
+
+        Rule usage is per condition, so per arm and rung of a skill ladder (``conditions`` give each key's ``arm``
+        and ``rung``, None off a ladder): ``unused_arms`` (condition keys that measured nothing), ``unused_rules``
+        (condition key -> the rules its games never used) and ``rule_usage`` (one entry per condition with rules
+        that tell it from its baseline: ``condition``, ``baseline``, ``rung``, ``games``, ``uses`` rule -> moves,
+        ``never``).
+        """
         groups = []
         for (cond, p), g in self.stats["groups"].items():
             groups.append(
@@ -120,7 +127,13 @@ class ReportResult:
             }
             for v in self.stats["verdicts"]
         ]
-        conditions = [{"condition": c.key, "label": c.label, "bots": c.bots} for c in self.conditions]
+        conditions = [
+            {"condition": c.key, "label": c.label, "bots": c.bots, "arm": c.arm, "rung": c.rung}
+            for c in self.conditions
+        ]
+        rule_usage = [  # per arm and rung: the uses of the rules that tell the arm from its baseline
+            {"condition": k, **u} for k, u in self.stats.get("rule_usage", {}).items()
+        ]
         restricted = [  # restricted play: what each barred move kind is worth to a player (pooled and per count)
             {
                 "condition": it["condition"],
@@ -147,6 +160,7 @@ class ReportResult:
             "adjustment": self.stats["adjustment"],
             "unused_arms": self.stats["unused"],
             "unused_rules": self.stats.get("unused_rules", {}),
+            "rule_usage": rule_usage,
             "deltas": deltas,
             "restricted": _clean(restricted),
         }

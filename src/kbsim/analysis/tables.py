@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from kbsim.analysis import metrics as M
-from kbsim.analysis.arms import METRICS, SEAT_GAP
+from kbsim.analysis.arms import METRICS, SEAT_GAP, idle
 from kbsim.analysis.metrics import Delta
 from kbsim.analysis.reading import ReportInput
 
@@ -24,12 +24,14 @@ def signed_text(x: float, unit: str) -> str:
     return f"{100 * x:+.2f} pp" if unit == "pp" else f"{x:+.2f}"
 
 
-def delta_text(d: dict, short: bool = False, unused: bool = False) -> tuple[str, str, str]:
+def delta_text(d: dict, short: bool = False, unused: bool = False, rung: str | None = None) -> tuple[str, str, str]:
     """(value, interval, status) texts of one delta row; ``short`` for table cells.
 
     The status gives the test, the raw and the Holm-adjusted p-value, whether the difference is resolved after
     adjustment, and the deals a new study needs at 80% power (or why that number is left out: never for an arm
-    whose rule no game used, ``unused``, where more deals of the same bots would measure nothing either).
+    whose rule no game used, ``unused`` (:func:`kbsim.analysis.arms.idle`), where more deals of the same bots
+    would measure nothing either). ``rung``: the bot of the skill-ladder rung the row compares at (named in that
+    reason), or None off a ladder.
     """
     pd: Delta = d["delta"]
     unit = d["unit"]
@@ -68,7 +70,12 @@ def delta_text(d: dict, short: bool = False, unused: bool = False) -> tuple[str,
         status = f"{kind}not resolved after adjustment ({ps})"
     need = None if unused else pd.deals_needed
     if unused:
-        status += "" if short else "; no deal count: the arm's rule was never used, so more deals would not help"
+        with_r = f" with {rung}" if rung else ""
+        status += (
+            ""
+            if short
+            else f"; no deal count: the arm's rule was never used{with_r}, so more deals{with_r} would not help"
+        )
     elif need is not None:
         status += (
             f" · ≈{need:,} deals for 80% power"
@@ -158,9 +165,10 @@ def report_tables(inp: ReportInput, st: dict) -> dict:
         for v in st["verdicts"]
     ]
     deltas: dict[tuple, dict] = {}
-    unused = set(st.get("unused", []))
+    rungs = {c.key: c.rung for c in inp.conditions}
     for d in st["deltas"]:
-        v, interval, status = delta_text(d, short=True, unused=d["b"] in unused)
+        idle_ = idle(st, d["b"], d["a"])
+        v, interval, status = delta_text(d, short=True, unused=idle_)
         row = deltas.setdefault(
             (d["b"], d["a"], d["players"]),
             {"b": labels[d["b"]], "a": labels[d["a"]], "players": d["players"], "n": f"{d['delta'].n:,}", "cells": {}},
@@ -169,7 +177,7 @@ def report_tables(inp: ReportInput, st: dict) -> dict:
             "value": v,
             "interval": interval,
             "status": status,
-            "detail": delta_text(d, unused=d["b"] in unused)[2],
+            "detail": delta_text(d, unused=idle_, rung=rungs.get(d["b"]))[2],
             "resolved": d["delta"].resolved,
         }
     bots = [
@@ -321,20 +329,91 @@ def _unshared(key: str, st: dict | None) -> str:
 
 
 def unused_text(inp: ReportInput, key: str, st: dict | None = None) -> str:
-    """The warning for arm ``key``, whose rule the games never used: why, and how to fix the study."""
-    return _unused_words(inp, key, st) + _unshared(key, st)
+    """The warning for arm ``key``, whose rule the games never used: why, and how to fix the study.
+
+    On a skill ladder the warning is about one rung (``key`` is the arm at that rung): it names the rung, the
+    games played there, and what the arm's other rungs did with the rule (used some number of times, so their
+    effects measure it).
+    """
+    return _unused_words(inp, key, st) + _other_rungs(inp, key, st) + _unshared(key, st)
+
+
+def _arm_name(c) -> str:
+    """``arm 'LABEL'``, or ``arm 'LABEL' with RUNG`` for an arm at a rung of a skill ladder (label without the rung)."""
+    rung = getattr(c, "rung", None)
+    if not rung:
+        return f"arm {c.label!r}"
+    suffix = f" · {rung}"
+    label = c.label[: -len(suffix)] if c.label.endswith(suffix) else c.label
+    return f"arm {label!r} with {rung}"
+
+
+def usage_phrase(st: dict, key: str, rung: str | None) -> str:
+    """What the games of arm ``key`` did with the rule(s) that tell it from its baseline, in a few words.
+
+    ``with RUNG its rule X was never used in N games`` / ``with RUNG it was used K times in N games`` (``rung``
+    None: without ``with``); ``with RUNG it played exactly like its baseline on every deal`` for an arm that
+    measured nothing without rule-usage counts; "" when the records say nothing about it.
+
+    Args:
+        st: the page's statistics (:func:`kbsim.analysis.arms.compute`: ``rule_usage``, ``unused``).
+        key: the arm (condition key) at one rung.
+        rung: the rung's bot, named in the words.
+    """
+    with_r = f"with {rung} " if rung else ""
+    u = st.get("rule_usage", {}).get(key)
+    if not u:
+        return f"{with_r}it played exactly like its baseline on every deal" if key in st.get("unused", []) else ""
+    n = u.get("games")
+    games = f" in {n:,} game{'s' if n != 1 else ''}" if n is not None else ""
+    if len(u["never"]) == len(u["uses"]):
+        rules = ", ".join(u["never"])
+        return f"{with_r}its rule{'s' if len(u['never']) > 1 else ''} {rules} {_were(u['never'])} never used{games}"
+    used = {k: v for k, v in u["uses"].items() if v}
+    if len(u["uses"]) == 1:
+        times = next(iter(used.values()))
+        return f"{with_r}it was used {times:,} time{'s' if times != 1 else ''}{games}"
+    counts = ", ".join([f"{k} {v:,}×" for k, v in used.items()] + [f"{k} never" for k in u["never"]])
+    return f"{with_r}its rules were used {counts}{games}"
+
+
+def _were(items: list) -> str:
+    return "were" if len(items) > 1 else "was"
+
+
+def _other_rungs(inp: ReportInput, key: str, st: dict | None) -> str:
+    """For an arm at a rung of a skill ladder: what its other rungs did with the rule ("" off a ladder)."""
+    c = next(x for x in inp.conditions if x.key == key)
+    if not getattr(c, "rung", None) or not st:
+        return ""
+    others = [
+        o
+        for o in inp.conditions
+        if o.key != key
+        and getattr(o, "rung", None)
+        and getattr(o, "arm_key", None) == c.arm_key
+        and o.key not in st.get("unused", [])
+    ]
+    said = [p for o in others if (p := usage_phrase(st, o.key, o.rung))]
+    if not said:
+        return ""
+    there = "that rung" if len(said) == 1 else "those rungs"
+    return f" This holds with {c.rung} only: {'; '.join(said)}, so the effects at {there} measure it."
 
 
 def _unused_words(inp: ReportInput, key: str, st: dict | None = None) -> str:
     c = next(x for x in inp.conditions if x.key == key)
     rules = (st or {}).get("unused_rules", {}).get(key)
+    rung = getattr(c, "rung", None)
+    name = _arm_name(c)
     if rules:
         chances = (st or {}).get("rule_chances", {}).get(key, {})
         counted = [r for r in rules if r in chances]
         legal = sum(chances[r] for r in counted)
+        games = (st or {}).get("rule_usage", {}).get(key, {}).get("games") if rung else None
         text = (
-            f"arm {c.label!r}: no game used its rule(s) {', '.join(rules)} (rule usage counted in the records), "
-            f"so it measured nothing about them."
+            f"{name}: no game{f' of its {games:,}' if games else ''} used its rule(s) {', '.join(rules)} (rule usage "
+            f"counted in the records), so it measured nothing about them{' with this bot' if rung else ''}."
         )
         if counted and legal == 0:
             return text + (
@@ -368,7 +447,7 @@ def _unused_words(inp: ReportInput, key: str, st: dict | None = None) -> str:
             f'study) a bot that uses the rule, e.g. bots = "planner".'
         )
     return (
-        f"arm {c.label!r} played exactly like its baseline on every deal at every player count: its bots "
+        f"{name} played exactly like its baseline on every deal at every player count: its bots "
         f"({c.bots}) never made a move its rules change, so it measured nothing. Fix: give the arm (or the "
         f'study) a bot that uses the rule, e.g. bots = "planner".'
     )
@@ -399,6 +478,7 @@ def text_summary(inp: ReportInput, st: dict, answer: dict | None = None) -> list
         and seat-gap differences.
     """
     labels = {c.key: c.label for c in inp.conditions}
+    rungs = {c.key: getattr(c, "rung", None) for c in inp.conditions}
     lines = [f"WARNING: {unused_text(inp, k, st)}" for k in st.get("unused", [])]
     for block in (answer or {}).get("blocks", []):
         said = " ".join(block.get("lines", [])) or block.get("headline", "")
@@ -452,7 +532,7 @@ def text_summary(inp: ReportInput, st: dict, answer: dict | None = None) -> list
     if shown:
         lines.append("differences B − A (paired on the same deals unless marked independent samples):")
     for d in shown:
-        v, interval, status = delta_text(d, unused=d["b"] in st.get("unused", []))
+        v, interval, status = delta_text(d, unused=idle(st, d["b"], d["a"]), rung=rungs.get(d["b"]))
         lines.append(
             f"  {labels[d['b']]} − {labels[d['a']]}, {d['players']} players, {d['label']}: {v} {interval} "
             f"(n {d['delta'].n:,}): {status}"

@@ -7,7 +7,7 @@ exit code 2, never a traceback (:func:`fail`, :class:`kbsim.cli.checks.ArgError`
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -41,6 +41,23 @@ def notation_key(starts: str = "") -> str:
 def fail(message: str) -> None:
     """Stop the command with a user error: ``kbsim: error: MESSAGE`` on stderr, exit 2."""
     raise UserError(message)
+
+
+def run_failed(e: Exception, kept: str, again: str = "run the same command again to continue") -> NoReturn:
+    """End a command whose games failed (an engine or bot error in a game, a worker that died): one line, exit 1.
+
+    The line says what failed (the exception's type and message, the cell and game when known: see
+    :class:`kbsim.sim.run.RunFailed`), what is kept and how to continue; never a traceback.
+
+    Args:
+        e: the :class:`kbsim.sim.run.RunFailed`.
+        kept: what is kept on disk, in words (``finished chunks are kept in DIR``).
+        again: how to continue.
+    """
+    where = getattr(e, "where", "")
+    cause = " ".join(str(e).split())  # (one line, whatever the exception's message holds)
+    print(f"kbsim: error: the run failed{f' in {where}' if where else ''} ({cause}); {kept}; {again}", file=sys.stderr)
+    sys.exit(1)
 
 
 def parse_options(pairs: list[str]) -> dict:

@@ -13,6 +13,7 @@ from kbsim.cli.common import (
     err,
     fail,
     print_report,
+    run_failed,
 )
 
 
@@ -71,7 +72,7 @@ def report(
     from kbsim.analysis.reading import ReportError, study_input
     from kbsim.analysis.report import write_report
     from kbsim.cli import checks as ck
-    from kbsim.sim.run import RunInterrupted, progress_bar, stop_on_signals
+    from kbsim.sim.run import BackendError, RunFailed, RunInterrupted, progress_bar, stop_on_signals
     from kbsim.sim.study import StudyError, UntilDecided, build_dir, load_study, plan_study, run_study, with_ladder
 
     ck.check_workers(workers)
@@ -105,8 +106,10 @@ def report(
                     stats = run_study(plan, workers)
                 result = write_report(study_input(plan), out_path)
                 stopping = None
-        except (StudyError, ReportError) as e:
+        except (StudyError, ReportError, BackendError) as e:
             fail(str(e))  # one line per problem
+        except RunFailed as e:
+            run_failed(e, f"finished chunks are kept in {plan.records_dir}")
         except (KeyboardInterrupt, RunInterrupted):
             print(
                 f"kbsim: interrupted; finished chunks are kept in {plan.records_dir}; run the same command again "

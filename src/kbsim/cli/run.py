@@ -22,6 +22,7 @@ from kbsim.cli.common import (
     fail,
     load,
     out,
+    run_failed,
 )
 from kbsim.strict_io import dumps_json
 
@@ -215,12 +216,11 @@ def _play(run_, be, bar: bool, chosen_seed: int | None, stop) -> float:
     except BackendError as e:
         fail(str(e))
     except RunFailed as e:
-        print(
-            f"kbsim: error: the run failed ({e}); {e.safe} of {e.games} games are safe in "
-            f"{e.parts}; run the same command with --resume to complete it",
-            file=sys.stderr,
+        run_failed(
+            e,
+            f"{e.safe:,} of {e.games:,} games are safe in {e.parts}",
+            "run the same command with --resume to complete it",
         )
-        sys.exit(1)
     raise AssertionError("unreachable")  # pragma: no cover
 
 

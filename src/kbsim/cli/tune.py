@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kbsim.cli.common import ForceOpt, err, fail
+from kbsim.cli.common import ForceOpt, err, fail, run_failed
 from kbsim.strict_io import dumps_json
 
 
@@ -71,6 +71,8 @@ def tune(
         plan = plan_tuning(study, games=games, trials=trials)
     except StudyError as e:
         fail(str(e))  # one line per problem
+    except RunFailed as e:  # a probe game failed
+        run_failed(e, "nothing was kept (the probe games are not stored)")
     explicit = out_path is not None
     if out_path is None:
         name = ck.safe_name(plan.study.name) + (f"-n{games}" if games is not None else "")
@@ -91,9 +93,7 @@ def tune(
         except (StudyError, BackendError) as e:
             fail(str(e))  # one line per problem
         except RunFailed as e:
-            fail(
-                f"the tuning failed ({e}); {e.safe:,} games of its last run are kept; run the command again to continue"
-            )
+            run_failed(e, f"{kept} ({e.safe:,} games of its last run)")
         except (KeyboardInterrupt, RunInterrupted):
             print(f"kbsim: interrupted; {kept}; run the same command again to continue", file=sys.stderr)
             sys.exit(stop.exit_code)

@@ -27,6 +27,7 @@ from typing import Any
 from kbsim.sim.output import OutputError, RunOutput
 from kbsim.sim.runner import (
     BACKENDS,
+    GAME_NOTE,
     Backend,
     BackendError,
     DaskBackend,
@@ -66,11 +67,27 @@ class RunInterrupted(Exception):
 
 
 class RunFailed(Exception):
-    """A run failed (a worker died, a disk filled up...); ``safe`` games of ``games`` are on disk in ``parts``."""
+    """A run failed (a worker died, a disk filled up...); ``safe`` games of ``games`` are on disk in ``parts``.
 
-    def __init__(self, cause: BaseException, safe: int, games: int, parts: Path):
-        self.cause, self.safe, self.games, self.parts = cause, safe, games, parts
+    Attributes:
+        cause: the exception that ended the run (its type and message are this exception's message).
+        cell: which cell of a study the run plays, in words (``arm 'x · search', 3 players``), from
+            :func:`kbsim.sim.study.run_study`; "" for a plain run.
+        game: the game that raised, in words (``game 12 (deal seed 345, bots planner, planner)``), from the note
+            :func:`kbsim.sim.runner.play_chunk` adds to an exception of a game; "" when the failure was not in a
+            game (a disk, a worker that died).
+    """
+
+    def __init__(self, cause: BaseException, safe: int, games: int, parts: Path, cell: str = ""):
+        self.cause, self.safe, self.games, self.parts, self.cell = cause, safe, games, parts, cell
+        notes = [str(n) for n in getattr(cause, "__notes__", ()) or ()]
+        self.game = next((n for n in notes if n.startswith(GAME_NOTE)), "").removeprefix(GAME_NOTE)
         super().__init__(f"{type(cause).__name__}: {cause}")
+
+    @property
+    def where(self) -> str:
+        """Where the run failed, in words: the cell and the game, as far as known ("" when neither is)."""
+        return ", ".join(x for x in (self.cell, self.game) if x)
 
 
 def rules_metadata(loaded: Any, game: Any) -> dict[str, Any]:
@@ -339,7 +356,11 @@ def stop_on_signals(linger: bool = False) -> Iterator[StopState]:
 
 
 def play_run(
-    run: OpenRun, backend: Backend, on_games: Callable[[int], None] | None = None, upto: int | None = None
+    run: OpenRun,
+    backend: Backend,
+    on_games: Callable[[int], None] | None = None,
+    upto: int | None = None,
+    cell: str = "",
 ) -> float:
     """Play the pending chunks of ``run`` on ``backend`` and write the final file.
 
@@ -349,6 +370,7 @@ def play_run(
         on_games: called with the number of games of each chunk written.
         upto: play only the chunks that start below this game index (a look of a study run until decided); the
             run then stays unfinished (its chunks kept for the next look or a resume) unless every chunk is done.
+        cell: which cell of a study the run plays, in words (``arm 'x · search', 3 players``), for a failure.
 
     Returns:
         Seconds spent playing and writing.
@@ -356,7 +378,7 @@ def play_run(
     Raises:
         RunInterrupted: Ctrl-C or SIGTERM; finished chunks are kept for a resume.
         BackendError: the backend cannot run (nothing was played; an empty staging folder is removed).
-        RunFailed: any other failure; finished chunks are kept for a resume.
+        RunFailed: any other failure (naming ``cell`` and the game that raised); finished chunks are kept.
     """
     output = run.output
 
@@ -386,7 +408,7 @@ def play_run(
             output.discard_if_empty()
             if stop.signum is not None:
                 raise RunInterrupted(output.games_safe(), run.spec.games, output.parts) from None
-            raise RunFailed(e, output.games_safe(), run.spec.games, output.parts) from e
+            raise RunFailed(e, output.games_safe(), run.spec.games, output.parts, cell) from e
     return seconds
 
 

@@ -350,18 +350,34 @@ def append_record(
     cols["winner_behind_at_half"].append(result.winner_behind_at_half)
 
 
+#: The start of the note :func:`play_chunk` adds to the exception of a game that failed (read by
+#: :class:`kbsim.sim.run.RunFailed`).
+GAME_NOTE = "kbsim game: "
+
+
 def play_chunk(spec: RunSpec, chunk: range) -> dict[str, list]:
-    """Play the games of ``chunk`` and return their records as column lists."""
+    """Play the games of ``chunk`` and return their records as column lists.
+
+    Raises:
+        Exception: whatever a game raised (an engine or bot error), with a note (:data:`GAME_NOTE`) naming the
+            game index, its deal seed and its bots, so the failure can be replayed alone.
+    """
     g = spec.game
     cols = empty_columns(g.family)
     run_id = spec.run_id
-    for i in chunk:
-        seed, lineup = spec.game_of(i)
-        bots = [make_bot(name, g.family) for name in lineup]
-        r = play_game(g, bots, seed, check=spec.check)
-        append_record(
-            cols, run_id=run_id, index=i, seed=seed, game=g, players=spec.players, bots=list(lineup), result=r
-        )
+    i, seed, lineup = chunk.start, None, ()
+    try:
+        for i in chunk:
+            seed, lineup = spec.game_of(i)
+            bots = [make_bot(name, g.family) for name in lineup]
+            r = play_game(g, bots, seed, check=spec.check)
+            append_record(
+                cols, run_id=run_id, index=i, seed=seed, game=g, players=spec.players, bots=list(lineup), result=r
+            )
+    except Exception as e:
+        known = f" (deal seed {seed}, bots {', '.join(lineup)})" if seed is not None else ""
+        e.add_note(f"{GAME_NOTE}game {i}{known}")
+        raise
     return cols
 
 
@@ -637,6 +653,7 @@ def run_games(
 
 __all__ = [
     "BACKENDS",
+    "GAME_NOTE",
     "Backend",
     "BackendError",
     "DaskBackend",

@@ -939,6 +939,7 @@ def run_study(
 
     Raises:
         StudyError: the records folder cannot be created, or a records file there belongs to other parameters.
+        kbsim.sim.run.RunFailed: a game or a worker failed (``cell``: arm, rung, players); finished chunks are kept.
     """
     from kbsim import __version__
     from kbsim.sim.run import OutputError, make_backend, open_run, play_run
@@ -956,6 +957,7 @@ def run_study(
     stats = RunStats(runs=len(plan.runs), paths=[r.path for r in plan.runs])
     opened = []
     look: dict[int, int | None] = {}  # id of an opened run -> its deals at this look (a smaller rung: its share)
+    cell_of: dict[int, str] = {}  # id of an opened run -> its cell in words (for a failure)
     for run in plan.runs:
         try:
             opened.append(
@@ -977,6 +979,7 @@ def run_study(
             stats.reused += 1
             opened.pop()
         else:
+            cell_of[id(opened[-1])] = f"arm {run.condition.label!r}, {run.players} players"
             look[id(opened[-1])] = None if upto is None else plan.upto_of(run, upto)
     if upto is not None:
         for r in opened:  # only the chunks that start below the look
@@ -994,7 +997,7 @@ def run_study(
             progress(played, total)
 
     for r in opened:
-        play_run(r, be, advance, upto=look[id(r)])
+        play_run(r, be, advance, upto=look[id(r)], cell=cell_of[id(r)])
         stats.played += 1
     stats.games_played = played
     return stats

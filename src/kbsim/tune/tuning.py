@@ -112,9 +112,11 @@ def plan_tuning(ref: str | Path, games: int | None = None, trials: int | None = 
     Raises:
         StudyError: one line per problem: the file, its ``[tune]`` section, an option or range the rules refuse, a
             target the records cannot measure, a bot or player count the rules do not have.
+        kbsim.sim.run.RunFailed: a probe game (played to check the targets) failed; nothing is kept.
     """
     from kbsim.engine.rows.compiled import compile_rules
     from kbsim.rules.loader import find_rule_file, load_rules
+    from kbsim.sim.run import RunFailed
     from kbsim.sim.runner import Backend, RunSpec, run_games
 
     study = load_study(ref)
@@ -158,7 +160,11 @@ def plan_tuning(ref: str | Path, games: int | None = None, trials: int | None = 
     for p in players:
         run = next(r for r in plan.runs if r.players == p)
         spec = RunSpec(game=run.spec.game, players=p, bots=run.spec.bots, games=PROBE_DEALS, seed=study.seed)
-        columns[p] = run_games(spec, Backend())
+        try:
+            columns[p] = run_games(spec, Backend())
+        except Exception as e:  # an engine or bot error in a probe game: the caller says it in one line
+            where = f"the probe games of arm {study.arms[0].name!r}, {p} players"
+            raise RunFailed(e, 0, PROBE_DEALS, folder, cell=where) from e
     check_targets(study, source, game.family, columns, game)
     for i, t in enumerate(targets):  # a bot as the records name it (its canonical spec)
         if t.bot is not None:

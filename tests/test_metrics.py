@@ -196,6 +196,17 @@ def test_verdict_words_and_ranking():
     assert small["test"]["test"] == "exact multinomial" and small["test"]["p"] == pytest.approx(3 / 27)
 
 
+def test_equal_seat_gaps_go_to_the_lowest_seat_whatever_the_rounding():
+    """Handed case (variants-search page): 114 of 200 games won alone by seat 0 at 2 players, so seat 0 is 7.0 pp
+    above a fair share and seat 1 7.0 pp below; in floats 0.57 - 0.5 < |0.43 - 0.5|, and the page named seat 1
+    -7.0 pp as the largest gap beside seat 0 +11.0 pp in the other arm. Equal gaps now go to the lowest seat."""
+    for k, n in ((114, 200), (122, 200), (86, 200), (57, 100), (43, 100), (1, 3)):
+        v = M.seat_balance([k, n - k], n)["verdict"]["largest"]
+        assert v["seat"] == 0 and v["gap"] == pytest.approx(k / n - 0.5)
+    three = M.seat_balance([40, 20, 30], 90)["verdict"]["largest"]  # 44.4% and 22.2% against 33.3%: a tie at 3
+    assert three["seat"] == 0
+
+
 def test_report_states_verdict_and_adjustment_in_text():
     rng = np.random.default_rng(5)
     st = _page(_synthetic(rng, ["base", "b"], [3], 200), ["base", "b"])

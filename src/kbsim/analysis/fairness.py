@@ -78,7 +78,7 @@ def fairness_answer(page: Page, data: dict) -> list[dict]:
             gaps = {p: g for p, g in gaps.items() if not math.isnan(g["gap"])}
             row = {"arm": c.label} | {f"p{p}": _gap_text(g) for p, g in gaps.items()}
             if gaps and len(page.players) > 1:
-                fair = min(gaps, key=lambda p: (abs(gaps[p]["gap"]), p))
+                fair = min(gaps, key=lambda p: (round(abs(gaps[p]["gap"]), 12), p))  # (equal gaps: the smaller count)
                 row["fairest"] = f"{fair} players"
                 lines.append(_fairest_line(c.label, fair, gaps))
             rows.append(row)
@@ -130,7 +130,7 @@ def _headline(page: Page, conds: list) -> str:
         who = f"with {c.rung}" if c.rung else ""
         rungs.append(who)
         if len(gaps) > 1:
-            fair = min(gaps, key=lambda p: (abs(gaps[p]["gap"]), p))
+            fair = min(gaps, key=lambda p: (round(abs(gaps[p]["gap"]), 12), p))  # (equal gaps: the smaller count)
             hi_f = _size_bounds(gaps[fair])[1]
             clear = all(_size_bounds(g)[0] > hi_f for p, g in gaps.items() if p != fair)
             fairest.append((fair, clear, who))

@@ -199,7 +199,9 @@ def seat_balance(wins: Sequence[int], games: int, first: int = 0) -> dict:
 
     verdict: dict = {"fair": fair, "decided": decided}
     if p >= 2 and decided:
-        largest = max(range(p), key=lambda s: (abs(shares[s]["rate"] - fair), -s))
+        # compared exactly, in whole games (|P k_s - decided| is P x decided x the gap): equal gaps (always so at 2
+        # players) go to the lowest seat, never to whichever float rounding made a hair larger
+        largest = max(range(p), key=lambda s: (abs(p * int(wins[s]) - decided), -s))
         verdict["largest"] = gap(largest)
         verdict["first"] = gap(first)
         verdict["text"] = gap_words(verdict["largest"], fair)

@@ -276,7 +276,10 @@ def stop_pool(pool: ProcessPoolExecutor, timeout: float = 2.0) -> None:
                 p.join(0.5)
     manager = getattr(pool, "_executor_manager_thread", None)
     if manager is not None:  # it notices the ended workers and returns; joined here so that exit never waits
-        manager.join(max(0.1, deadline - time.monotonic()))
+        # (at least a second, even past the deadline: a manager still running at exit may close its wake-up pipe
+        # while the interpreter's exit writes to it, and CPython 3.11 then prints "Exception ignored ... OSError:
+        # [Errno 9] Bad file descriptor" after the clean-stop line; seen on a loaded machine)
+        manager.join(max(1.0, deadline - time.monotonic()))
     _POOLS.discard(pool)
 
 

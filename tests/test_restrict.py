@@ -616,3 +616,20 @@ def test_restricted_arms_are_played_and_valued_per_rung_of_a_ladder(tmp_path):
     base = {c.rung: c.key for c in plan.conditions if not c.bar}
     assert sorted(it["rung"] for it in items) == ["greedy", "random"]
     assert all(it["baseline"] == base[it["rung"]] for it in items)
+
+
+def test_the_answer_ranks_the_values_at_every_rung():
+    """Handed case (characters page): the Answer's headline gave the greedy ranking only, while the planner's,
+    which differs (Sheriff Den 2nd with greedy, 7th with planner), was folded further down the page."""
+    from kbsim.analysis.page_sections import _restricted_answer
+
+    data = {
+        "rankings": [
+            "Ranked by what each is worth to the seat that may use it (greedy): Den +8.3 pp; Edgar +6.9 pp.",
+            "Ranked by what each is worth to the seat that may use it (planner): Edgar +4.8 pp; Den +5.1 pp.",
+        ],
+        "resolved": [],
+    }
+    (block,) = _restricted_answer(None, data)
+    assert "(greedy): Den" in block["headline"] and "(planner): Edgar" in block["headline"]
+    assert block["headline"].index("(greedy)") < block["headline"].index("(planner)")

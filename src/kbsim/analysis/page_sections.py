@@ -76,14 +76,24 @@ def _restricted(page: Page) -> dict | None:
 
 
 def _restricted_answer(page: Page, data: dict) -> list[dict]:
-    """The Answer's block of restricted play: the ranking (per rung) first, then the values that are resolved."""
+    """The Answer's block of restricted play: the ranking (per rung) first, then the values that are resolved.
+
+    The headline gives the ranking at every rung of the ladder, weakest first (each sentence names its bot): a
+    ranking that changes with skill is the answer a designer needs, not the weakest bot's alone.
+    """
     rankings = data["rankings"]
     if not rankings:
         return []
     resolved = data["resolved"] or [
         "No value is resolved yet after the adjustment over every comparison on the page: more deals are needed."
     ]
-    return [{"title": "What each move is worth to a player", "headline": rankings[0], "lines": [*rankings, *resolved]}]
+    return [
+        {
+            "title": "What each move is worth to a player",
+            "headline": " ".join(rankings),
+            "lines": [*rankings, *resolved],
+        }
+    ]
 
 
 # ------------------------------------------------------------------ bots and characters

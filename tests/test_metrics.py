@@ -573,3 +573,26 @@ def test_answer_names_the_fairer_arm_only_where_resolved():
     cell = next(r for r in report_tables(inp, compute(inp))["deltas"] if r["b"] == "skewed")["cells"]["seat_gap"]
     assert cell["resolved"] and cell["status"].startswith("resolved (p(adj)") and "raw" not in cell["status"]
     assert "raw" in cell["detail"] and M.SEAT_GAP_TEST in cell["detail"]  # the tooltip keeps the whole status
+
+
+def test_a_difference_without_spread_is_not_resolved_on_two_deals():
+    """Handed case (characters-search at -n 2): two deals with the same difference were flagged "resolved"
+    (p = 0: a t test with no spread). Now the exact sign test: p = 2 x 0.5^n, so 2 deals give 0.5 and only six or
+    more agreeing deals can resolve; such a comparison with fewer is left out of the Holm family."""
+    two = M.paired([-0.5, -0.5])
+    assert (two.mean, two.p, two.test) == (-0.5, 0.5, "exact sign test") and not two.resolved_raw
+    assert not two.testable and not two.identical
+    five, six = M.paired([1.0] * 5), M.paired([1.0] * 6)
+    assert five.p == pytest.approx(0.0625) and not five.testable
+    assert six.p == pytest.approx(0.03125) and six.testable and six.resolved_raw
+    assert M.paired([0.0, 0.0]).identical and M.paired([0.0, 0.0]).p == 1.0
+    assert M.paired([1.0, 1.0], binary=True).p == 0.5  # (0/1 outcomes: already the exact sign test)
+
+
+def test_two_constant_samples_get_the_exact_permutation_p_not_zero():
+    """Two constant samples (no spread for Welch's t): the exact permutation p of the labels, never 0."""
+    d = M.unpaired_mean([3.0, 3.0], [1.0, 1.0])
+    assert d.mean == 2.0 and d.p == pytest.approx(2 / 6) and d.test == "exact permutation"  # C(4, 2) labellings
+    assert M.unpaired_mean([3.0] * 3, [1.0] * 2).p == pytest.approx(1 / 10)
+    assert M.unpaired_mean([3.0] * 10, [1.0] * 10).p < 1e-4
+    assert M.unpaired_mean([1.0, 1.0], [1.0, 1.0]).p == 1.0

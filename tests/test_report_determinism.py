@@ -188,14 +188,39 @@ def _is_search(spec: str) -> bool:
     return spec.split("(", 1)[0].strip() == "search"
 
 
+def _quick_search(study):
+    """``study`` with every search bot, a ladder's rung or a seat of a head-to-head arm, at :data:`QUICK_SEARCH`'s
+    budget and deals."""
+    if study.ladder and any(_is_search(r.bot) for r in study.ladder):
+        study = with_ladder(study, [QUICK_SEARCH if _is_search(r.bot) else r for r in study.ladder])
+    arms = []
+    for arm in study.arms:
+        names = [arm.bots] if isinstance(arm.bots, str) else list(arm.bots)
+        if any(_is_search(n) for n in names):
+            quick = [QUICK_SEARCH.bot if _is_search(n) else n for n in names]
+            arm = arm.model_copy(update={"bots": quick, "games": QUICK_SEARCH.games})
+        arms.append(arm)
+    return study.model_copy(update={"arms": arms})
+
+
 def _play(name: str, root: Path):
-    """Play a shipped study at a few deals per cell (:data:`DEALS`; :data:`PLAYERS`) into ``root`` (one process)."""
+    """Play a shipped study at a few deals per cell (:data:`DEALS`; :data:`PLAYERS`) into ``root`` (one process).
+
+    The study is written to ``root/NAME.yaml`` with its search bots made quick (:func:`_quick_search`) and read
+    back from there, so that a ``kbsim report`` of that file (:func:`_check_other_process`) plays the same cells.
+    """
+    import yaml
+
     study = load_study(REPO / "reports" / f"{name}.toml")
     if name in PLAYERS:
         study = study.model_copy(update={"players": PLAYERS[name]})
-    if study.ladder and any(_is_search(r.bot) for r in study.ladder):
-        study = with_ladder(study, [QUICK_SEARCH if _is_search(r.bot) else r for r in study.ladder])
+    quick = _quick_search(study)
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(quick.model_dump(mode="json", exclude_none=True)), encoding="utf-8")
+    study = load_study(path)
     plan = plan_study(study, records_dir=root / name, games=DEALS[name])
+    assert all(c.games == QUICK_SEARCH.games for c in plan.conditions if "search" in c.bots)  # every search cell quick
     run_study(plan, workers=1, backend="serial")
     return plan
 
@@ -254,7 +279,7 @@ def _check_other_process(plan, tmp_path: Path, monkeypatch) -> None:
     out = tmp_path / "there.html"
     p = run_cli(
         "report",
-        str(REPO / "reports" / "bots.toml"),
+        str(plan.source),
         *("-n", str(DEALS["bots"]), "--records", str(plan.records_dir), "--workers", "1", "-o", str(out)),
         cwd=tmp_path,
     )

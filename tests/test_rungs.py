@@ -241,3 +241,34 @@ def test_cli_until_decided_plays_the_small_rung_in_proportion(tmp_path):
     rung = {c.key: c.rung for c in plan.conditions}
     counts = look.group_by("condition").agg(pl.len()).iter_rows()
     assert {(rung[k], n) for k, n in counts} == {("greedy", 20), ("random", 5)}
+
+
+# ------------------------------------------------------------------ an arm with its own deal count
+def test_an_arm_may_carry_its_own_deal_count_and_plays_the_first_deals(tmp_path):
+    extra = '[[arms]]\nname = "duel"\nbots = ["greedy", "random"]\ngames = 2\n'
+    path = tmp_path / "r.toml"
+    path.write_text(BASE + 'ladder = ["greedy", { bot = "random", games = 3 }]\n' + ARMS + extra, encoding="utf-8")
+    st = load_study(path)
+    plan = plan_study(st, records_dir=tmp_path / "rec")
+    games = _games(plan)
+    assert games[("duel", None)] == 2 and games[("base", "greedy")] == 6 and games[("base", "random")] == 3
+    assert {c.arm: c.games for c in plan.conditions if c.rung is None} == {"duel": 2}
+    assert _games(plan_study(st, records_dir=tmp_path / "rec", games=1))[("duel", None)] == 1  # -n caps it too
+    run_study(plan, workers=1, backend="serial")
+    inp = study_input(plan)
+    row = dict(inp.parameters)["deals per cell"]
+    assert row == "6; random: 3 (the first 3 of the 6); duel: 2 (the first 2 of the 6)"
+    df = inp.records
+    duel = [c.key for c in plan.conditions if c.arm == "duel"]
+    assert sorted(set(df.filter(pl.col("condition").is_in(duel))["game_index"].to_list())) == [0, 1]
+
+
+def test_an_arm_with_more_deals_than_the_study_gets_one_line(tmp_path):
+    path = tmp_path / "r.toml"
+    path.write_text(BASE + ARMS + '[[arms]]\nname = "duel"\nbots = ["greedy", "random"]\ngames = 9\n', "utf-8")
+    with pytest.raises(StudyError) as e:
+        load_study(path)
+    assert e.value.lines == [
+        f"{path}: arms.2.games: 9 is more than the study's games; expected at most 6 (an arm plays the first N of "
+        "the study's deals)"
+    ]

@@ -25,7 +25,8 @@ SMALL = "search(iterations=12)"
 
 def test_spec_names_and_parameters():
     assert canonical_bot("search") == "search"
-    assert canonical_bot("search(iterations=128, depth=2, rollout=auto)") == "search"
+    assert canonical_bot("search(iterations=256, depth=1, rollout=auto)") == "search"
+    assert canonical_bot("search(iterations=128, depth=2)") == "search(depth=2, iterations=128)"  # the old default
     assert canonical_bot("search(rollout=greedy, iterations=50)") == "search(iterations=50, rollout=greedy)"
     bot = make_bot("search(iterations=50, rollout=greedy, depth=0)")
     assert isinstance(bot, SearchBot) and (bot.iterations, bot.rollout, bot.depth) == (50, "greedy", 0)

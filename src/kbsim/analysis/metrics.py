@@ -415,7 +415,9 @@ def paired(d: Sequence[float] | np.ndarray, binary: bool = False) -> Delta:
 
     Returns:
         :class:`Delta`: mean, 95% t interval, sd, n and raw p-value (exact sign test / McNemar for a
-        0/1 outcome with fewer than :data:`EXACT_BELOW` discordant deals, else the one-sample t test).
+        0/1 outcome with fewer than :data:`EXACT_BELOW` discordant deals, else the one-sample t test). When every
+        deal has the same non-zero difference (no spread: the t test has none to measure) the exact sign test,
+        ``p = 2 x 0.5^n``: two deals that agree are not evidence (p = 0.5), twenty are.
     """
     from scipy import stats
 
@@ -429,9 +431,11 @@ def paired(d: Sequence[float] | np.ndarray, binary: bool = False) -> Delta:
     sd = float(arr.std(ddof=1))
     up, down = int((arr > 0).sum()), int((arr < 0).sum())
     disc = up + down if binary else None
-    if sd == 0:
-        p = 1.0 if mean == 0 else 0.0
-        return Delta(mean, mean, mean, 0.0, n, p=p, test="paired t", discordant=disc)
+    if sd == 0:  # every deal the same difference: no spread for a t test; the exact sign test (2 x 0.5^n)
+        if mean == 0:
+            return Delta(mean, mean, mean, 0.0, n, p=1.0, test="paired t", discordant=disc)
+        p = float(stats.binomtest(n, n, 0.5).pvalue)
+        return Delta(mean, mean, mean, 0.0, n, p=p, test="exact sign test", discordant=n)  # (every deal differs)
     from statsmodels.stats.weightstats import DescrStatsW
 
     lo, hi = DescrStatsW(arr).tconfint_mean(alpha=ALPHA)
@@ -612,22 +616,28 @@ def unpaired_rate(x_b: int, n_b: int, x_a: int, n_a: int) -> Delta:
 
 
 def unpaired_mean(b: Sequence[float] | np.ndarray, a: Sequence[float] | np.ndarray) -> Delta:
-    """Difference of two independent means ``mean(b) - mean(a)``: Welch's t test and interval."""
+    """Difference of two independent means ``mean(b) - mean(a)``: Welch's t test and interval.
+
+    Two constant samples (no spread for Welch's test) get the exact permutation test of the labels instead:
+    ``p = 1 / C(n_a + n_b, n_a)`` (twice that when the sizes agree), never 0.
+    """
     from scipy import stats
 
     xb, xa = np.asarray(b, dtype=float), np.asarray(a, dtype=float)
     if xa.size < 2 or xb.size < 2:
         return Delta(NAN, NAN, NAN, NAN, 0, test="none", paired=False, n_a=int(xa.size), n_b=int(xb.size))
     diff = float(xb.mean() - xa.mean())
-    if xa.var() == 0 and xb.var() == 0:
+    if xa.var() == 0 and xb.var() == 0:  # two constant samples: the exact permutation test of the labels
+        extreme = 2 if xa.size == xb.size else 1  # (the labelling observed, and its mirror when sizes agree)
+        p = 1.0 if diff == 0 else min(1.0, extreme / math.comb(int(xa.size + xb.size), int(xa.size)))
         return Delta(
             diff,
             diff,
             diff,
             NAN,
             int(min(xa.size, xb.size)),
-            p=1.0 if diff == 0 else 0.0,
-            test="Welch t",
+            p=p,
+            test="Welch t" if diff == 0 else "exact permutation",
             paired=False,
             n_a=int(xa.size),
             n_b=int(xb.size),

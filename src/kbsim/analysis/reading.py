@@ -408,6 +408,15 @@ def _deals_row(plan: Any, upto: int | None) -> str:
             for r, n in own.items()
         ]
         text += f"; {'; '.join(at)}"
+    arms = {c.arm: c.games for c in plan.conditions if c.rung is None and c.games is not None}
+    if arms:
+        at = [
+            f"{a}: {deals_at(upto, n, cap):,} (cap {n:,}, the same share)"
+            if upto
+            else f"{a}: {n:,} (the first {n:,} of the {cap:,})"
+            for a, n in arms.items()
+        ]
+        text += f"; {'; '.join(at)}"
     return text + ("" if cap == st.games else f" (study file: {st.games:,})")
 
 

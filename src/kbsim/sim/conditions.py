@@ -34,8 +34,8 @@ class Condition:
             the arm is not played on a ladder (no ladder, or a head-to-head arm whose mixed lineup is the subject).
         stem: what identifies the arm and sweep value apart from the rung: the conditions of one arm at every
             rung share it (default: the key).
-        games: deals per cell of this condition when fewer than the page's (a rung of a skill ladder with its
-            own deal count: the first ``games`` of the page's deals), else None.
+        games: deals per cell of this condition when fewer than the page's (a rung of a skill ladder or an arm
+            with its own deal count: the first ``games`` of the page's deals), else None.
     """
 
     key: str

@@ -84,6 +84,9 @@ class RunSpec:
         }
         if len(self.lineups) > 1:
             d["rotations"] = len(self.lineups)
+        params = bot_parameters(self.bots, self.game.family)
+        if params:
+            d["bot_parameters"] = params
         return d
 
     def parameters(self) -> dict:
@@ -95,6 +98,31 @@ class RunSpec:
         """A short hash of the parameters that determine the records: equal runs get equal ids."""
         d = self._identity()
         return hashlib.blake2b(json.dumps(d, sort_keys=True).encode(), digest_size=6).hexdigest()
+
+
+def bot_parameters(bots: Iterable[str], family: str) -> dict[str, dict[str, Any]]:
+    """Every parameter, defaults included, of each bot spec in ``bots`` that takes parameters.
+
+    A canonical spec leaves out parameters at their default (``search``), so it names the same bot only while
+    the defaults stay; a run's identity (:attr:`RunSpec.run_id`) holds these values too, so records played
+    before a default changed are never reused as the new bot's.
+
+    Args:
+        bots: bot specs (canonical or not) of one family.
+        family: the engine family (``rows``, ``market``).
+
+    Returns:
+        ``{spec: {parameter: value}}`` for the specs whose bot takes parameters (JSON-able; empty when none does).
+    """
+    from kbsim.bots import bots_for
+    from kbsim.bots.spec import parse_spec, validated
+
+    out: dict[str, dict[str, Any]] = {}
+    for spec in sorted(set(bots)):
+        kwargs = validated(parse_spec(spec), bots_for(family))[1]
+        if kwargs:
+            out[spec] = json.loads(json.dumps(kwargs, sort_keys=True, default=list))
+    return out
 
 
 def display_names(game: CompiledGame) -> dict[str, dict[str, str]]:

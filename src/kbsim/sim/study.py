@@ -27,6 +27,11 @@ cell and one run seed. Example::
     name = "no exchanges"
     bar = ["turn.exchange.allowed"]    # restricted play: one seat barred from these move kinds (see below)
 
+    [[arms]]
+    name = "search vs planner"
+    bots = ["search", "planner"]       # a head-to-head arm: played as written, not on the ladder
+    games = 300                        # optional; a costly arm may play the first N deals only
+
     [sweep]                            # optional: every arm is also played at each value of one option
     option = "hand_size"
     values = [5, 6, 7]
@@ -136,6 +141,13 @@ class Arm(_Strict):
         default_factory=dict, max_length=MAX_LIST, description="Option name -> value."
     )
     bots: str | list[str] = Field("greedy", description="One bot for all seats, or a lineup cycled over the seats.")
+    games: int | None = Field(
+        None,
+        ge=1,
+        le=100_000_000,
+        description="Deals per cell of this arm: the first N of the study's deals (a costly arm, e.g. a search bot's "
+        "head-to-head; default: the study's games; at most the study's games).",
+    )
     bar: list[str] = Field(
         default_factory=list,
         description="Restricted play: move kinds (e.g. characters.play.agatha) one seat's bot is barred from; the "
@@ -339,6 +351,12 @@ class Study(_Strict):
                 raise ValueError(f"arms.{i}.options: sets {self.sweep.option!r}, the option the sweep varies")
         if self.baseline is not None and self.baseline not in seen:
             raise ValueError(f"baseline: {self.baseline!r} is not the name of an arm")
+        for i, arm in enumerate(self.arms):
+            if arm.games is not None and arm.games > self.games:
+                raise ValueError(
+                    f"arms.{i}.games: {arm.games:,} is more than the study's games; expected at most "
+                    f"{self.games:,} (an arm plays the first N of the study's deals)"
+                )
         for i, rung in enumerate(self.ladder or []):
             if not rung.bot.strip():
                 raise ValueError(f"ladder.{i}: expected a bot spec, e.g. greedy or search(iterations=100)")
@@ -785,8 +803,8 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
                 stem += f"-{j:02d}-{slug(study.sweep.option, 16)}={slug(json.dumps(value), 16)}"
             meta = rules_metadata(loaded, g)
             for k, rung in enumerate(rungs):
-                own = ladder.get(rung) if ladder and rung is not None else None
-                cell_games = n_games if own is None else min(own, n_games)  # (a quick look caps every rung)
+                own = [n for n in (arm.games, ladder.get(rung) if ladder and rung is not None else None) if n]
+                cell_games = min([n_games, *own])  # (a quick look caps every rung and arm)
                 key = stem if rung is None else f"{stem}-L{k}-{slug(rung, 24)}"
                 key_of[(arm.name, json.dumps(value, sort_keys=True), rung)] = key
                 cells = _rung_lineups(where, arm, rung, lineups, study.players, g)

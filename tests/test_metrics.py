@@ -596,3 +596,20 @@ def test_two_constant_samples_get_the_exact_permutation_p_not_zero():
     assert M.unpaired_mean([3.0] * 3, [1.0] * 2).p == pytest.approx(1 / 10)
     assert M.unpaired_mean([3.0] * 10, [1.0] * 10).p < 1e-4
     assert M.unpaired_mean([1.0, 1.0], [1.0, 1.0]).p == 1.0
+
+
+def test_an_unresolved_first_seat_edge_names_where_it_is_resolved():
+    """Handed case (bots page, search rung): "the first seat's edge is +3.2 to +11.4 pp, not resolved at every
+    player count" read as "resolved nowhere" when it was resolved at 2, 4 and 5 players; now each count is named."""
+    from kbsim.analysis.fairness import _edge_by_count
+
+    firsts = [
+        {"low": 0.02, "high": 0.12},  # 2 players: more
+        {"low": -0.02, "high": 0.09},  # 3: not resolved
+        {"low": 0.01, "high": 0.1},  # 4: more
+        {"low": -0.2, "high": -0.01},  # 5: less
+    ]
+    assert _edge_by_count([2, 3, 4, 5], firsts) == (
+        "more than its fair share at 2 and 4 players, not resolved at 3 players, less than its fair share at 5 players"
+    )
+    assert _edge_by_count([3], firsts[1:2]) == "not resolved at 3 players"

@@ -230,7 +230,7 @@ def test_sweep_study_in_process(tmp_path):
     res = write_report(study_input(plan), tmp_path / "sw.html")
     page = res.path.read_text(encoding="utf-8")
     assert "Sweep of hand_size" in page and 'id="fig-1-sweep"' in page and 'id="fig-0-deltas"' in page
-    assert [c.label for c in plan.conditions] == ["hand_size=5", "hand_size=6"]
+    assert [c.label for c in plan.conditions] == ["hand size 5", "hand size 6"]  # the option in words
     assert plan.comparisons == [(plan.conditions[0].key, plan.conditions[1].key)]
 
 

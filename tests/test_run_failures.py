@@ -167,3 +167,33 @@ def test_tune_says_a_failed_game_in_one_line(tmp_path, where):
         assert "the probe games of arm " in line and "nothing was kept" in line, line
     else:
         assert "the search so far is kept in " in line and line.endswith("run the same command again to continue")
+
+
+# ------------------------------------------------------------------ any command: an engine error is one line
+def test_an_engine_error_any_command_meets_is_one_line_and_exit_1(monkeypatch, capsys):
+    """``kbsim replay`` / ``play`` met an engine error (an illegal move, a broken invariant) with a traceback; any
+    command now ends on one line naming the error, exit 1 (KBSIM_TRACEBACK=1 keeps the traceback)."""
+    from kbsim.cli import application
+    from kbsim.engine.results import IllegalMove, InvariantError
+
+    monkeypatch.delenv("KBSIM_TRACEBACK", raising=False)
+    for err in (IllegalMove("no card 7 in hand\nsecond line"), InvariantError("cards not conserved")):
+        with pytest.raises(SystemExit) as e:
+            application._other_error(err)
+        assert e.value.code == 1
+        lines = capsys.readouterr().err.splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"kbsim: error: a game failed ({type(err).__name__}: ")
+        assert "Traceback (most recent call last)" not in lines[0] and str(err).split("\n")[-1] in lines[0]
+
+    def handled(err: Exception) -> None:  # (as in main: inside the except clause)
+        try:
+            raise err
+        except Exception as x:
+            application._other_error(x)
+
+    monkeypatch.setenv("KBSIM_TRACEBACK", "1")
+    with pytest.raises(IllegalMove):
+        handled(IllegalMove("x"))
+    monkeypatch.delenv("KBSIM_TRACEBACK")
+    with pytest.raises(KeyError):  # (other exceptions still propagate: a real bug shows its traceback)
+        handled(KeyError("k"))

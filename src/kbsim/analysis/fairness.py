@@ -118,13 +118,14 @@ def _headline(page: Page, conds: list) -> str:
     """The baseline arm in one sentence: the fairest count per rung (when clearly so), the first seat's edge."""
     fairest, edges, rungs = [], [], []
     for c in conds:
-        gaps, firsts = {}, []
+        gaps, firsts, counts = {}, [], []
         for p in page.players:
             g = page.stats["groups"].get((c.key, p))
             if g is None or math.isnan(g["balance"]["verdict"]["largest"]["gap"]):
                 continue
             gaps[p] = g["balance"]["verdict"]["largest"]
             firsts.append(g["balance"]["verdict"]["first"])
+            counts.append(p)
         if not gaps:
             continue
         who = f"with {c.rung}" if c.rung else ""
@@ -141,27 +142,27 @@ def _headline(page: Page, conds: list) -> str:
             else f"{100 * lo:+.1f} to {100 * hi:+.1f} pp"
         )
         side = "more" if all(f["low"] > 0 for f in firsts) else "less" if all(f["high"] < 0 for f in firsts) else ""
-        edges.append((side, span, who))
+        edges.append((side, span, who, _edge_by_count(counts, firsts)))
     label = conds[0].label.rsplit(" · ", 1)[0] if conds[0].rung else conds[0].label
     where = "at every player count" if len(page.players) > 1 else f"at {page.players[0]} players"
     parts = []
-    sides = {side for side, _, _ in edges}
+    sides = {side for side, _, _, _ in edges}
     if len(sides) == 1 and "" not in sides:
-        spans = "; ".join(f"{span} {who}".strip() for _, span, who in edges)
+        spans = "; ".join(f"{span} {who}".strip() for _, span, who, _ in edges)
         under = " under every bot of the ladder" if len(edges) > 1 else ""
         parts.append(
             f"the first seat wins alone {edges[0][0]} often than its fair share {where}{under} (by {spans}, in "
             f"share of the games won alone)"
         )
     else:
-        for side, span, who in edges:
+        for side, span, who, by_count in edges:
             if side:
                 parts.append(
                     f"{who + ', ' if who else ''}the first seat wins alone {side} often than its fair share "
                     f"{where} ({span})"
                 )
             else:
-                parts.append(f"{who + ', ' if who else ''}the first seat's edge is {span}, not resolved {where}")
+                parts.append(f"{who + ', ' if who else ''}the first seat's edge is {span}: {by_count}")
     if fairest:
         clear = [(p, who) for p, ok, who in fairest if ok]
         unclear = [(p, who) for p, ok, who in fairest if not ok]
@@ -236,3 +237,20 @@ def _skill_lines(page: Page, conds: list, skill: dict) -> list[str]:
 
 
 __all__ = ["FEW_ARMS", "fairness_answer"]
+
+
+def _edge_by_count(counts: list[int], firsts: list[dict]) -> str:
+    """Where the first seat's edge is resolved, and which way, in words: ``more than its fair share at 2 and 4
+    players, not resolved at 3 players`` (``firsts``: the first seat's gap with its interval, per count).
+    """
+    groups: dict[str, list[int]] = {}
+    for p, f in zip(counts, firsts, strict=True):
+        key = "more than its fair share" if f["low"] > 0 else "less than its fair share" if f["high"] < 0 else ""
+        groups.setdefault(key or "not resolved", []).append(p)
+    return ", ".join(f"{k} at {_counts(ps)} players" for k, ps in groups.items())
+
+
+def _counts(ps: list[int]) -> str:
+    """Player counts in words: ``2``, ``2 and 4``, ``2, 3 and 5``."""
+    words = [str(p) for p in ps]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]

@@ -7,6 +7,7 @@ traceback; a failed run leaves existing files untouched.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated
 
@@ -101,7 +102,23 @@ def _other_error(e: Exception) -> None:
         sys.exit(getattr(e, "exit_code", 0))
     if isinstance(e.__context__, BrokenPipeError) or isinstance(e.__cause__, BrokenPipeError):
         closed_pipe()
+    if _engine_error(e) and not os.environ.get("KBSIM_TRACEBACK"):
+        cause = " ".join(str(e).split())  # (one line, whatever the message holds)
+        print(
+            f"kbsim: error: a game failed ({type(e).__name__}: {cause}); this is a fault of the engine, a bot or the "
+            "rule file, not of the command: please report it with the command (KBSIM_TRACEBACK=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        sys.exit(1)
     raise
+
+
+def _engine_error(e: Exception) -> bool:
+    """Whether ``e`` is the engine's or a bot's failure inside a game (an illegal move, a broken invariant...)."""
+    from kbsim.engine.results import IllegalMove, InvariantError
+    from kbsim.engine.rows.search.frontier import BoardError, PlanError
+
+    return isinstance(e, (IllegalMove, InvariantError, BoardError, PlanError))
 
 
 app.command()(run.run)

@@ -597,9 +597,10 @@ class StudyPlan:
 
 
 def _condition_label(arm: Arm, study: Study, value: Any) -> str:
+    """The arm's name, and at a sweep value the option in words with its value (``hand size 5``)."""
     if study.sweep is None:
         return arm.name
-    v = f"{study.sweep.option}={json.dumps(value) if not isinstance(value, str) else value}"
+    v = f"{study.sweep.option.replace('_', ' ')} {json.dumps(value) if not isinstance(value, str) else value}"
     return v if len(study.arms) == 1 else f"{arm.name} · {v}"
 
 

@@ -240,8 +240,10 @@ __all__ = ["FEW_ARMS", "fairness_answer"]
 
 
 def _edge_by_count(counts: list[int], firsts: list[dict]) -> str:
-    """Where the first seat's edge is resolved, and which way, in words: ``more than its fair share at 2 and 4
-    players, not resolved at 3 players`` (``firsts``: the first seat's gap with its interval, per count).
+    """Where the first seat's edge is resolved, and which way, in words.
+
+    E.g. ``more than its fair share at 2 and 4 players, not resolved at 3 players``; ``firsts`` holds the first
+    seat's gap with its interval (``low``, ``high``), one per count of ``counts``.
     """
     groups: dict[str, list[int]] = {}
     for p, f in zip(counts, firsts, strict=True):

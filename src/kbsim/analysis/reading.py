@@ -395,29 +395,23 @@ def deals_words(per_rung: dict[Any, int]) -> str:
 
 
 def _deals_row(plan: Any, upto: int | None) -> str:
-    """The parameters row of deals per cell: the page's, the rungs with their own count, the study file's."""
+    """The parameters row of deals per cell: the page's, the rungs and arms with their own count, the study file's."""
     st = plan.study
     cap = plan.games
     text = f"{min(upto, cap):,} (played until decided; cap {cap:,})" if upto else f"{cap:,}"
-    own = {c.rung: c.games for c in plan.conditions if c.rung is not None and c.games is not None}
-    if own:
-        at = [
-            f"{r}: {deals_at(upto, n, cap):,} (cap {n:,}, the same share)"
-            if upto
-            else f"{r}: {n:,} (the first {n:,} of the {cap:,})"
-            for r, n in own.items()
-        ]
-        text += f"; {'; '.join(at)}"
+    rungs = {c.rung: c.games for c in plan.conditions if c.rung is not None and c.games is not None}
     arms = {c.arm: c.games for c in plan.conditions if c.rung is None and c.games is not None}
-    if arms:
-        at = [
-            f"{a}: {deals_at(upto, n, cap):,} (cap {n:,}, the same share)"
-            if upto
-            else f"{a}: {n:,} (the first {n:,} of the {cap:,})"
-            for a, n in arms.items()
-        ]
-        text += f"; {'; '.join(at)}"
+    for own in (rungs, arms):
+        if own:
+            text += "; " + "; ".join(_own_deals(name, n, cap, upto) for name, n in own.items())
     return text + ("" if cap == st.games else f" (study file: {st.games:,})")
+
+
+def _own_deals(name: str, n: int, cap: int, upto: int | None) -> str:
+    """A rung's or an arm's own deals per cell, ``n``, in words (at a look of ``upto`` deals: until decided)."""
+    if upto:
+        return f"{name}: {deals_at(upto, n, cap):,} (cap {n:,}, the same share)"
+    return f"{name}: {n:,} (the first {n:,} of the {cap:,})"
 
 
 def _bots_text(plan: Any, lineups: list[str]) -> str:

@@ -613,3 +613,27 @@ def test_an_unresolved_first_seat_edge_names_where_it_is_resolved():
         "more than its fair share at 2 and 4 players, not resolved at 3 players, less than its fair share at 5 players"
     )
     assert _edge_by_count([3], firsts[1:2]) == "not resolved at 3 players"
+
+
+def test_an_interval_is_cut_at_what_the_difference_can_be():
+    """Handed case (characters-search at -n 2): a character's value "+25.0 pp [-292.7 pp, +342.7 pp]": the t
+    interval of a win-rate change on two deals reaches beyond +-100 pp; it is cut at the bounds given."""
+    free = M.paired([0.5, 0.0])
+    assert free.low < -1.0 and free.high > 1.0  # (the plain t interval on two deals)
+    cut = M.paired([0.5, 0.0], bounds=(-1.0, 1.0))
+    assert (cut.low, cut.high, cut.mean, cut.p) == (-1.0, 1.0, free.mean, free.p)
+    assert M.paired([0.5, 0.0], binary=True).low == -1.0
+
+
+def test_the_bots_headline_names_the_bot_and_an_edge_lost_to_the_adjustment():
+    """Handed case (bots page at -n 5): "greedy and random are not separated: it wins 100.0% ... (+44.4 pp [+29.4,
+    +59.5])": "it" named no bot, and the interval (unadjusted) excluded 0 while the verdict (adjusted) did not."""
+    from kbsim.analysis.strength import _headline
+
+    per_count = [{"share": 1.0, "fair": 0.5}, {"share": 1.0, "fair": 2 / 3}]
+    d = M.Delta(0.444, 0.294, 0.595, 0.1, 5, p=0.01, test="paired t", p_adj=0.2)
+    line = _headline("greedy and random are not separated", "greedy", per_count, d, "averaged over the counts")
+    assert line.startswith("greedy and random are not separated: greedy wins 100.0% of the games won alone")
+    assert line.endswith("averaged over the counts; not resolved after the adjustment for the page's many comparisons)")
+    done = M.Delta(0.444, 0.294, 0.595, 0.1, 50, p=0.001, test="paired t", p_adj=0.004)
+    assert "adjustment" not in _headline("greedy is stronger than random", "greedy", per_count, done, "x")

@@ -238,7 +238,8 @@ def test_run_summary_notes_a_rule_no_game_used(tmp_path):
 
 # ------------------------------------------------------------------ usage per rung of a skill ladder (issue 23/26)
 def _rung_records(search_uses: list[int]):
-    """Synthetic records of two arms (base, either) at two rungs (planner, search), 2 players, 60 deals.
+    """Synthetic records of two arms (base, either) at two rungs (planner, search), 2 players, one deal per entry
+    of ``search_uses`` (60 in most tests).
 
     ``either`` enables the start-segment counter; the planner never makes such a rebuild (its games are the base
     game's, deal by deal); the search bot makes ``search_uses[i]`` of them in game ``i`` (its games differ from
@@ -248,7 +249,7 @@ def _rung_records(search_uses: list[int]):
     import polars as pl
 
     rng = np.random.default_rng(5)
-    n = 60
+    n = len(search_uses)
     seeds = list(range(n))
 
     def games(key: str, winners, turns, uses) -> pl.DataFrame:
@@ -369,6 +370,31 @@ def test_a_rule_unused_by_one_rung_is_said_per_rung():
     assert by["B0"]["rung"] == "planner" and by["B0"]["never"] == [usage.SEGMENTS]
     assert by["B1"]["rung"] == "search" and by["B1"]["uses"] == {usage.SEGMENTS: 3} and by["B1"]["never"] == []
     assert {c["condition"]: c["rung"] for c in js["conditions"]}["B1"] == "search"
+
+
+def test_on_a_few_deals_a_rule_never_used_is_not_said_to_need_no_more_deals():
+    """Handed case (characters-search at -n 3): "with planner its rule was never used, so more deals with planner
+    would not help" on 3 deals, where the rule may just not have come up. The warning (a fact) stays; the claim
+    about more deals is made only from MIN_DEALS_FOR_POWER deals on, and the fix names a stronger bot."""
+    from kbsim.analysis.metrics import MIN_DEALS_FOR_POWER
+    from kbsim.analysis.sections import build_page, section_tests
+
+    few = _rung_input(_rung_records([0] * (MIN_DEALS_FOR_POWER - 1)))
+    st = compute(few, section_tests())
+    assert "B0" in st["unused"] and "B0" not in st["unused_against"]
+    _, _, answer = build_page(few, st)
+    said = " ".join(" ".join([b.get("headline", ""), *b.get("lines", [])]) for b in answer["blocks"])
+    assert "would not help" not in said and answer["warnings"]
+    enough = compute(_rung_input(_rung_records([0] * MIN_DEALS_FOR_POWER)), section_tests())
+    assert enough["unused_against"]["B0"] == ["A0"]
+
+
+def test_a_warnings_fix_names_a_bot_stronger_than_the_arms():
+    from kbsim.analysis.tables import _stronger
+
+    assert _stronger("greedy") == 'bots = "planner" or "search"'
+    assert "search" in _stronger("planner") and "planner" not in _stronger("planner")
+    assert "iterations=1024" in _stronger("search")
 
 
 def test_a_rule_no_rung_used_is_warned_at_every_rung():

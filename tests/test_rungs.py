@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import polars as pl
 import pytest
@@ -261,6 +262,15 @@ def test_an_arm_may_carry_its_own_deal_count_and_plays_the_first_deals(tmp_path)
     df = inp.records
     duel = [c.key for c in plan.conditions if c.arm == "duel"]
     assert sorted(set(df.filter(pl.col("condition").is_in(duel))["game_index"].to_list())) == [0, 1]
+    # handed case: the off-ladder arm's own count leaked into the rungs' note as "None"
+    write_report(inp, tmp_path / "p.html")
+    page = (tmp_path / "p.html").read_text(encoding="utf-8")
+    assert "Deals per cell differ between rungs (6 deals per cell with greedy, 3 with random)" in page
+    assert not re.search(r"(with|and|, ) None\b", page)
+    assert "What depends on the bot (base, 2 players)" in page and "ranges over the player counts" not in page
+    # handed case: "Nothing on this page is resolved yet" came after the rankings it qualifies; now first
+    answer = page.index("<h2>Answer</h2>")
+    assert answer < page.index('id="nothing-resolved"') < page.index('<div class="block">', answer)
 
 
 def test_an_arm_with_more_deals_than_the_study_gets_one_line(tmp_path):
@@ -269,6 +279,46 @@ def test_an_arm_with_more_deals_than_the_study_gets_one_line(tmp_path):
     with pytest.raises(StudyError) as e:
         load_study(path)
     assert e.value.lines == [
-        f"{path}: arms.2.games: 9 is more than the study's games; expected at most 6 (an arm plays the first N of "
-        "the study's deals)"
+        f"{path}: arms.2.games: 9 (arm 'duel') is more than the study's games; expected at most 6 (an arm plays "
+        "the first N of the study's deals)"
+    ]
+
+
+def test_every_arm_games_problem_is_its_own_line_and_an_arm_on_the_ladder_takes_the_rungs_deals(tmp_path):
+    """Handed cases (adversarial pass): only the first of two arms over the study's games was reported; an arm on
+    the ladder with its own games had its count credited to the rungs on the page. Both are refused now, each
+    problem on its own line naming file, field, arm and what was expected."""
+    path = tmp_path / "r.toml"
+    arms = '[[arms]]\nname = "a"\ngames = 8\n[[arms]]\nname = "duel"\nbots = ["greedy", "random"]\ngames = 9\n'
+    path.write_text(BASE + 'ladder = ["greedy", "random"]\n' + arms, "utf-8")
+    with pytest.raises(StudyError) as e:
+        load_study(path)
+    assert [ln.split(": ", 2)[1] for ln in e.value.lines] == ["arms.0.games", "arms.0.games", "arms.1.games"]
+    assert all(ln.startswith(f"{path}: ") for ln in e.value.lines)
+    assert "arm 'a' is played on the ladder, whose rungs set its deals" in e.value.lines[1]
+    # without a ladder a one-bot arm may have its own count, and the restricted-play arms made from the baseline
+    # arm play the baseline's deals
+    path.write_text(BASE + 'restricted = ["turn.exchange.*"]\n[[arms]]\nname = "a"\ngames = 3\n', "utf-8")
+    plan = plan_study(load_study(path), records_dir=tmp_path / "rec")
+    assert {r.spec.games for r in plan.runs} == {3} and len({c.arm for c in plan.conditions}) > 1
+
+
+def test_a_tune_study_refuses_an_arm_with_its_own_deals(tmp_path):
+    """Handed case: a tune study's arm with games = 10 failed with a message about its 2-deal probe study."""
+    doc = {
+        "name": "t",
+        "players": [2],
+        "games": 30,
+        "seed": 1,
+        "arms": [{"name": "base", "games": 10}],
+        "tune": {
+            "trials": 2,
+            "options": {"hand_size": {"low": 5, "high": 7}},
+            "targets": [{"measure": "turns", "minimise": True}],
+        },
+    }
+    with pytest.raises(StudyError) as e:
+        study_from_dict(doc, "t.toml")
+    assert e.value.lines == [
+        "t.toml: arms.0.games: a tune study sizes its own rungs of deals (games); leave out the arm's games"
     ]

@@ -22,6 +22,7 @@ import polars as pl
 
 from kbsim.analysis.metrics import (
     ADJUSTMENT_NAME,
+    MIN_DEALS_FOR_POWER,
     Z95,
     Delta,
     adjust,
@@ -259,9 +260,12 @@ def compute(inp: ReportInput, extra: Mapping[str, Callable[..., list[dict]]] | N
         set(_unused_arms([d for d in deltas if (d["b"], d["a"]) in arm_pairs])) | set(unused_rules),
         key=lambda k: next((i for i, c in enumerate(inp.conditions) if c.key == k), 0),
     )
+    # on fewer than MIN_DEALS_FOR_POWER deals a rule never used may just not have come up: no "more deals would
+    # not help" there
+    few = {k for (k, _p), g in groups.items() if g["deals"] < MIN_DEALS_FOR_POWER}
     return {
         "unused": unused,
-        "unused_against": {k: [a for b, a in arm_pairs if b == k] for k in unused},
+        "unused_against": {k: [a for b, a in arm_pairs if b == k] for k in unused if k not in few},
         "unused_rules": unused_rules,
         "rule_usage": usage,
         "rule_chances": {k: _rule_uses(df, k, "legal_turns") for k in unused_rules},
@@ -357,7 +361,8 @@ def idle(stats: Mapping, b: str, a: str) -> bool:
 
     True when arm B's rule was never used in its games (or B played exactly like its baseline on every deal) and
     A is a baseline it was measured against at the same rung: more deals with the same bots would not resolve that
-    difference. A skill comparison (B and A one arm at two rungs) is never idle.
+    difference. A skill comparison (B and A one arm at two rungs) is never idle, nor is an arm played on fewer than
+    :data:`~kbsim.analysis.metrics.MIN_DEALS_FOR_POWER` deals in some cell (its rule may just not have come up).
     """
     return a in stats.get("unused_against", {}).get(b, ())
 

@@ -191,7 +191,7 @@ def effects_build(page: Page) -> dict | None:
                 else:
                     skill_rows.setdefault(_tab(p), []).append(row)
     tabs = [(_tab(p), f"{p} players" if p is not None else "average over player counts") for p in counts]
-    deals = _rung_deals(page)
+    deals = {r: n for r, n in _rung_deals(page).items() if r is not None}  # (off-ladder cells: their own arms)
     differ = len(set(deals.values())) > 1
     rung_cols = [
         (f"r{i}", (f"{r} ({deals[r]:,} deals)" if differ and r in deals else f"{r}") if r else "B − A [95%]", True)
@@ -606,7 +606,8 @@ def skill_answer(page: Page) -> list[dict]:
     where = f"{ps[0]}–{ps[-1]} players" if len(ps) > 1 else f"{ps[0]} players"
     return [
         {
-            "title": f"What depends on the bot ({fam['b']}, {where}; ranges over the player counts)",
+            "title": f"What depends on the bot ({fam['b']}, {where}"
+            + ("; ranges over the player counts)" if len(ps) > 1 else ")"),
             "lines": lines,
         }
     ]

@@ -406,12 +406,15 @@ def deals_needed(d: Delta) -> int | None:
     return max(2, int(math.ceil(float(np.asarray(n).item()))))
 
 
-def paired(d: Sequence[float] | np.ndarray, binary: bool = False) -> Delta:
+def paired(d: Sequence[float] | np.ndarray, binary: bool = False, bounds: tuple[float, float] | None = None) -> Delta:
     """Paired difference from per-deal differences ``d`` (B - A on each common deal).
 
     Args:
         d: one difference per deal (1-D).
-        binary: the outcome is 0/1 per game (then few discordant deals use the exact sign test).
+        binary: the outcome is 0/1 per game (then few discordant deals use the exact sign test, and the interval
+            is cut at +-1).
+        bounds: the range the mean difference can take (e.g. ``(-1, 1)`` for a change of a win rate): the t
+            interval is cut there (at small n it reaches far beyond, e.g. +-300 pp on two deals).
 
     Returns:
         :class:`Delta`: mean, 95% t interval, sd, n and raw p-value (exact sign test / McNemar for a
@@ -439,8 +442,10 @@ def paired(d: Sequence[float] | np.ndarray, binary: bool = False) -> Delta:
     from statsmodels.stats.weightstats import DescrStatsW
 
     lo, hi = DescrStatsW(arr).tconfint_mean(alpha=ALPHA)
-    if binary:  # a difference of two 0/1 outcomes lies in [-1, 1]: the t interval is cut there at small n
-        lo, hi = max(-1.0, float(lo)), min(1.0, float(hi))
+    if binary and bounds is None:  # a difference of two 0/1 outcomes lies in [-1, 1]
+        bounds = (-1.0, 1.0)
+    if bounds is not None:  # the t interval is cut at what the difference can be (it reaches beyond at small n)
+        lo, hi = max(bounds[0], float(lo)), min(bounds[1], float(hi))
     if binary and up + down < EXACT_BELOW:
         p = float(stats.binomtest(up, up + down, 0.5).pvalue) if up + down else 1.0
         test = "exact sign test (McNemar)"

@@ -239,7 +239,7 @@ def _merge(cells: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _value_row(players: int | None, c: dict[str, Any]) -> dict[str, Any]:
-    effect = paired(c["diffs"])
+    effect = paired(c["diffs"], bounds=(-1.0, 1.0))  # (a change of a win rate: at most 100 pp either way)
     value = Delta(
         mean=-effect.mean,
         low=-effect.high,
@@ -248,6 +248,7 @@ def _value_row(players: int | None, c: dict[str, Any]) -> dict[str, Any]:
         n=effect.n,
         p=effect.p,
         test=effect.test,
+        discordant=effect.discordant,
     )
     games = c["games"]
     return {

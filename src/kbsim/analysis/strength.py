@@ -173,7 +173,7 @@ def strength_answer(page: Page, data: dict) -> list[dict]:
             {
                 "title": f"Which bot is stronger? {labels.get(key, key)}",
                 "lines": lines,
-                "headline": _headline(verdict.split(":")[0], per_count, d, scope),
+                "headline": _headline(verdict.split(":")[0], bot, per_count, d, scope),
             }
         )
     return blocks
@@ -184,16 +184,25 @@ def _span(values: list[float]) -> str:
     return fmt_pct(lo) if fmt_pct(lo) == fmt_pct(hi) else f"{fmt_pct(lo)}–{fmt_pct(hi)}"
 
 
-def _headline(verdict: str, per_count: list[dict], d: Delta, scope: str) -> str:
-    """``verdict`` with the bot's shares against its fair shares: what a designer reads first."""
+def _headline(verdict: str, bot: str, per_count: list[dict], d: Delta, scope: str) -> str:
+    """``verdict`` with ``bot``'s shares against its fair shares: what a designer reads first.
+
+    An edge whose 95% interval excludes no difference but which is not resolved after the page's adjustment for
+    multiple comparisons says so (the interval shown is the unadjusted one).
+    """
     shares = [r["share"] for r in per_count if r["share"] == r["share"]]
     fairs = [r["fair"] for r in per_count]
     if not shares:
         return verdict
     every = " at every player count" if len(per_count) > 1 and _span(shares).count("–") == 0 else ""
+    adjusted = (
+        "; not resolved after the adjustment for the page's many comparisons"
+        if d.resolved_raw and not (d.resolved)
+        else ""
+    )
     return (
-        f"{verdict}: it wins {_span(shares)} of the games won alone{every} against a fair {_span(fairs)} "
-        f"({_pp(d.mean)} [{_pp(d.low)}, {_pp(d.high)}] {scope})"
+        f"{verdict}: {bot} wins {_span(shares)} of the games won alone{every} against a fair {_span(fairs)} "
+        f"({_pp(d.mean)} [{_pp(d.low)}, {_pp(d.high)}] {scope}{adjusted})"
     )
 
 

@@ -444,13 +444,22 @@ def _unused_words(inp: ReportInput, key: str, st: dict | None = None) -> str:
             )
         return text + (
             f" Its bots ({c.bots}) never used what tells this arm from its baseline. Fix: give the arm (or the "
-            f'study) a bot that uses the rule, e.g. bots = "planner".'
+            f"study) a bot that uses the rule, e.g. {_stronger(str(c.bots))}."
         )
     return (
         f"{name} played exactly like its baseline on every deal at every player count: its bots "
         f"({c.bots}) never made a move its rules change, so it measured nothing. Fix: give the arm (or the "
-        f'study) a bot that uses the rule, e.g. bots = "planner".'
+        f"study) a bot that uses the rule, e.g. {_stronger(str(c.bots))}."
     )
+
+
+def _stronger(bots: str) -> str:
+    """A bot stronger than those of ``bots`` (a lineup's text), as a study file names it, for a warning's fix."""
+    if "search" in bots:
+        return 'more playouts, bots = "search(iterations=1024)", or more deals'
+    if "planner" in bots:
+        return 'bots = "search" (it plays each option several turns ahead)'
+    return 'bots = "planner" or "search"'
 
 
 def _gap_text(g: dict) -> str:

@@ -128,7 +128,8 @@ BotsOpt = Annotated[
         "-b",
         help="One bot for all seats (greedy) or one per seat "
         "(greedy,random,greedy,greedy); a bot may take parameters: planner(budget=2000). "
-        "Bots: random, greedy, planner (market games: random, greedy).",
+        "Bots: random, greedy, planner, search (market games: random, greedy, search); "
+        "search(iterations=400) looks further, at more CPU per decision.",
     ),
 ]
 

@@ -129,7 +129,8 @@ def format_validation(path: Path | str, err: ValidationError, what: str = "the r
         got = e.get("input")
         # a check of a whole section names its fields in its message: the section itself is not echoed
         if not loc or (e["type"] == "value_error" and isinstance(got, dict)):
-            lines.append(f"{name}: {loc + ': ' if loc else ''}{msg}")
+            # (a whole-document check may list several problems, one per line of its message)
+            lines += [f"{name}: {loc + ': ' if loc else ''}{m}" for m in msg.split("\n")]
             continue
         shown = "" if e["type"] in ("missing", "extra_forbidden") else f" (got {preview(got)})"
         lines.append(f"{name}: {loc}: {msg}{shown}")

@@ -329,6 +329,10 @@ class Study(_Strict):
             )
         if self.until_decided is not None:
             raise ValueError("until_decided: a tune study sizes its own rungs of deals; leave out [until_decided]")
+        if self.arms[0].games is not None:
+            raise ValueError(
+                "arms.0.games: a tune study sizes its own rungs of deals (games); leave out the arm's games"
+            )
         for name in self.tune.options:
             if name in self.arms[0].options:
                 raise ValueError(f"arms.0.options: sets {name!r}, an option the search varies")
@@ -351,12 +355,23 @@ class Study(_Strict):
                 raise ValueError(f"arms.{i}.options: sets {self.sweep.option!r}, the option the sweep varies")
         if self.baseline is not None and self.baseline not in seen:
             raise ValueError(f"baseline: {self.baseline!r} is not the name of an arm")
+        problems = []
         for i, arm in enumerate(self.arms):
-            if arm.games is not None and arm.games > self.games:
-                raise ValueError(
-                    f"arms.{i}.games: {arm.games:,} is more than the study's games; expected at most "
-                    f"{self.games:,} (an arm plays the first N of the study's deals)"
+            if arm.games is None:
+                continue
+            if arm.games > self.games:
+                problems.append(
+                    f"arms.{i}.games: {arm.games:,} (arm {arm.name!r}) is more than the study's games; expected at "
+                    f"most {self.games:,} (an arm plays the first N of the study's deals)"
                 )
+            one_bot = isinstance(arm.bots, str) or len(set(arm.bots)) == 1
+            if self.ladder and (one_bot or arm.bar):
+                problems.append(
+                    f"arms.{i}.games: arm {arm.name!r} is played on the ladder, whose rungs set its deals; expected "
+                    'no games here, or a rung with its own, e.g. { bot = "search", games = 300 }'
+                )
+        if problems:
+            raise ValueError("\n".join(problems))
         for i, rung in enumerate(self.ladder or []):
             if not rung.bot.strip():
                 raise ValueError(f"ladder.{i}: expected a bot spec, e.g. greedy or search(iterations=100)")
@@ -900,6 +915,7 @@ def with_restricted_arms(study: Study, rule_file: Path | str) -> Study:
                 options=dict(base.options),
                 bots=bot,
                 bar=[kind],
+                games=base.games,  # (the same deals as the baseline it is compared with)
             )
         )
     out = study.model_copy(update={"arms": arms, "restricted": []})

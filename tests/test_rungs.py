@@ -211,7 +211,10 @@ def test_cli_ladder_with_a_deal_count_and_its_errors(tmp_path):
     assert json.loads(ok.stdout)["games_played"] == 2 * 6 + 2 * 3
     for bad, says in [
         ("greedy,random:0", "--ladder greedy,random:0: rung 1 (random:0): 0 deals"),
-        ("greedy,random:9", "r.toml: ladder.1.games: 9 is more than the study's games; expected at most 6"),
+        (
+            "greedy,random:9",
+            "--ladder greedy,random:9: ladder.1.games: 9 is more than the study's games; expected at most 6",
+        ),
     ]:
         out = run_cli(*args, "--ladder", bad, cwd=tmp_path)
         assert out.returncode == 2 and "Traceback" not in out.stderr

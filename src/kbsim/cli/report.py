@@ -79,8 +79,14 @@ def report(
     ck.check_games(games)
     try:
         loaded = load_study(study)
-        if ladder is not None:
+    except StudyError as e:
+        fail(str(e))  # one line per problem
+    if ladder is not None:
+        try:
             loaded = with_ladder(loaded, _ladder(ladder))
+        except StudyError as e:  # (the ladder came from the command line, not the file: say so on every line)
+            fail("\n".join(f"--ladder {ladder}: {line.split(': ', 1)[-1]}" for line in e.lines))
+    try:
         plan = plan_study(loaded, records_dir=records, games=games)
     except StudyError as e:
         fail(str(e))  # one line per problem

@@ -54,18 +54,14 @@ def test_bad_rungs_get_one_line_naming_file_field_and_expectation(tmp_path, ladd
     assert line.split(": ", 1)[1] in e.value.lines[0]
 
 
+def _tune_doc(**extra) -> dict:
+    """A tune study's document (6 deals, hand size searched), with ``extra`` fields."""
+    tune = {"options": {"hand_size": {"low": 5, "high": 7}}, "targets": [{"measure": "first_seat", "minimise": True}]}
+    return {"name": "t", "players": [2], "games": 6, "seed": 1, "tune": tune} | extra
+
+
 def test_a_tune_study_refuses_a_ladder_with_deal_counts_too(tmp_path):
-    doc = {
-        "name": "t",
-        "players": [2],
-        "games": 6,
-        "seed": 1,
-        "ladder": [{"bot": "greedy", "games": 3}],
-        "tune": {
-            "options": {"hand_size": {"low": 5, "high": 7}},
-            "targets": [{"measure": "first_seat", "minimise": True}],
-        },
-    }
+    doc = _tune_doc(ladder=[{"bot": "greedy", "games": 3}])
     with pytest.raises(StudyError, match="a tune study plays its arm's bots"):
         study_from_dict(doc, tmp_path / "t.toml")
 
@@ -308,18 +304,7 @@ def test_every_arm_games_problem_is_its_own_line_and_an_arm_on_the_ladder_takes_
 
 def test_a_tune_study_refuses_an_arm_with_its_own_deals(tmp_path):
     """Handed case: a tune study's arm with games = 10 failed with a message about its 2-deal probe study."""
-    doc = {
-        "name": "t",
-        "players": [2],
-        "games": 30,
-        "seed": 1,
-        "arms": [{"name": "base", "games": 10}],
-        "tune": {
-            "trials": 2,
-            "options": {"hand_size": {"low": 5, "high": 7}},
-            "targets": [{"measure": "turns", "minimise": True}],
-        },
-    }
+    doc = _tune_doc(games=30, arms=[{"name": "base", "games": 10}])
     with pytest.raises(StudyError) as e:
         study_from_dict(doc, "t.toml")
     assert e.value.lines == [

@@ -143,9 +143,7 @@ def svg(rows: dict[tuple[tuple[int, int], int], dict]) -> str:
                 parts.append(f'<polyline points="{path}" fill="none" stroke="{c}" stroke-width="2"{dash}/>')
             for b, r in pts:
                 lo, hi = r["a_ci95"]
-                parts.append(
-                    f'<line x1="{x(b):.1f}" x2="{x(b):.1f}" y1="{y(lo):.1f}" y2="{y(hi):.1f}" stroke="{c}"/>'
-                )
+                parts.append(f'<line x1="{x(b):.1f}" x2="{x(b):.1f}" y1="{y(lo):.1f}" y2="{y(hi):.1f}" stroke="{c}"/>')
                 fill = c if depth == 2 else "white"
                 parts.append(
                     f'<circle cx="{x(b):.1f}" cy="{y(r["a_win_rate"]):.1f}" r="3.5" fill="{fill}" stroke="{c}"/>'

@@ -163,12 +163,13 @@ def test_shipped_studies_validate():
         assert plan.runs and all(r.spec.seed == st.seed for r in plan.runs)
     sweep = plan_study(load_study(REPO / "reports" / "sweep-hand-size.toml"))
     assert {c.sweep_value for c in sweep.conditions} == {5, 6, 7}
-    assert sweep.ladder == ["greedy", "planner"]
+    assert sweep.ladder == ["greedy", "planner", "search"]
     key = {(c.sweep_value, c.rung): c.key for c in sweep.conditions}
-    assert len(key) == 6  # 3 hand sizes x 2 rungs
-    # at each rung, 5 and 7 against the baseline 6; then each hand size at the planner rung against greedy
-    want = [(key[(v, r)], key[(6, r)]) for r in ("greedy", "planner") for v in (5, 7)]
-    want += [(key[(v, "planner")], key[(v, "greedy")]) for v in (5, 6, 7)]
+    assert len(key) == 9  # 3 hand sizes x 3 rungs
+    assert {c.games for c in sweep.conditions if c.rung == "search"} == {300}  # (the search rung's own deals)
+    # at each rung, 5 and 7 against the baseline 6; then each hand size at each stronger rung against greedy
+    want = [(key[(v, r)], key[(6, r)]) for r in ("greedy", "planner", "search") for v in (5, 7)]
+    want += [(key[(v, r)], key[(v, "greedy")]) for r in ("planner", "search") for v in (5, 6, 7)]
     assert sweep.comparisons == want
 
 

@@ -78,12 +78,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from kbsim.engine.seeds import MAX_SEED
 from kbsim.rules.files import display_path, format_validation
 from kbsim.sim.conditions import Condition, deals_at
 from kbsim.sim.ladder_spec import Rung, head_to_head
+from kbsim.sim.study_sections import OptionValue, StrictModel, Sweep, UntilDecided
 from kbsim.sim.tune_spec import TuneSection
 from kbsim.strict_io import (
     MAX_LIST,
@@ -120,11 +121,7 @@ class StudyError(Exception):
         return "; ".join(self.lines)
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
-OptionValue = Any
+_Strict = StrictModel
 
 
 class Arm(_Strict):
@@ -207,58 +204,6 @@ def barred_spec(spec: str, bar: list[str] | tuple[str, ...]) -> str:
     kinds = tuple(sorted({*bar_of(parsed), *bar}))
     params = tuple(sorted([*(kv for kv in parsed.params if kv[0] != BAR), (BAR, kinds)]))
     return BotSpec(parsed.name, params).canonical()
-
-
-class Sweep(_Strict):
-    """One option swept over values; every arm is played at every value."""
-
-    option: str = Field(min_length=1, max_length=MAX_NAME, description="Option name, e.g. hand_size.")
-    values: list[OptionValue] = Field(
-        min_length=1, max_length=MAX_LIST, description="Values, in the order they are drawn."
-    )
-    baseline: OptionValue = Field(None, description="Value the others are compared with (default: the first).")
-
-    @model_validator(mode="after")
-    def _check(self) -> Sweep:
-        keys = [json.dumps(v, sort_keys=True) for v in self.values]
-        if len(set(keys)) != len(keys):
-            raise ValueError("sweep.values: every value must appear once")
-        if self.baseline is not None and json.dumps(self.baseline, sort_keys=True) not in keys:
-            raise ValueError(f"sweep.baseline: {self.baseline!r} is not one of sweep.values")
-        return self
-
-    @property
-    def base_value(self) -> Any:
-        """The baseline value (the first value unless ``baseline`` is given)."""
-        return self.values[0] if self.baseline is None else self.baseline
-
-
-class UntilDecided(_Strict):
-    """Run until decided: deals are played in batches until every comparison on the page is decided.
-
-    A comparison is decided when the group-sequential test (:mod:`kbsim.analysis.sequential`) resolves it, or
-    when its repeated confidence interval lies inside the equivalence margin (the effect is provably too small
-    to matter). The study's ``games`` is the cap.
-    """
-
-    batch: int | None = Field(
-        None, ge=1, le=100_000_000, description="Deals added to every cell per look (default: games / 8, at least 50)."
-    )
-    margin: float = Field(
-        2.0,
-        gt=0,
-        le=100,
-        description="Equivalence margin for rates and the seat gap, in percentage points: an effect whose "
-        "repeated interval lies within +-margin is too small to matter.",
-    )
-    turns_margin: float = Field(1.0, gt=0, le=10_000, description="Equivalence margin for turns per game (turns).")
-    changes_margin: float = Field(
-        0.25, gt=0, le=10_000, description="Equivalence margin for lead changes per game (changes)."
-    )
-
-    def batch_for(self, games: int) -> int:
-        """Deals per look for a cap of ``games`` deals per cell."""
-        return min(games, self.batch if self.batch is not None else max(50, -(-games // 8)))
 
 
 class Study(_Strict):

@@ -228,7 +228,7 @@ def skill_verdict(
 
     Returns:
         One of :data:`HOLDS`, :data:`GROWS`, :data:`SHRINKS`, :data:`APPEARS`, :data:`FADES`, :data:`REVERSES`,
-        :data:`NOT_SHOWN` (``not shown to depend on skill: not resolved with search on only 300 deals per cell`` with
+        :data:`NOT_SHOWN` (``not shown to depend on skill: not resolved with search on only 300 deals`` with
         ``names``) and :data:`NONE`. A dependence on skill (grows, shrinks, appears, fades, reverses) is said
         only when a dependence test is resolved; the direction comes from the resolved rungs.
     """
@@ -239,13 +239,16 @@ def skill_verdict(
 
 
 def _unresolved(per_rung: Sequence[Delta | None], names: Sequence[str]) -> str:
-    """``: not resolved with R1 and with R2 on only N deals per cell``: the rungs where the effect is not resolved."""
+    """``: not resolved with R1 and with R2 on only N deals``: the rungs where the effect is not resolved.
+
+    N is the comparison's deals: per cell at one player count, every count's together when averaged over them.
+    """
     measured = [(r, d) for r, d in zip(names, per_rung, strict=False) if d is not None]
     most = max((d.n for _, d in measured), default=0)
     open_ = [(r, d) for r, d in measured if _sign(d) == 0]
     if not open_:
         return ""
-    parts = [f"with {r}" + (f" on only {d.n:,} deals per cell" if d.n < most else "") for r, d in open_]
+    parts = [f"with {r}" + (f" on only {d.n:,} deals" if d.n < most else "") for r, d in open_]
     return ": not resolved " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
 
 

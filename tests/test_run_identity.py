@@ -46,3 +46,10 @@ def test_a_changed_default_changes_the_run_id(monkeypatch):
     registry["x"] = After
     after = bot_parameters(["x"], "rows")
     assert before == {"x": {"iterations": 128}} and after == {"x": {"iterations": 256}}
+
+
+def test_a_persons_seat_has_no_parameters_to_hold():
+    """Handed case (CI): `kbsim play` records a person's seat as ``human``, which no family's bots know: the run's
+    identity must still be made (every play-session test failed with "unknown bot 'human'")."""
+    assert bot_parameters(["human", "planner"], "rows") == {"planner": {"budget": 3000}}
+    assert bot_parameters(["human"], "market") == {}

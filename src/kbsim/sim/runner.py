@@ -112,14 +112,19 @@ def bot_parameters(bots: Iterable[str], family: str) -> dict[str, dict[str, Any]
         family: the engine family (``rows``, ``market``).
 
     Returns:
-        ``{spec: {parameter: value}}`` for the specs whose bot takes parameters (JSON-able; empty when none does).
+        ``{spec: {parameter: value}}`` for the specs whose bot takes parameters (JSON-able; empty when none does);
+        a spec the family's bots do not know (a person's seat, ``human``) is left out.
     """
     from kbsim.bots import bots_for
     from kbsim.bots.spec import parse_spec, validated
 
     out: dict[str, dict[str, Any]] = {}
+    registry = bots_for(family)
     for spec in sorted(set(bots)):
-        kwargs = validated(parse_spec(spec), bots_for(family))[1]
+        parsed = parse_spec(spec)
+        if parsed.name not in registry:  # a seat no bot plays (a person, ``human``): no parameters to hold
+            continue
+        kwargs = validated(parsed, registry)[1]
         if kwargs:
             out[spec] = json.loads(json.dumps(kwargs, sort_keys=True, default=list))
     return out

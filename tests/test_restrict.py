@@ -339,7 +339,25 @@ def test_value_is_the_paired_drop_of_the_barred_seats_win_rate():
     half = 3.182446305284263 * diffs.std(ddof=1) / 2  # t(0.975, 3) * sd / sqrt(4)
     assert (v.low, v.high) == pytest.approx((0.25 - half, 0.25 + half))
     assert item["pooled"]["barred_rate"]["k"] == 1 and item["pooled"]["games"] == 8
-    assert item["sentence"].startswith("Mother Agatha is worth +25.0 pp to the seat that may play the character")
+    assert item["sentence"].startswith("Mother Agatha is worth +25.0 pp to the seat that may play the character (")
+    # on a ladder every rung's sentence is listed, so each names its rung (handed case: characters-search listed
+    # "Sheriff Den is worth +6.8 pp" and "+19.5 pp" without saying which bot)
+    laddered = [
+        Condition(key="base", label="base · planner", arm="base", rung="planner", stem="base"),
+        Condition(
+            key="r",
+            label="barred · planner",
+            arm="barred",
+            bar=(AGATHA,),
+            bar_words="playing Mother Agatha",
+            rung="planner",
+            stem="r",
+        ),
+    ]
+    (item,) = restricted_values(df, laddered, [("r", "base")], {"characters": {"agatha": "Mother Agatha"}})
+    assert item["sentence"].startswith(
+        "Mother Agatha is worth +25.0 pp to the seat that may play the character, with planner in every seat ("
+    )
 
 
 def test_null_calibration_of_the_value():

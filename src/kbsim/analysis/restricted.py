@@ -278,6 +278,8 @@ def _subject(kind: str, words: str, names: dict) -> str:
 def sentence(item: dict[str, Any]) -> str:
     """The pooled value in words: ``Mother Agatha is worth +2.1 pp to the seat that may play the character (...)``.
 
+    On a skill ladder the rung is named (``..., with planner in every seat (...)``).
+
     The interval is the 95% t interval of the paired value; "resolved" means its Holm-adjusted p-value is below
     0.05; otherwise the sentence says whether only the adjustment keeps it from being resolved.
     """
@@ -292,6 +294,8 @@ def sentence(item: dict[str, Any]) -> str:
         head = f"{words[:1].upper() + words[1:]} is worth {_pp(v.mean)} to the seat that may do it"
     if v.identical:
         return f"{head}: the bar changed no game ({v.n:,} deals; the rules or the bots never make such a move)."
+    if item.get("rung"):  # (a page on a ladder lists every rung's values: say whose)
+        head += f", with {item['rung']} in every seat"
     interval = f"95% interval {_pp(v.low)} to {_pp(v.high)}" if v.low == v.low else "no interval"
     verdict = (
         "resolved"

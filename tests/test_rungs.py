@@ -312,3 +312,16 @@ def test_a_tune_study_refuses_an_arm_with_its_own_deals(tmp_path):
     assert e.value.lines == [
         "t.toml: arms.0.games: a tune study sizes its own rungs of deals (games); leave out the arm's games"
     ]
+
+
+def test_the_cli_counts_one_run_in_the_singular(tmp_path):
+    """Handed case (new-user pass): "1 runs reused"."""
+    (tmp_path / "one.toml").write_text(
+        'name = "one"\nplayers = [2]\ngames = 2\nseed = 5\n[[arms]]\nname = "a"\n', "utf-8"
+    )
+    args = ("report", "one.toml", "--workers", "1", "-o", "p.html", "--force")
+    first = run_cli(*args, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "played now in 1 of 1 run, 0 runs reused" in first.stdout
+    again = run_cli(*args, cwd=tmp_path)
+    assert again.returncode == 0 and "played now in 0 of 1 run, 1 run reused" in again.stdout, again.stdout

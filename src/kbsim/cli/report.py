@@ -124,7 +124,8 @@ def report(
             )
             sys.exit(stop.exit_code)
     head = [
-        f"games: {stats.games_played:,} played now in {stats.played} of {stats.runs} runs, {stats.reused} runs "
+        f"games: {stats.games_played:,} played now in {stats.played} of {stats.runs} "
+        f"run{'' if stats.runs == 1 else 's'}, {stats.reused} run{'' if stats.reused == 1 else 's'} "
         f"reused from {plan.records_dir}"
     ]
     if stopping is not None:

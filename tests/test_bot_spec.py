@@ -97,7 +97,7 @@ def test_study_arms_name_bots_by_spec(tmp_path):
     plan = plan_study(study_from_dict(doc, tmp_path / "spec.toml"), tmp_path / "records")
     assert {b for r in plan.runs for b in r.spec.bots} == {"planner", "planner(budget=50)"}
     doc["arms"][0]["bots"] = "planner(depth=2)"
-    with pytest.raises(StudyError, match=r"arm 'a' \(arms.0\).bots: .*unknown parameter 'depth'"):
+    with pytest.raises(StudyError, match=r'arms #1 "a".bots: .*unknown parameter .depth.'):
         plan_study(study_from_dict(doc, tmp_path / "spec.toml"), tmp_path / "records")
 
 

@@ -78,10 +78,10 @@ def test_ladder_plans_a_condition_per_rung_and_leaves_head_to_head_arms_as_writt
 @pytest.mark.parametrize(
     ("ladder", "mention"),
     [
-        (["greedy", "wizard"], "ladder.1"),
-        (["greedy", "planner(budget=-3)"], "ladder.1"),
-        (["greedy", "greedy"], "already rung 0"),
-        (["greedy", " "], "ladder.1"),
+        (["greedy", "wizard"], "ladder #2"),
+        (["greedy", "planner(budget=-3)"], "ladder #2"),
+        (["greedy", "greedy"], "already rung 1"),
+        (["greedy", " "], "ladder #2"),
     ],
 )
 def test_bad_ladders_name_the_rung(tmp_path, ladder, mention):

@@ -395,13 +395,13 @@ def test_card_table_errors_name_the_table_file_and_field(tmp_path):
     table.write_text(text.replace("count: 12}", "count: 13}", 1).replace("company: purple}", "company: violet}", 1))
     p = run_cli("rules", "check", str(rule), cwd=tmp_path)
     assert p.returncode == 2
-    assert f"{table}: objectives.16.company: unknown company 'violet'" in p.stderr
+    assert f"{table}: objectives #17 \"Ice cream express\".company: unknown company 'violet'" in p.stderr
     table.write_text(text.replace("count: 12}", "count: 13}", 1))
     p = run_cli("rules", "check", str(rule), cwd=tmp_path)
     assert p.returncode == 2 and f"{table}: wagons: the table has 59, the published total is 58" in p.stderr
     table.write_text(text.replace("points: 2, company: red}", "points: two, company: red}", 1))
     p = run_cli("rules", "check", str(rule), cwd=tmp_path)
-    assert p.returncode == 2 and f"{table}: objectives.0.points:" in p.stderr
+    assert p.returncode == 2 and f'{table}: objectives #1 "Commuter service".points:' in p.stderr
     table.unlink()
     with pytest.raises(RulesError, match="card_table: no such file"):
         load_rules(str(rule))

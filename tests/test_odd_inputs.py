@@ -199,7 +199,7 @@ def test_study_lists_are_bounded(tmp_path):
     base = {"name": "s", "players": [2], "games": 1, "seed": 1}
     with pytest.raises(StudyError, match="arms: List should have at most 1000 items"):
         study_from_dict(base | {"arms": [{"name": str(i)} for i in range(1001)]})
-    with pytest.raises(StudyError, match="arms.0.bots: expected at most 1,000 bot names of at most 200"):
+    with pytest.raises(StudyError, match='arms #1 "a".bots: expected at most 1,000 bot names of at most 200'):
         study_from_dict(base | {"arms": [{"name": "a", "bots": "g" * 201}]})
 
 

@@ -68,21 +68,21 @@ def _write(tmp_path, text, name="s.toml"):
 
 BASE_DOC = 'name = "x"\nplayers = [2]\ngames = 10\nseed = 1\n[[arms]]\nname = "a"\n'
 BAD_STUDIES = {
-    "unknown-field": (BASE_DOC + "colour = 1\n", "arms.0.colour: unknown field"),
+    "unknown-field": (BASE_DOC + "colour = 1\n", 'arms #1 "a".colour: unknown field'),
     "missing-arms": ('name = "x"\nplayers = [2]\ngames = 10\nseed = 1\n', "arms: Field required"),
     "games-zero": (BASE_DOC.replace("games = 10", "games = 0"), "games: "),
     "negative-seed": (BASE_DOC.replace("seed = 1", "seed = -1"), "seed: "),
     "bad-name": (BASE_DOC.replace('name = "x"', 'name = "../evil"'), "name: "),
-    "duplicate-arm": (BASE_DOC + '[[arms]]\nname = "a"\n', "arms.1.name: 'a' is already the name of arms.0"),
+    "duplicate-arm": (BASE_DOC + '[[arms]]\nname = "a"\n', "arms #2.name: 'a' is already the name of arms #1"),
     "unknown-baseline": (BASE_DOC.replace("seed = 1", 'seed = 1\nbaseline = "zz"'), "baseline: 'zz'"),
     "duplicate-players": (BASE_DOC.replace("[2]", "[2, 2]"), "players: every player count"),
     "sweep-baseline": (BASE_DOC + '[sweep]\noption = "hand_size"\nvalues = [5, 6]\nbaseline = 9\n', "sweep.baseline"),
     "sweep-conflict": (
         BASE_DOC + 'options = { hand_size = 5 }\n[sweep]\noption = "hand_size"\nvalues = [5, 6]\n',
-        "arms.0.options: sets 'hand_size'",
+        "arms #1 \"a\".options: sets 'hand_size'",
     ),
     "toml-syntax": (BASE_DOC + "oops = [\n", "TOML syntax error"),
-    "empty-bots": (BASE_DOC + "bots = []\n", "arms.0.bots"),
+    "empty-bots": (BASE_DOC + "bots = []\n", 'arms #1 "a".bots'),
 }
 
 
@@ -113,10 +113,10 @@ def test_yaml_study_and_lookup_without_suffix(tmp_path):
 @pytest.mark.parametrize(
     "arm, mentions",
     [
-        ({"name": "complete", "variants": ["no-such-variant"]}, ["arm 'complete'", "no-such-variant"]),
-        ({"name": "b", "bots": ["greedy", "nosuchbot"]}, ["arm 'b'", "nosuchbot", "bots"]),
-        ({"name": "o", "options": {"no_such_option": 1}}, ["arm 'o'", "no_such_option"]),
-        ({"name": "v", "options": {"rebuild_segments": "middle"}}, ["arm 'v'", "middle"]),
+        ({"name": "complete", "variants": ["no-such-variant"]}, ['arms #2 "complete"', "no-such-variant"]),
+        ({"name": "b", "bots": ["greedy", "nosuchbot"]}, ['arms #2 "b"', "nosuchbot", "bots"]),
+        ({"name": "o", "options": {"no_such_option": 1}}, ['arms #2 "o"', "no_such_option"]),
+        ({"name": "v", "options": {"rebuild_segments": "middle"}}, ['arms #2 "v"', "middle"]),
     ],
 )
 def test_plan_rejects_unknown_names(tmp_path, arm, mentions):
@@ -145,7 +145,7 @@ def test_plan_rejects_player_count_and_game(tmp_path):
 def test_cli_report_unknown_variant_is_one_line(tmp_path):
     path = _write(tmp_path, BASE_DOC + 'variants = ["characters-that-do-not-exist"]\n', "future.toml")
     p = run_cli("report", str(path), cwd=tmp_path)
-    _user_error(p, "future.toml", "arm 'a'", "characters-that-do-not-exist")
+    _user_error(p, "future.toml", 'arms #1 "a"', "characters-that-do-not-exist")
     assert not (tmp_path / "_build").exists()  # nothing played, nothing written
 
 

@@ -269,7 +269,7 @@ def test_restricted_setting_adds_one_rotated_arm_per_move_kind(tmp_path):
 @pytest.mark.parametrize(
     "extra, words",
     [
-        ({"restricted": ["characters.play.zed*"]}, "restricted.0: 'characters.play.zed*' matches no move kind"),
+        ({"restricted": ["characters.play.zed*"]}, "restricted #1: 'characters.play.zed*' matches no move kind"),
         (
             {"arms": [{"name": "x", "bots": ["greedy", "random"], "bar": [AGATHA]}]},
             "a restricted-play arm has one bot",

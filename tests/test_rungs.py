@@ -38,13 +38,13 @@ def test_a_rung_may_carry_its_own_deal_count(tmp_path):
     [
         (
             '["greedy", { bot = "random", games = 9 }]',
-            "r.toml: ladder.1.games: 9 is more than the study's games; expected at most 6",
+            "r.toml: ladder #2.games: 9 is more than the study's games; expected at most 6",
         ),
-        ('["greedy", { bot = "random", games = 0 }]', "r.toml: ladder.1.games: Input should be greater than or equal"),
-        ('["greedy", { bot = "random", deals = 3 }]', "r.toml: ladder.1.deals: unknown field"),
-        ('["greedy", { games = 3 }]', "r.toml: ladder.1.bot: Field required"),
-        ("[5]", "r.toml: ladder.0: expected a bot spec"),
-        ('["greedy", { bot = " ", games = 3 }]', "r.toml: ladder.1: expected a bot spec"),
+        ('["greedy", { bot = "random", games = 0 }]', "r.toml: ladder #2.games: Input should be greater than or equal"),
+        ('["greedy", { bot = "random", deals = 3 }]', "r.toml: ladder #2.deals: unknown field"),
+        ('["greedy", { games = 3 }]', "r.toml: ladder #2.bot: Field required"),
+        ("[5]", "r.toml: ladder #1: expected a bot spec"),
+        ('["greedy", { bot = " ", games = 3 }]', "r.toml: ladder #2: expected a bot spec"),
     ],
 )
 def test_bad_rungs_get_one_line_naming_file_field_and_expectation(tmp_path, ladder, line):
@@ -74,9 +74,9 @@ def test_parse_ladder_keeps_commas_inside_parentheses_and_reads_deal_counts():
         ("planner", None),
     ]
     for bad, says in [
-        ("greedy,random:0", "rung 1 (random:0): 0 deals"),
-        ("greedy,:3", "rung 1"),
-        ("greedy,(", "rung 1"),
+        ("greedy,random:0", "rung 2 (random:0): 0 deals"),
+        ("greedy,:3", "rung 2"),
+        ("greedy,(", "rung 2"),
         ("  ", "empty ladder"),
     ]:
         with pytest.raises(ValueError, match=r"^" + says.replace("(", r"\(").replace(")", r"\)")):
@@ -87,7 +87,7 @@ def test_with_ladder_takes_rungs_with_deal_counts_and_checks_them(tmp_path):
     st = load_study(_write(tmp_path, '["greedy"]'))
     st2 = with_ladder(st, [*parse_ladder("greedy,random:4")])
     assert st2.ladder == [Rung(bot="greedy"), Rung(bot="random", games=4)] and st2.source == st.source
-    with pytest.raises(StudyError, match=r"ladder\.1\.games: 7 is more than the study's games"):
+    with pytest.raises(StudyError, match=r"ladder #2\.games: 7 is more than the study's games"):
         with_ladder(st, [*parse_ladder("greedy,random:7")])
 
 
@@ -208,10 +208,10 @@ def test_cli_ladder_with_a_deal_count_and_its_errors(tmp_path):
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["games_played"] == 2 * 6 + 2 * 3
     for bad, says in [
-        ("greedy,random:0", "--ladder greedy,random:0: rung 1 (random:0): 0 deals"),
+        ("greedy,random:0", "--ladder greedy,random:0: rung 2 (random:0): 0 deals"),
         (
             "greedy,random:9",
-            "--ladder greedy,random:9: ladder.1.games: 9 is more than the study's games; expected at most 6",
+            "--ladder greedy,random:9: ladder #2.games: 9 is more than the study's games; expected at most 6",
         ),
     ]:
         out = run_cli(*args, "--ladder", bad, cwd=tmp_path)
@@ -280,7 +280,7 @@ def test_an_arm_with_more_deals_than_the_study_gets_one_line(tmp_path):
     with pytest.raises(StudyError) as e:
         load_study(path)
     assert e.value.lines == [
-        f"{path}: arms.2.games: 9 (arm 'duel') is more than the study's games; expected at most 6 (an arm plays "
+        f'{path}: arms #3 "duel".games: 9 is more than the study\'s games; expected at most 6 (an arm plays '
         "the first N of the study's deals)"
     ]
 
@@ -294,9 +294,13 @@ def test_every_arm_games_problem_is_its_own_line_and_an_arm_on_the_ladder_takes_
     path.write_text(BASE + 'ladder = ["greedy", "random"]\n' + arms, "utf-8")
     with pytest.raises(StudyError) as e:
         load_study(path)
-    assert [ln.split(": ", 2)[1] for ln in e.value.lines] == ["arms.0.games", "arms.0.games", "arms.1.games"]
+    assert [ln.split(": ", 2)[1] for ln in e.value.lines] == [
+        'arms #1 "a".games',
+        'arms #1 "a".games',
+        'arms #2 "duel".games',
+    ]
     assert all(ln.startswith(f"{path}: ") for ln in e.value.lines)
-    assert "arm 'a' is played on the ladder, whose rungs set its deals" in e.value.lines[1]
+    assert "the arm is played on the ladder, whose rungs set its deals" in e.value.lines[1]
     # without a ladder a one-bot arm may have its own count, and the restricted-play arms made from the baseline
     # arm play the baseline's deals
     path.write_text(BASE + 'restricted = ["turn.exchange.*"]\n[[arms]]\nname = "a"\ngames = 3\n', "utf-8")
@@ -310,7 +314,7 @@ def test_a_tune_study_refuses_an_arm_with_its_own_deals(tmp_path):
     with pytest.raises(StudyError) as e:
         study_from_dict(doc, "t.toml")
     assert e.value.lines == [
-        "t.toml: arms.0.games: a tune study sizes its own rungs of deals (games); leave out the arm's games"
+        't.toml: arms #1 "base".games: a tune study sizes its own rungs of deals (games); leave out the arm\'s games'
     ]
 
 

@@ -117,7 +117,7 @@ BAD = {
     "unknown-skill-bot": (HEAD + TUNE + OPTS + GAP + '[tune.skill]\nbots = "oracle"\n', "unknown bot 'oracle'"),
     "target-players": (
         HEAD + TUNE + OPTS + '[[tune.targets]]\nmeasure = "seat_gap"\nminimise = true\nplayers = [3]\n',
-        "tune.targets.0.players: [3] are not among the study's players",
+        "tune.targets #1.players: [3] are not among the study's players",
     ),
     # the input limits every study field obeys (kbsim.strict_io): names, lists
     "long-option-name": (
@@ -130,7 +130,7 @@ BAD = {
     ),
     "long-bot-name": (
         HEAD + TUNE + OPTS + '[[tune.targets]]\nmeasure = "wins"\nbot = "' + "b" * 201 + '"\nat_least = 0.3\n',
-        "tune.targets.0.bot: String should have at most 200 characters",
+        "tune.targets #1.bot: String should have at most 200 characters",
     ),
     "long-skill-lineup": (
         HEAD + TUNE + OPTS + GAP + "[tune.skill]\nbots = [" + ", ".join(['"greedy"'] * 1001) + "]\n",

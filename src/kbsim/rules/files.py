@@ -104,22 +104,63 @@ def display_path(path: Path | str, *, with_path: bool = False) -> str:
     return text
 
 
-def format_validation(path: Path | str, err: ValidationError, what: str = "the rules language") -> list[str]:
+def item_path(field: str, i: int, name: str | None = None) -> str:
+    """An item of a list field as a person counts it: ``item_path("arms", 1, "late")`` is ``arms #2 "late"``.
+
+    Args:
+        field: the list's field path (``arms``, ``tune.targets``).
+        i: the item's 0-based index.
+        name: the item's name, if it has one.
+    """
+    return f"{field} #{i + 1}" + (f' "{name}"' if name else "")
+
+
+def _field_path(loc: tuple[Any, ...], doc: Any) -> list[str]:
+    """The parts of a field path as a person counts them (an item of a list from 1, by its name where it has one).
+
+    ``("arms", 1, "games")`` over a document whose second arm is named ``late`` gives ``arms #2 "late"`` and
+    ``games``; other parts stay as they are.
+
+    Args:
+        loc: pydantic's location of an error (keys and 0-based list indices).
+        doc: the document validated (followed along ``loc`` to find the items' names), or None.
+    """
+    parts: list[str] = []
+    node = doc
+    for x in loc:
+        if isinstance(x, int) and not isinstance(x, bool) and isinstance(node, list):
+            item = node[x] if 0 <= x < len(node) else None
+            named = item.get("name") if isinstance(item, dict) else None
+            label = item_path(parts.pop() if parts else "", x, named if isinstance(named, str) else None)
+            parts.append(label.lstrip())
+            node = item
+            continue
+        parts.append(str(x))
+        node = node.get(x) if isinstance(node, dict) else None
+    return parts
+
+
+def format_validation(
+    path: Path | str, err: ValidationError, what: str = "the rules language", doc: Any = None
+) -> list[str]:
     """One line per validation error: ``FILE: field.path: message (got PREVIEW)`` (a bounded preview).
 
     pydantic's ``Value error,`` prefix is dropped. A check of the whole document (a cross-field check, no field
     path of its own) names its field in its message, so it is shown as ``FILE: message``, without an echo of
-    the whole document.
+    the whole document. With ``doc``, an item of a list is named by its place from 1 and its ``name``
+    (``arms #2 "late".games``, not pydantic's ``arms.1.games``).
 
     Args:
         path: the file (a shipped file is named as :func:`display_path` does).
         err: the validation error.
         what: what the document is written in, for an unknown field (``the study format``).
+        doc: the document that was validated (a dict read from the file), or None (list items then by their
+            0-based index).
     """
     name = display_path(path) if isinstance(path, Path) else str(path)
     lines = []
     for e in err.errors():
-        parts = [str(x) for x in e["loc"]]
+        parts = _field_path(e["loc"], doc) if doc is not None else [str(x) for x in e["loc"]]
         msg = e["msg"].removeprefix("Value error, ")
         if parts[-1:] == ["[key]"]:  # a mapping key, not its value: `characters.deal: key 9: ...`
             parts, msg = parts[:-2], f"key {parts[-2]}: {msg}"
@@ -137,4 +178,4 @@ def format_validation(path: Path | str, err: ValidationError, what: str = "the r
     return lines
 
 
-__all__ = ["MAX_RULE_FILE_BYTES", "RulesError", "display_path", "format_validation", "read_document"]
+__all__ = ["MAX_RULE_FILE_BYTES", "RulesError", "display_path", "format_validation", "item_path", "read_document"]

@@ -76,7 +76,7 @@ def validate_document(doc: dict[str, Any], source: Path | str, rule_file: Path |
     try:
         return model.model_validate(doc, context={"source": where})
     except ValidationError as e:
-        raise RulesError(format_validation(source, e)) from None
+        raise RulesError(format_validation(source, e, doc=doc)) from None
 
 
 def _step(node: Any, part: str) -> Any:

@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
 
-from kbsim.rules.files import RulesError, display_path, format_validation, read_document, shipped_dir
+from kbsim.rules.files import RulesError, display_path, format_validation, item_path, read_document, shipped_dir
 from kbsim.rules.schema import (
     MAX_POINTS,
     MAX_TURNS,
@@ -141,21 +141,18 @@ class CardTable(Strict):
         wagons = {w.key for w in self.wagons}
         companies = {c.key for c in self.companies}
         for i, o in enumerate(self.objectives):
+            where = item_path("objectives", i, o.name or o.id)
             unknown = sorted(set(o.needs) - wagons)
             if unknown:
-                raise ValueError(
-                    f"objectives.{i}.needs: unknown wagon kinds {unknown}; expected some of {sorted(wagons)}"
-                )
+                raise ValueError(f"{where}.needs: unknown wagon kinds {unknown}; expected some of {sorted(wagons)}")
             if o.company not in companies:
-                raise ValueError(
-                    f"objectives.{i}.company: unknown company {o.company!r}; expected one of {sorted(companies)}"
-                )
+                raise ValueError(f"{where}.company: unknown company {o.company!r}; expected one of {sorted(companies)}")
         for i, c in enumerate(self.contracts):
             for j, t in enumerate(c.terms):
+                term = f"{item_path('contracts', i, c.name or c.id)}.{item_path('terms', j)}"
                 if t.colour is not None and t.colour not in companies:
                     raise ValueError(
-                        f"contracts.{i}.terms.{j}.colour: unknown company {t.colour!r}; expected one "
-                        f"of {sorted(companies)}"
+                        f"{term}.colour: unknown company {t.colour!r}; expected one of {sorted(companies)}"
                     )
         for k, n in self.characters.items():
             if n < 0:
@@ -667,15 +664,16 @@ class MarketRuleFile(Strict):
         problems = []
         for i, c in enumerate(table.contracts):
             for j, t in enumerate(c.terms):
+                term = f"{item_path('contracts', i, c.name or c.id)}.{item_path('terms', j)}"
                 pat = self.contracts.patterns.get(t.pattern)
                 if pat is None:
                     problems.append(
-                        f"contracts.{i}.terms.{j}.pattern: unknown pattern {t.pattern!r}; expected one "
+                        f"{term}.pattern: unknown pattern {t.pattern!r}; expected one "
                         f"of {sorted(self.contracts.patterns)}"
                     )
                 elif (pat.colour == "contract") != (t.colour is not None):
                     need = "needs a `colour`" if pat.colour == "contract" else "takes no `colour`"
-                    problems.append(f"contracts.{i}.terms.{j}: pattern {t.pattern!r} {need}")
+                    problems.append(f"{term}: pattern {t.pattern!r} {need}")
         return problems
 
     def _published_problems(self, table: CardTable) -> list[str]:
@@ -752,7 +750,7 @@ def load_card_table(path: Path) -> CardTable:
     try:
         table = CardTable.model_validate(doc)
     except ValidationError as e:
-        raise RulesError(format_validation(path, e)) from None
+        raise RulesError(format_validation(path, e, doc=doc)) from None
     _TABLE_CACHE[key] = table
     return table
 

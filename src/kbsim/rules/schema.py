@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from kbsim.rules.files import item_path
 from kbsim.strict_io import INPUT_LIMITS, MAX_LIST, MAX_NAME, MAX_TEXT
 
 # Limits of the rules language (documented in docs/guide/rule-files.md). They keep every accepted rule file
@@ -714,7 +715,7 @@ def check_option_references(
                 raise ValueError(f"variants.{name}.options: unknown option {key!r}")
     for i, clar in enumerate(clarifications):
         if clar.option is not None and clar.option not in options:
-            raise ValueError(f"clarifications.{i}.option: unknown option {clar.option!r}")
+            raise ValueError(f"{item_path('clarifications', i)}.option: unknown option {clar.option!r}")
 
 
 class RuleFile(Strict):

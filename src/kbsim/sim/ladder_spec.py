@@ -90,13 +90,13 @@ def parse_ladder(text: str) -> list[Rung]:
         m = _GAMES_SUFFIX.match(piece.strip())
         spec, games = (m["spec"], int(m["games"])) if m else (piece, None)
         if games is not None and not 1 <= games <= MAX_GAMES:
-            raise ValueError(f"rung {i} ({piece.strip()}): {games} deals; expected 1 to {MAX_GAMES:,}")
+            raise ValueError(f"rung {i + 1} ({piece.strip()}): {games} deals; expected 1 to {MAX_GAMES:,}")
         try:
             specs = parse_lineup(spec)
         except BotSpecError as e:
-            raise ValueError(f"rung {i} ({piece.strip() or 'empty'}): {e}") from None
+            raise ValueError(f"rung {i + 1} ({piece.strip() or 'empty'}): {e}") from None
         if len(specs) != 1:
-            raise ValueError(f"rung {i} ({piece.strip()}): expected one bot spec")
+            raise ValueError(f"rung {i + 1} ({piece.strip()}): expected one bot spec")
         rungs.append(Rung(bot=specs[0].canonical(), games=games))
     return rungs
 

@@ -81,7 +81,7 @@ from typing import Annotated, Any
 from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from kbsim.engine.seeds import MAX_SEED
-from kbsim.rules.files import display_path, format_validation
+from kbsim.rules.files import display_path, format_validation, item_path
 from kbsim.sim.conditions import Condition, deals_at
 from kbsim.sim.ladder_spec import Rung, head_to_head
 from kbsim.sim.study_sections import OptionValue, StrictModel, Sweep, UntilDecided
@@ -276,15 +276,18 @@ class Study(_Strict):
             raise ValueError("until_decided: a tune study sizes its own rungs of deals; leave out [until_decided]")
         if self.arms[0].games is not None:
             raise ValueError(
-                "arms.0.games: a tune study sizes its own rungs of deals (games); leave out the arm's games"
+                f"{item_path('arms', 0, self.arms[0].name)}.games: a tune study sizes its own rungs of deals (games); "
+                "leave out the arm's games"
             )
         for name in self.tune.options:
             if name in self.arms[0].options:
-                raise ValueError(f"arms.0.options: sets {name!r}, an option the search varies")
+                raise ValueError(
+                    f"{item_path('arms', 0, self.arms[0].name)}.options: sets {name!r}, an option the search varies"
+                )
         for i, t in enumerate(self.tune.targets):
             extra = sorted(set(t.players or []) - set(self.players))
             if extra:
-                raise ValueError(f"tune.targets.{i}.players: {extra} are not among the study's players")
+                raise ValueError(f"{item_path('tune.targets', i)}.players: {extra} are not among the study's players")
 
     @model_validator(mode="after")
     def _cross_checks(self) -> Study:
@@ -294,10 +297,15 @@ class Study(_Strict):
         seen: dict[str, int] = {}
         for i, arm in enumerate(self.arms):
             if arm.name in seen:
-                raise ValueError(f"arms.{i}.name: {arm.name!r} is already the name of arms.{seen[arm.name]}")
+                raise ValueError(
+                    f"{item_path('arms', i)}.name: {arm.name!r} is already the name of "
+                    f"{item_path('arms', seen[arm.name])}"
+                )
             seen[arm.name] = i
             if self.sweep is not None and self.sweep.option in arm.options:
-                raise ValueError(f"arms.{i}.options: sets {self.sweep.option!r}, the option the sweep varies")
+                raise ValueError(
+                    f"{item_path('arms', i, arm.name)}.options: sets {self.sweep.option!r}, the option the sweep varies"
+                )
         if self.baseline is not None and self.baseline not in seen:
             raise ValueError(f"baseline: {self.baseline!r} is not the name of an arm")
         problems = []
@@ -306,23 +314,25 @@ class Study(_Strict):
                 continue
             if arm.games > self.games:
                 problems.append(
-                    f"arms.{i}.games: {arm.games:,} (arm {arm.name!r}) is more than the study's games; expected at "
-                    f"most {self.games:,} (an arm plays the first N of the study's deals)"
+                    f"{item_path('arms', i, arm.name)}.games: {arm.games:,} is more than the study's games; "
+                    f"expected at most {self.games:,} (an arm plays the first N of the study's deals)"
                 )
             one_bot = isinstance(arm.bots, str) or len(set(arm.bots)) == 1
             if self.ladder and (one_bot or arm.bar):
                 problems.append(
-                    f"arms.{i}.games: arm {arm.name!r} is played on the ladder, whose rungs set its deals; expected "
-                    'no games here, or a rung with its own, e.g. { bot = "search", games = 300 }'
+                    f"{item_path('arms', i, arm.name)}.games: the arm is played on the ladder, whose rungs set its "
+                    'deals; expected no games here, or a rung with its own, e.g. { bot = "search", games = 300 }'
                 )
         if problems:
             raise ValueError("\n".join(problems))
         for i, rung in enumerate(self.ladder or []):
             if not rung.bot.strip():
-                raise ValueError(f"ladder.{i}: expected a bot spec, e.g. greedy or search(iterations=100)")
+                raise ValueError(
+                    f"{item_path('ladder', i)}: expected a bot spec, e.g. greedy or search(iterations=100)"
+                )
             if rung.games is not None and rung.games > self.games:
                 raise ValueError(
-                    f"ladder.{i}.games: {rung.games:,} is more than the study's games; expected at most "
+                    f"{item_path('ladder', i)}.games: {rung.games:,} is more than the study's games; expected at most "
                     f"{self.games:,} (a rung plays the first N of the study's deals)"
                 )
         return self
@@ -438,7 +448,7 @@ def study_from_dict(doc: dict[str, Any], source: Path | str = "<study>") -> Stud
     try:
         study = Study.model_validate(doc)
     except ValidationError as e:
-        raise StudyError(format_validation(source, e, "the study format")) from None
+        raise StudyError(format_validation(source, e, "the study format", doc)) from None
     study._source = Path(source)
     return study
 
@@ -648,9 +658,12 @@ def _canonical_ladder(source: Path, ladder: list[Rung], family: str) -> dict[str
         try:
             spec = canonical_bot(rung.bot, family)
         except UnknownBot as e:
-            raise StudyError(f"{source}: ladder.{i}: {e}") from None
+            raise StudyError(f"{source}: {item_path('ladder', i)}: {e}") from None
         if spec in out:
-            raise StudyError(f"{source}: ladder.{i}: {spec!r} is already rung {list(out).index(spec)} of the ladder")
+            raise StudyError(
+                f"{source}: {item_path('ladder', i)}: {spec!r} is already rung {list(out).index(spec) + 1} of the "
+                "ladder"
+            )
         out[spec] = rung.games
     return out
 
@@ -734,7 +747,7 @@ def plan_study(study: Study, records_dir: Path | None = None, games: int | None 
     key_of: dict[tuple[str, str, str | None], str] = {}
     ladder: dict[str, int | None] | None = None
     for i, arm in enumerate(study.arms):
-        where = f"{source}: arm {arm.name!r} (arms.{i})"
+        where = f"{source}: {item_path('arms', i, arm.name)}"
         lineups = {p: arm.lineup(p) for p in study.players}
         rungs: list[str | None] = [None]
         for j, value in enumerate(values):
@@ -841,8 +854,8 @@ def with_restricted_arms(study: Study, rule_file: Path | str) -> Study:
         hits = [k for k in kinds if fnmatchcase(k, pattern)]
         if not hits:
             raise StudyError(
-                f"{source}: restricted.{i}: {pattern!r} matches no move kind of {g.game}; expected some of: "
-                + ", ".join(kinds)
+                f"{source}: {item_path('restricted', i)}: {pattern!r} matches no move kind of {g.game}; expected "
+                "some of: " + ", ".join(kinds)
             )
         chosen += [k for k in hits if k not in chosen]
     taken = {a.name for a in study.arms}

@@ -26,6 +26,7 @@ from math import prod
 from pathlib import Path
 from typing import Any
 
+from kbsim.rules.files import item_path
 from kbsim.sim.study import Study, StudyError
 from kbsim.sim.tune_spec import OptionRange
 from kbsim.strict_io import kind_in_words
@@ -332,7 +333,7 @@ def check_targets(study: Study, source: Path, family: str, columns: dict[int, di
     roster = sorted((display_names(game).get("characters") or {}).keys())
     errors = []
     for i, t in enumerate(study.tune.targets):
-        where = f"{source}: tune.targets.{i} ({t.measure})"
+        where = f"{source}: {item_path('tune.targets', i)} ({t.measure})"
         for p in t.players or study.players:
             cols = columns[p]
             if t.measure in ("seat_gap", "first_seat") and p < 2:

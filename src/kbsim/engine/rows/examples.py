@@ -230,7 +230,7 @@ def load_example_file(path: Path) -> ExampleFile:
     try:
         return ExampleFile.model_validate(doc)
     except ValidationError as e:
-        raise RulesError(format_validation(path, e)) from None
+        raise RulesError(format_validation(path, e, doc=doc)) from None
 
 
 def run_examples(rule_file: Path | str, examples: list[Example] | None = None) -> list[ExampleResult]:

@@ -236,7 +236,7 @@ def test_cli_until_decided_plays_the_small_rung_in_proportion(tmp_path):
     assert info["games_played"] == 2 * 40 + 2 * 10
     page = (tmp_path / "p.html").read_text(encoding="utf-8")
     assert "Played until decided: 40 deals per cell (random: 10 of its 10: the same share) after 2 looks" in page
-    assert "40 (played until decided; cap 40); random: 10 (cap 10, the same share)" in page
+    assert "40 (played until decided; cap 40); random: 10 of its 10 (the same share of its deals)" in page
     # the first look played half of each cell: 20 of the big rung's deals, 5 of the small rung's
     plan = plan_study(load_study(tmp_path / "r.toml"))
     look = study_input(plan, upto=20).records

@@ -410,7 +410,7 @@ def _deals_row(plan: Any, upto: int | None) -> str:
 def _own_deals(name: str, n: int, cap: int, upto: int | None) -> str:
     """A rung's or an arm's own deals per cell, ``n``, in words (at a look of ``upto`` deals: until decided)."""
     if upto:
-        return f"{name}: {deals_at(upto, n, cap):,} (cap {n:,}, the same share)"
+        return f"{name}: {deals_at(upto, n, cap):,} of its {n:,} (the same share of its deals)"
     return f"{name}: {n:,} (the first {n:,} of the {cap:,})"
 
 

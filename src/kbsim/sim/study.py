@@ -84,6 +84,7 @@ from kbsim.engine.seeds import MAX_SEED
 from kbsim.rules.files import display_path, format_validation, item_path
 from kbsim.sim.conditions import Condition, deals_at
 from kbsim.sim.ladder_spec import Rung, head_to_head
+from kbsim.sim.study_files import StudyError, available_studies, find_study
 from kbsim.sim.study_sections import OptionValue, StrictModel, Sweep, UntilDecided
 from kbsim.sim.tune_spec import TuneSection
 from kbsim.strict_io import (
@@ -95,30 +96,13 @@ from kbsim.strict_io import (
     InputFileError,
     YamlInputError,
     check_bounds,
-    check_regular_file,
     load_yaml,
     read_input_text,
     top_level_problem,
 )
 
-STUDY_SUFFIXES = (".toml", ".yaml", ".yml")
 # doc-only keys left out of the rules digest: rewording a summary does not invalidate records
 _DOC_KEYS = frozenset({"summary", "title", "examples", "clarifications", "description", "confidence"})
-
-
-class StudyError(Exception):
-    """A study that cannot be used: unreadable or invalid file, unknown variant/option/bot, bad records folder.
-
-    ``str(err)`` is one or more lines, each naming the study file and the field (or arm).
-    """
-
-    def __init__(self, lines: list[str] | str):
-        self.lines = [lines] if isinstance(lines, str) else list(lines)
-        super().__init__("\n".join(self.lines))
-
-    def one_line(self) -> str:
-        """All problems on one line (for the CLI)."""
-        return "; ".join(self.lines)
 
 
 _Strict = StrictModel
@@ -347,60 +331,6 @@ class Study(_Strict):
         """The baseline arm."""
         name = self.baseline or self.arms[0].name
         return next(a for a in self.arms if a.name == name)
-
-
-def _search_dirs() -> list[Path]:
-    dirs = [Path.cwd() / "reports"]
-    checkout = Path(__file__).resolve().parents[3] / "reports"
-    if checkout.is_dir() and checkout not in dirs:
-        dirs.append(checkout)
-    from importlib import resources
-
-    packaged = Path(str(resources.files("kbsim") / "_reports"))  # the studies shipped in the wheel
-    if packaged.is_dir() and packaged not in dirs:
-        dirs.append(packaged)
-    return dirs
-
-
-def available_studies() -> list[str]:
-    """Names of the study files in ``./reports`` (and the source checkout's ``reports/``), sorted."""
-    names = set()
-    for d in _search_dirs():
-        if d.is_dir():
-            names.update(p.stem for p in d.iterdir() if p.suffix in STUDY_SUFFIXES)
-    return sorted(names)
-
-
-def find_study(ref: str | Path) -> Path:
-    """Resolve a study reference to its file.
-
-    Args:
-        ref: a path (``reports/variants.toml``), a path without suffix
-            (``reports/variants``), or a name looked up in ``./reports`` and in the
-            source checkout's ``reports/`` (``variants``).
-
-    Returns:
-        The study file's path.
-
-    Raises:
-        StudyError: nothing matches.
-    """
-    p = Path(ref)
-    if p.is_file():
-        return p
-    if p.exists():  # a named pipe, a folder...: refused by name, never read
-        try:
-            check_regular_file(p, "a study file (.toml, .yaml)")
-        except InputFileError as e:
-            raise StudyError(str(e)) from None
-    candidates = [p.with_name(p.name + s) for s in STUDY_SUFFIXES]
-    if len(p.parts) == 1:
-        candidates += [d / (p.name + s) for d in _search_dirs() for s in STUDY_SUFFIXES]
-    for c in candidates:
-        if c.is_file():
-            return c
-    known = ", ".join(available_studies()) or "none found"
-    raise StudyError(f"{ref}: no such study file (tried .toml, .yaml, .yml); studies in reports/: {known}")
 
 
 def load_study(ref: str | Path) -> Study:

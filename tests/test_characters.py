@@ -333,13 +333,13 @@ def test_invalid_power_steps_are_rejected(tmp_path):
         doc = custom_document(broken={"name": "Broken", "summary": "x", "power": power})
         paths[case] = write_yaml(tmp_path / f"{case}.yaml", doc)
     for case, (_power, words) in BAD_STEPS.items():
-        with pytest.raises(RulesError, match=r"characters\.roster\.broken\.power\.0") as info:
+        with pytest.raises(RulesError, match=r"characters\.roster\.broken\.power #1\b") as info:
             load_rules(str(paths[case]))
         assert words in str(info.value), case
     res = cli("rules", "check", *(str(p) for p in paths.values()), cwd=tmp_path)
     assert res.returncode == 2, res.stdout + res.stderr
     assert "Traceback" not in res.stderr
-    lines = [ln for ln in res.stderr.splitlines() if "characters.roster.broken.power.0" in ln]
+    lines = [ln for ln in res.stderr.splitlines() if "characters.roster.broken.power #1" in ln]
     for case, (_power, words) in BAD_STEPS.items():
         assert any(str(paths[case]) in ln and words in ln for ln in lines), (case, res.stderr)
 

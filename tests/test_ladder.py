@@ -333,3 +333,22 @@ def test_first_seat_headline_gives_one_value_when_the_player_counts_agree():
     _, _, answer = build_page(_ladder_input(frames, [2, 3]), compute(_ladder_input(frames, [2, 3]), section_tests()))
     headline = next(b["headline"] for b in answer["blocks"] if "headline" in b)
     assert "+25.0 pp" in headline and "+25.0 to +25.0" not in headline
+
+
+def test_distance_from_fair_across_the_ladder_names_each_player_count_first():
+    """Handed case (reading a bots page): "not shown to depend on skill: not resolved with greedy and with search
+    at 3 players" read as if the rungs were at 3 players, and a count resolved at no rung was left out. Now each
+    count leads its verdict, every count is there, in order."""
+    frames = []
+    for p, rung_wins in ((2, {"0": 36, "1": 20}), (3, {"0": 14, "1": 14})):
+        n = 40 if p == 2 else 42
+        for k in ("A0", "A1", "B0", "B1"):
+            wins = rung_wins[k[1]]
+            winners = [0] * wins + [1 + i % (p - 1) for i in range(n - wins)]
+            frames.append(_games(k, p, range(n), winners, [30] * n))
+    inp = _ladder_input(frames, [2, 3])
+    _, _, answer = build_page(inp, compute(inp, section_tests()))
+    text = str(answer)
+    line = text[text.index("distance from fair across the ladder") :].split(".", 1)[0]
+    assert "at 2 players, " in line and "at 3 players, not resolved at any rung" in line, line
+    assert line.index("at 2 players") < line.index("at 3 players"), line

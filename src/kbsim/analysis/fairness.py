@@ -227,8 +227,12 @@ def _skill_lines(page: Page, conds: list, skill: dict) -> list[str]:
     rungs = " → ".join(c.rung or "" for c in conds)
     out = [
         f"{label}, distance from fair across the ladder ({rungs}): "
-        + "; ".join(f"{w} at {_list(ps)} players" for w, ps in words.items() if w != NONE)
-        + ("" if any(w != NONE for w in words) else "not resolved at any rung")
+        + (
+            # the player counts first: a verdict with rung names reads "... not resolved with greedy and with search"
+            "; ".join(f"at {_list(ps)} players, {w}" for w, ps in sorted(words.items(), key=lambda x: min(x[1])))
+            if any(w != NONE for w in words)
+            else "not resolved at any rung"
+        )
         + "."
     ]
     if edges:
